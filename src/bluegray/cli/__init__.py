@@ -1,0 +1,1 @@
+"""The ``bluegray`` command line: one module per subcommand, registered in ``main``."""
