@@ -69,7 +69,7 @@ def vector_kind(vector: object) -> str:
 
 def _field(vector: dict[str, Any], key: str, kind: type) -> Any:
     value = vector[key]
-    if not isinstance(value, kind) or isinstance(value, bool) and kind is not bool:
+    if not isinstance(value, kind) or (isinstance(value, bool) and kind is not bool):
         raise VectorFormatError(f"{key!r} must be a {kind.__name__}, not {value!r}")
     return value
 
@@ -78,7 +78,7 @@ def _move_list(vector: dict[str, Any]) -> list[str]:
     moves = _field(vector, "moves", list)
     if not all(isinstance(move, str) for move in moves):
         raise VectorFormatError("'moves' must be a list of move texts")
-    return moves
+    return [str(move) for move in moves]
 
 
 def check_vector(vector: object) -> str | None:

@@ -7,10 +7,12 @@ from bluegray.moves import Move
 from bluegray.position import Position, move_from_raw
 
 
-def perft(position: Position, depth: int) -> int:
+def perft(position: Position, depth: int, *, bulk: bool = True) -> int:
     """The number of sequences of exactly ``depth`` legal moves from ``position``.
 
     A finished game has no moves; the history before the position is empty (RULES.md §7).
+    With ``bulk`` (the default) the last ply is counted without being played; without it every
+    move is played and taken back, which is slower and times make/unmake too.
     """
     if depth < 0:
         raise ValueError(f"perft depth must be >= 0, not {depth}")
@@ -19,7 +21,7 @@ def perft(position: Position, depth: int) -> int:
     board = position.board()
     if board.end_at_start() != bitboard.ONGOING:
         return 0
-    return _perft(board, depth)
+    return _perft(board, depth) if bulk else _perft_every_move(board, depth)
 
 
 def divide(position: Position, depth: int) -> dict[Move, int]:
@@ -65,4 +67,19 @@ def _perft(board: bitboard.Board, depth: int) -> int:
             if not ended():
                 total += _perft(board, depth - 1)
             pop()
+    return total
+
+
+def _perft_every_move(board: bitboard.Board, depth: int) -> int:
+    """Perft of an unfinished board that plays every move, the last ply included."""
+    total = 0
+    for move in board.moves():
+        if depth == 1:
+            board.push(move)
+            total += 1
+        else:
+            board.push(move)
+            if not board.end_by_move():
+                total += _perft_every_move(board, depth - 1)
+        board.pop()
     return total

@@ -192,7 +192,7 @@ class RuleSet:
             if field in changes:
                 raise InvalidRulesError(f"rule-set setting {key!r} given twice in {text!r}")
             changes[field] = _parse_setting(field, value, text)
-        return base.replace(**changes)
+        return base.replace(**changes) if changes else base
 
 
 _SETTING_TYPES: Final[Mapping[str, object]] = {

@@ -19,8 +19,8 @@ EXIT_OK = 0
 EXIT_FAILED = 1
 EXIT_BAD_INPUT = 2
 
-console = Console(highlight=False)
-error_console = Console(stderr=True, highlight=False)
+console = Console(highlight=False, soft_wrap=True)
+error_console = Console(stderr=True, highlight=False, soft_wrap=True)
 
 _ROLE_STYLES = {
     "blue": "bold bright_white on blue",
