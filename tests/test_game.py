@@ -9,6 +9,7 @@ from bluegray.errors import (
     GameOverError,
     IllegalMoveError,
     InvalidMoveError,
+    InvalidOutcomeError,
     InvalidPositionError,
     UnknownRulesError,
 )
@@ -213,7 +214,7 @@ def test_declared_endings() -> None:
     assert game.agree() == Outcome(Termination.AGREEMENT, None)
     fresh = Game()
     assert fresh.time_out(Side.GRAY) == Outcome(Termination.TIME, Side.BLUE)
-    with pytest.raises(IllegalMoveError, match="the rules decide"):
+    with pytest.raises(InvalidOutcomeError, match="the rules decide"):
         Game().declare(Outcome(Termination.CENTER, Side.BLUE))
 
 

@@ -13,6 +13,7 @@ from bluegray.errors import (
     GameOverError,
     IllegalMoveError,
     InvalidMoveError,
+    InvalidOutcomeError,
     InvalidPointError,
     InvalidPositionError,
     InvalidRecordError,
@@ -35,6 +36,7 @@ from bluegray.points import (
     point_name,
 )
 from bluegray.position import Position
+from bluegray.record import GameRecord, read_record, read_records, write_record, write_records
 from bluegray.rules import PRESETS, RuleSet, rules_by_name
 
 __version__ = "0.1.0"
@@ -52,8 +54,10 @@ __all__ = [
     "BlueGrayError",
     "Game",
     "GameOverError",
+    "GameRecord",
     "IllegalMoveError",
     "InvalidMoveError",
+    "InvalidOutcomeError",
     "InvalidPointError",
     "InvalidPositionError",
     "InvalidRecordError",
@@ -70,5 +74,9 @@ __all__ = [
     "UnknownRulesError",
     "parse_point",
     "point_name",
+    "read_record",
+    "read_records",
     "rules_by_name",
+    "write_record",
+    "write_records",
 ]

@@ -37,3 +37,7 @@ class InvalidRecordError(BlueGrayError):
 
 class GameOverError(IllegalMoveError):
     """A move was pushed onto a game that has already ended."""
+
+
+class InvalidOutcomeError(BlueGrayError):
+    """An ending that cannot be declared: one only the rules decide, or on a finished game."""

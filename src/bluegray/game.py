@@ -5,7 +5,7 @@ from __future__ import annotations
 from collections.abc import Iterable
 
 from bluegray import bitboard
-from bluegray.errors import GameOverError, IllegalMoveError, InvalidMoveError
+from bluegray.errors import GameOverError, IllegalMoveError, InvalidMoveError, InvalidOutcomeError
 from bluegray.moves import Move
 from bluegray.outcome import Outcome, Termination
 from bluegray.pieces import Side
@@ -42,7 +42,7 @@ class Game:
     >>> game.push("f8-f7")
     Move.parse('f8-f7')
     >>> str(game.position)
-    'ggggcgggg/ggggg1ggg/5g3/9/9/9/3G5/GGG1GGGGG/GGGGCGGGG b 0 2'
+    'ggggcgggg/ggggg1ggg/5g3/9/9/9/3G5/GGG1GGGGG/GGGGCGGGG b 2 2'
     >>> game.pop()
     Move.parse('f8-f7')
     >>> game.outcome() is None
@@ -289,7 +289,7 @@ class Game:
     def declare(self, outcome: Outcome) -> Outcome:
         """End the game outside the rules of play (resignation, agreement or time)."""
         if outcome.termination.by_rules:
-            raise IllegalMoveError(
+            raise InvalidOutcomeError(
                 f"cannot declare {outcome.termination.value!r}: the rules decide that ending"
             )
         return self._declare(outcome)

@@ -96,5 +96,10 @@ RESULT_TOKENS = ("1-0", "0-1", "1/2-1/2")
 
 
 def winner_from_result(token: str) -> Side | None:
-    """The winner a result token names (``None`` for a draw)."""
+    """The winner a finished game's result token names (``None`` for the draw ``1/2-1/2``)."""
+    if token not in RESULT_TOKENS:
+        raise ValueError(
+            f"{token!r} is not the result of a finished game: expected one of "
+            + ", ".join(RESULT_TOKENS)
+        )
     return {"1-0": Side.BLUE, "0-1": Side.GRAY}.get(token)

@@ -58,7 +58,11 @@ class Position:
     """The no-progress count: plies since the last capture, captain move or forward private move."""
     number: int = 1
     """The move number: 1 at the start, increased after each Gray move."""
+    # Derived lazily and kept: positions are immutable, so neither can go stale.
     _board: bitboard.Board | None = field(default=None, init=False, repr=False, compare=False)
+    _symbol_cache: dict[Point, str] | None = field(
+        default=None, init=False, repr=False, compare=False
+    )
 
     def __post_init__(self) -> None:
         _validate(self)
@@ -136,6 +140,9 @@ class Position:
     # -- what stands where -----------------------------------------------------------------
 
     def _symbols(self) -> dict[Point, str]:
+        cached = self._symbol_cache
+        if cached is not None:
+            return cached
         symbols: dict[Point, str] = {}
         for side, letters in ((0, "CGP"), (1, "cgp")):
             symbols[self.captains[side]] = letters[0]
@@ -143,6 +150,7 @@ class Position:
                 symbols[point] = letters[1]
             for point in bitboard.bits(self.privates[side]):
                 symbols[point] = letters[2]
+        object.__setattr__(self, "_symbol_cache", symbols)
         return symbols
 
     def piece_at(self, point: Point) -> Piece | None:

@@ -53,7 +53,7 @@ def run(args: argparse.Namespace) -> int:
     else:
         console.print(f"game over: {outcome.describe()} ({outcome.result})")
     if args.svg is not None:
-        svg = board_svg(position, last_move=game.last_move)
+        svg = board_svg(position, last_move=game.last_move, flipped=args.flip)
         try:
             args.svg.write_text(svg, encoding="utf-8")
         except OSError as error:

@@ -1,0 +1,28 @@
+"""The documentation stays true: its pictures are what the library draws now, its links resolve."""
+
+from __future__ import annotations
+
+import re
+import runpy
+
+from tests.paths import REPOSITORY
+
+
+def test_doc_images_are_up_to_date() -> None:
+    script = runpy.run_path(str(REPOSITORY / "scripts" / "make_doc_images.py"))
+    pictures = script["pictures"]()
+    assert pictures
+    for name, svg in pictures.items():
+        path = REPOSITORY / "docs" / "images" / name
+        assert path.read_text(encoding="utf-8") == svg, (
+            f"docs/images/{name} is stale: run python scripts/make_doc_images.py"
+        )
+
+
+def test_local_links_in_docs_resolve() -> None:
+    pages = [REPOSITORY / "README.md", *sorted((REPOSITORY / "docs").glob("*.md"))]
+    for page in pages:
+        for target in re.findall(r"\]\(([^)#\s]+)", page.read_text(encoding="utf-8")):
+            if "://" in target:
+                continue
+            assert (page.parent / target).exists(), f"{page.name} links to missing {target}"
