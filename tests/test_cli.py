@@ -125,3 +125,21 @@ def test_the_installed_command_runs() -> None:
     )
     assert result.returncode == 0, result.stderr
     assert " 11 " in result.stdout
+
+
+def test_show_writes_an_svg(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    import xml.etree.ElementTree as ElementTree
+
+    path = tmp_path / "board.svg"
+    code, out, _ = run(["show", "--rules", "super", "--moves", "e2-e3", "--svg", str(path)], capsys)
+    assert code == 0
+    assert f"wrote {path}" in out
+    root = ElementTree.fromstring(path.read_text(encoding="utf-8"))
+    assert root.tag.endswith("svg")
+    assert "e2-e3" in path.read_text(encoding="utf-8")
+
+
+def test_show_refuses_an_unwritable_svg(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    code, _, err = run(["show", "--svg", str(tmp_path / "missing" / "board.svg")], capsys)
+    assert code == 2
+    assert "cannot write" in err
