@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import argparse
 import functools
+import importlib
 import statistics
 import time
 from collections.abc import Callable
@@ -35,6 +36,14 @@ def chess_perft(board: object, depth: int, bulk: bool = True) -> int:
     return total
 
 
+def load_python_chess() -> ModuleType | None:
+    """python-chess, if it is installed (it is an optional extra: ``.[bench]``)."""
+    try:
+        return importlib.import_module("chess")
+    except ImportError:
+        return None
+
+
 def measure(count: Callable[[], int], runs: int) -> tuple[int, float]:
     """The node count and the median nodes per second over ``runs`` runs."""
     rates = []
@@ -53,11 +62,8 @@ def main() -> None:
     parser.add_argument("--runs", type=int, default=5, help="runs of each, median taken")
     args = parser.parse_args()
 
-    chess: ModuleType | None
-    try:
-        import chess
-    except ImportError:
-        chess = None
+    chess = load_python_chess()
+    if chess is None:
         print("python-chess is not installed: pip install -e '.[bench]' to compare with it")
     start = Position.start("sackson")
     for bulk, how in ((True, "last ply counted in bulk"), (False, "every move played")):
