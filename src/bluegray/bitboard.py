@@ -424,6 +424,23 @@ class Board:
             found.append(captain)
         return found
 
+    def has_capture(self) -> bool:
+        """Whether the side to move has a capture (and so must capture)."""
+        side = self.turn
+        other = side ^ 1
+        guards = self.guards[side]
+        privates = self.privates[side]
+        enemy = self.guards[other] | self.privates[other]
+        if not enemy:
+            return False
+        captains = self.captains
+        empty = SOLDIER_SQUARES & ~(
+            guards | privates | enemy | (1 << captains[0]) | (1 << captains[1])
+        )
+        if guards and _any_jump(guards, enemy, empty, GUARD_STEPS[:4]):
+            return True
+        return bool(privates) and _any_jump(privates, enemy, empty, PRIVATE_STEPS[side])
+
     def count_moves(self) -> int:
         """How many legal moves the side to move has (faster than ``len(moves())``)."""
         side = self.turn

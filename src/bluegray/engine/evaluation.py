@@ -1,0 +1,304 @@
+"""The static evaluation: what a position is worth to the side to move, without searching.
+
+The evaluation is linear in a set of features (``FEATURES``), each counted for the side to move
+minus the same count for the opponent, or for the side to move alone. Its unit is the Elo point:
+an evaluation ``v`` means the side to move is expected to score ``1 / (1 + 10 ** (-v / 400))``.
+The weights are fitted to self-play results per rule set family (``weights.json``, produced by
+``scripts/tune_evaluation.py``; see docs/evaluation.md).
+
+``features`` is the plain version, used for tuning; ``Evaluator.evaluate`` computes the same sum
+fast, and the tests check that the two agree.
+"""
+
+from __future__ import annotations
+
+import json
+import math
+from functools import lru_cache
+from importlib import resources
+from typing import Final
+
+from bluegray.bitboard import (
+    CENTER_BB,
+    FULL,
+    NOT_FILE_A,
+    NOT_FILE_I,
+    SOLDIER_SQUARES,
+    Board,
+    RuleTables,
+    rule_tables,
+)
+from bluegray.points import PATH_LENGTH, SIZE
+from bluegray.rules import Captain, RuleSet, Soldiers, Start
+
+NEAR: Final = 2
+"""How many points ahead of a captain count as the near part of its path."""
+RACE: Final = 2
+"""The advancement difference is counted exactly up to this many steps either way."""
+
+FEATURES: Final = (
+    "tempo",
+    *(f"advancement-{a}" for a in range(PATH_LENGTH)),
+    *(f"race{d:+d}" for d in range(-RACE, RACE + 1)),
+    "own-blockers-near",
+    "own-blockers-far",
+    "enemy-blockers-near",
+    "enemy-blockers-far",
+    "free-run",
+    "guards",
+    "privates",
+    "advanced-privates",
+    "mobility",
+    "threatened",
+    "impasse-pressure",
+)
+"""The names of the features, in the order of the weight vectors."""
+
+_INDEX: Final = {name: index for index, name in enumerate(FEATURES)}
+ADVANCEMENT_BASE: Final = _INDEX["advancement-0"]
+RACE_BASE: Final = _INDEX["race+0"]
+OWN_NEAR: Final = _INDEX["own-blockers-near"]
+OWN_FAR: Final = _INDEX["own-blockers-far"]
+ENEMY_NEAR: Final = _INDEX["enemy-blockers-near"]
+ENEMY_FAR: Final = _INDEX["enemy-blockers-far"]
+FREE_RUN: Final = _INDEX["free-run"]
+GUARDS: Final = _INDEX["guards"]
+PRIVATES: Final = _INDEX["privates"]
+ADVANCED_PRIVATES: Final = _INDEX["advanced-privates"]
+MOBILITY: Final = _INDEX["mobility"]
+THREATENED: Final = _INDEX["threatened"]
+IMPASSE_PRESSURE: Final = _INDEX["impasse-pressure"]
+
+ELO_PER_LOGIT: Final = 400 / math.log(10)
+"""Converts a logit (natural log odds) into evaluation units."""
+
+
+def expected_score(value: float) -> float:
+    """The expected score (0 to 1) of the side to move for an evaluation ``value``."""
+    return 1 / (1 + 10 ** (-value / 400))
+
+
+def family(rules: RuleSet) -> str:
+    """The name of the weight set for a rule set: the published preset that shares the settings
+    that matter to the evaluation (captain, soldiers, army, start, lead, impasse rule)."""
+    captain = "turbo" if rules.captain is Captain.TURBO else "standard"
+    soldiers = "private" if rules.soldiers is Soldiers.PRIVATE else "guard"
+    start = "pow" if rules.start is Start.POW else "home"
+    lead = "lead" if rules.lead is not None else "nolead"
+    return f"{captain}-{soldiers}-{rules.army.value}-{start}-{lead}-{rules.impasse.value}"
+
+
+@lru_cache(maxsize=1)
+def _weight_file() -> dict[str, dict[str, float]]:
+    text = resources.files("bluegray.engine").joinpath("weights.json").read_text("utf-8")
+    data: dict[str, dict[str, float]] = json.loads(text)["families"]
+    return data
+
+
+DEFAULT_WEIGHTS: Final = {
+    "tempo": 10.0,
+    **{f"advancement-{a}": 35.0 * a + 1.5 * a * a for a in range(PATH_LENGTH)},
+    "race-2": -60.0,
+    "race-1": -25.0,
+    "race+0": 0.0,
+    "race+1": 25.0,
+    "race+2": 60.0,
+    "own-blockers-near": -15.0,
+    "own-blockers-far": -4.0,
+    "enemy-blockers-near": -45.0,
+    "enemy-blockers-far": -12.0,
+    "free-run": 12.0,
+    "guards": 22.0,
+    "privates": 16.0,
+    "advanced-privates": 4.0,
+    "mobility": 1.0,
+    "threatened": -12.0,
+    "impasse-pressure": 40.0,
+}
+"""Hand-set weights, used for rule set families that have no fitted weights."""
+
+
+def weights_for(rules: RuleSet) -> dict[str, float]:
+    """The evaluation weights for a rule set: fitted ones for its family, else the defaults."""
+    fitted = _weight_file().get(family(rules))
+    weights = dict(DEFAULT_WEIGHTS)
+    if fitted:
+        weights.update(fitted)
+    return weights
+
+
+class PathTables:
+    """For each side and advancement: bitboards of the near and far rest of the captain's path,
+    and the bits of the path from there on, for counting the free run."""
+
+    __slots__ = ("far", "near", "run")
+
+    def __init__(self, tables: RuleTables) -> None:
+        self.near: list[list[int]] = []
+        self.far: list[list[int]] = []
+        self.run: list[list[tuple[int, ...]]] = []
+        for side in (0, 1):
+            path = tables.paths[side]
+            bits = [1 << point for point in path]
+            near_row, far_row, run_row = [], [], []
+            for a in range(len(path)):
+                ahead = bits[a + 1 :]
+                near_row.append(sum(ahead[:NEAR]) & ~CENTER_BB)
+                far_row.append(sum(ahead[NEAR:]) & ~CENTER_BB)
+                run_row.append(tuple(ahead))
+            self.near.append(near_row)
+            self.far.append(far_row)
+            self.run.append(run_row)
+
+
+def _free_run(run: tuple[int, ...], occupied: int) -> int:
+    steps = 0
+    for bit in run:
+        if occupied & bit:
+            break
+        steps += 1
+    return steps
+
+
+def _threatened(mine: int, enemy: int, empty: int) -> int:
+    """How many of ``mine`` an enemy soldier could jump (orthogonally) if it were its move."""
+    # A piece is jumpable along a line when an enemy stands on one side and the other is empty.
+    # Privates jump only forward or sideways; counting them as guards keeps this cheap and errs
+    # towards caution.
+    return (
+        (mine & (enemy << SIZE) & (empty >> SIZE))
+        | (mine & (enemy >> SIZE) & (empty << SIZE))
+        | (mine & ((enemy & NOT_FILE_I) << 1) & ((empty & NOT_FILE_A) >> 1))
+        | (mine & ((enemy & NOT_FILE_A) >> 1) & ((empty & NOT_FILE_I) << 1))
+    ).bit_count()
+
+
+_ADVANCED_HALF: Final = (FULL & ~((1 << (5 * SIZE)) - 1), (1 << (4 * SIZE)) - 1)
+"""For each side, the ranks a private must reach to count as advanced (6-8 Blue, 2-4 Gray)."""
+
+
+def _mobility(guards: int, privates: int, empty: int, side: int) -> int:
+    soldiers = guards | privates
+    steps = (
+        (((soldiers & NOT_FILE_I) << 1) & empty).bit_count()
+        + (((soldiers & NOT_FILE_A) >> 1) & empty).bit_count()
+        + ((guards >> SIZE if side == 0 else guards << SIZE) & empty).bit_count()
+    )
+    forward = soldiers << SIZE if side == 0 else soldiers >> SIZE
+    return steps + (forward & empty).bit_count()
+
+
+def features(board: Board) -> list[float]:
+    """The feature vector of a position for the side to move (the plain version, for tuning)."""
+    tables = board.tables
+    paths = path_tables(tables.rules)
+    side = board.turn
+    values = [0.0] * len(FEATURES)
+    values[0] = 1.0
+    occupied = board.occupied()
+    empty = SOLDIER_SQUARES & ~occupied
+    advancement = [board.advancement(0), board.advancement(1)]
+    soldiers = [board.guards[0] | board.privates[0], board.guards[1] | board.privates[1]]
+    for who, sign in ((side, 1.0), (side ^ 1, -1.0)):
+        other = who ^ 1
+        a = advancement[who]
+        if a >= PATH_LENGTH:
+            raise ValueError("a finished position (a captain on the centre) has no features")
+        values[ADVANCEMENT_BASE + a] += sign
+        near, far = paths.near[who][a], paths.far[who][a]
+        values[OWN_NEAR] += sign * (near & soldiers[who]).bit_count()
+        values[OWN_FAR] += sign * (far & soldiers[who]).bit_count()
+        values[ENEMY_NEAR] += sign * (near & soldiers[other]).bit_count()
+        values[ENEMY_FAR] += sign * (far & soldiers[other]).bit_count()
+        values[FREE_RUN] += sign * _free_run(paths.run[who][a], occupied)
+        values[GUARDS] += sign * board.guards[who].bit_count()
+        values[PRIVATES] += sign * board.privates[who].bit_count()
+        values[ADVANCED_PRIVATES] += sign * (board.privates[who] & _ADVANCED_HALF[who]).bit_count()
+        values[MOBILITY] += sign * _mobility(board.guards[who], board.privates[who], empty, who)
+    difference = advancement[side] - advancement[side ^ 1]
+    values[RACE_BASE + max(-RACE, min(RACE, difference))] = 1.0
+    values[THREATENED] = _threatened(soldiers[side], soldiers[side ^ 1], empty)
+    if tables.impasse_by_advance and difference:
+        pressure = min(1.0, board.count / tables.impasse_plies)
+        values[IMPASSE_PRESSURE] = pressure if difference > 0 else -pressure
+    return values
+
+
+@lru_cache(maxsize=64)
+def path_tables(rules: RuleSet) -> PathTables:
+    return PathTables(rule_tables(rules))
+
+
+class Evaluator:
+    """The fast evaluation for one rule set and one weight vector."""
+
+    def __init__(self, rules: RuleSet, weights: dict[str, float] | None = None) -> None:
+        self.rules = rules
+        self.weights = weights_for(rules) if weights is None else weights
+        missing = set(FEATURES) - set(self.weights)
+        if missing:
+            raise ValueError(f"evaluation weights miss the features {sorted(missing)}")
+        self.vector = [float(self.weights[name]) for name in FEATURES]
+        w = self.vector
+        self._advancement = [*w[ADVANCEMENT_BASE : ADVANCEMENT_BASE + PATH_LENGTH], 0.0]
+        self._race = w[RACE_BASE - RACE : RACE_BASE + RACE + 1]
+        self._paths = path_tables(rules)
+        self._tables = rule_tables(rules)
+
+    def evaluate(self, board: Board) -> int:
+        """The value of the position for the side to move, in Elo-like units."""
+        w = self.vector
+        side = board.turn
+        other = side ^ 1
+        guards = board.guards
+        privates = board.privates
+        captains = board.captains
+        tables = self._tables
+        paths = self._paths
+        mine = guards[side] | privates[side]
+        theirs = guards[other] | privates[other]
+        occupied = mine | theirs | (1 << captains[0]) | (1 << captains[1])
+        empty = SOLDIER_SQUARES & ~occupied
+        a_mine = tables.advancement[side][captains[side]]
+        a_theirs = tables.advancement[other][captains[other]]
+        advancement = self._advancement
+        near_mine = paths.near[side][a_mine]
+        far_mine = paths.far[side][a_mine]
+        near_theirs = paths.near[other][a_theirs]
+        far_theirs = paths.far[other][a_theirs]
+        difference = a_mine - a_theirs
+        race = difference if -RACE <= difference <= RACE else (RACE if difference > 0 else -RACE)
+        value = (
+            w[0]
+            + advancement[a_mine]
+            - advancement[a_theirs]
+            + self._race[race + RACE]
+            + w[OWN_NEAR] * ((near_mine & mine).bit_count() - (near_theirs & theirs).bit_count())
+            + w[OWN_FAR] * ((far_mine & mine).bit_count() - (far_theirs & theirs).bit_count())
+            + w[ENEMY_NEAR] * ((near_mine & theirs).bit_count() - (near_theirs & mine).bit_count())
+            + w[ENEMY_FAR] * ((far_mine & theirs).bit_count() - (far_theirs & mine).bit_count())
+            + w[FREE_RUN]
+            * (
+                _free_run(paths.run[side][a_mine], occupied)
+                - _free_run(paths.run[other][a_theirs], occupied)
+            )
+            + w[GUARDS] * (guards[side].bit_count() - guards[other].bit_count())
+            + w[THREATENED] * _threatened(mine, theirs, empty)
+        )
+        if privates[side] or privates[other]:
+            value += w[PRIVATES] * (privates[side].bit_count() - privates[other].bit_count()) + w[
+                ADVANCED_PRIVATES
+            ] * (
+                (privates[side] & _ADVANCED_HALF[side]).bit_count()
+                - (privates[other] & _ADVANCED_HALF[other]).bit_count()
+            )
+        mobility = w[MOBILITY]
+        if mobility:
+            value += mobility * (
+                _mobility(guards[side], privates[side], empty, side)
+                - _mobility(guards[other], privates[other], empty, other)
+            )
+        if difference and tables.impasse_by_advance and board.count:
+            pressure = min(1.0, board.count / tables.impasse_plies)
+            value += w[IMPASSE_PRESSURE] * (pressure if difference > 0 else -pressure)
+        return int(value)

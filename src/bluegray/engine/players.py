@@ -1,0 +1,265 @@
+"""Players: anything that chooses a move in a game — the levels, MCTS, greedy, random — and the
+spec strings that name them (``level:5``, ``mcts:time=1``, ``greedy``, ``random``).
+
+A spec is ``NAME`` or ``NAME:OPTIONS``, the options being comma-separated ``key=value`` pairs; a
+bare first value is the main option (the level's number): ``level:8,time=2``.
+"""
+
+from __future__ import annotations
+
+import random
+from abc import ABC, abstractmethod
+from collections.abc import Callable
+from dataclasses import dataclass
+
+from bluegray import bitboard
+from bluegray.engine.evaluation import Evaluator
+from bluegray.engine.levels import LEVELS, level_config
+from bluegray.engine.search import DECIDED, Limits, Searcher, SearchResult
+from bluegray.errors import BlueGrayError
+from bluegray.game import Game
+from bluegray.moves import Move
+from bluegray.position import move_from_raw
+from bluegray.rules import RuleSet
+
+
+class InvalidPlayerError(BlueGrayError):
+    """A player spec that names no player or has bad options."""
+
+
+class Player(ABC):
+    """Something that chooses moves. ``choose`` never changes the game it is given."""
+
+    spec: str = ""
+
+    def new_game(self, rules: RuleSet) -> None:  # noqa: B027 - optional hook
+        """Called before each game, so a player can reset what it learnt."""
+
+    @abstractmethod
+    def choose(self, game: Game, limits: Limits | None = None) -> Move:
+        """The move to play in ``game`` (which must not be over), within ``limits`` if given."""
+
+    def close(self) -> None:  # noqa: B027 - optional hook
+        """Release what the player holds (processes, files)."""
+
+    def __repr__(self) -> str:
+        return f"<{type(self).__name__} {self.spec}>"
+
+
+def _legal(game: Game) -> list[Move]:
+    moves = game.legal_moves
+    if not moves:
+        raise ValueError("the game is over: there is no move to choose")
+    return moves
+
+
+class RandomPlayer(Player):
+    """Plays a uniformly random legal move: the floor of every strength scale."""
+
+    def __init__(self, seed: int = 0) -> None:
+        self.spec = "random"
+        self._random = random.Random(seed)
+
+    def choose(self, game: Game, limits: Limits | None = None) -> Move:
+        return self._random.choice(_legal(game))
+
+
+class GreedyPlayer(Player):
+    """Looks one move ahead: takes a win if there is one, else the move after which the static
+    evaluation is best (ties broken at random)."""
+
+    def __init__(self, seed: int = 0) -> None:
+        self.spec = "greedy"
+        self._random = random.Random(seed)
+        self._evaluators: dict[RuleSet, Evaluator] = {}
+
+    def choose(self, game: Game, limits: Limits | None = None) -> Move:
+        _legal(game)
+        evaluator = self._evaluators.get(game.rules)
+        if evaluator is None:
+            evaluator = self._evaluators[game.rules] = Evaluator(game.rules)
+        board = game.board()
+        mover = board.turn
+        best: list[Move] = []
+        best_score = float("-inf")
+        for raw in board.moves():
+            board.push(raw)
+            code = board.end_by_move()
+            if code:
+                winner = board.winner(code)
+                score = 0.0 if winner is None else (1e9 if winner == mover else -1e9)
+            elif board.count_moves() == 0:
+                winner = board.winner(bitboard.STALEMATE)
+                score = 0.0 if winner is None else (1e9 if winner == mover else -1e9)
+            else:
+                score = -evaluator.evaluate(board)
+            board.pop()
+            if score > best_score:
+                best, best_score = [move_from_raw(raw)], score
+            elif score == best_score:
+                best.append(move_from_raw(raw))
+        return self._random.choice(best)
+
+
+class SearchPlayer(Player):
+    """A level of the alpha-beta engine (see ``levels``)."""
+
+    def __init__(
+        self,
+        level: int,
+        *,
+        seed: int = 0,
+        time: float | None = None,
+        nodes: int | None = None,
+        depth: int | None = None,
+        hash_entries: int = 1 << 20,
+    ) -> None:
+        self.config = level_config(level)
+        self.level = level
+        self.spec = f"level:{level}"
+        self._random = random.Random(seed)
+        self._override = Limits(depth=depth, nodes=nodes, time=time)
+        self._hash_entries = hash_entries
+        self._searcher: Searcher | None = None
+        self.last_result: SearchResult | None = None
+
+    def new_game(self, rules: RuleSet) -> None:
+        if self._searcher is not None and self._searcher.rules == rules:
+            self._searcher.new_game()
+        else:
+            self._searcher = Searcher(rules, hash_entries=self._hash_entries)
+
+    def searcher(self, rules: RuleSet) -> Searcher:
+        if self._searcher is None or self._searcher.rules != rules:
+            self.new_game(rules)
+        assert self._searcher is not None
+        return self._searcher
+
+    def limits(self, limits: Limits | None) -> Limits:
+        """This level's limits, overridden by the player's own options, then by ``limits``."""
+        own = self.config.limits
+        chosen = [own, self._override] + ([limits] if limits is not None else [])
+        depth = nodes = None
+        seconds = None
+        for item in chosen:
+            if item.depth is not None or item.nodes is not None or item.time is not None:
+                depth, nodes, seconds = item.depth, item.nodes, item.time
+        if self.config.max_depth is not None:
+            depth = min(depth or self.config.max_depth, self.config.max_depth)
+        return Limits(depth=depth, nodes=nodes, time=seconds)
+
+    def choose(
+        self,
+        game: Game,
+        limits: Limits | None = None,
+        *,
+        on_iteration: Callable[..., None] | None = None,
+    ) -> Move:
+        _legal(game)
+        searcher = self.searcher(game.rules)
+        board = game.board()
+        config = self.config
+        if config.temperature > 0:
+            return self._choose_with_noise(game, searcher)
+        result = searcher.search(board, self.limits(limits), on_iteration=on_iteration)
+        self.last_result = result
+        return result.move
+
+    def _choose_with_noise(self, game: Game, searcher: Searcher) -> Move:
+        """The weaker levels: score every move at a shallow depth and pick among the good ones
+        at random, better ones more often — plausible mistakes, never random moves."""
+        config = self.config
+        scored = searcher.root_scores(game.board(), config.limits.depth or 1)
+        best = scored[0][1]
+        if best > DECIDED:
+            return scored[0][0]  # nobody misses a win on the board
+        candidates = [(move, score) for move, score in scored if score >= best - config.margin]
+        weights = [2.718281828 ** ((score - best) / config.temperature) for _, score in candidates]
+        return self._random.choices([move for move, _ in candidates], weights)[0]
+
+
+@dataclass(frozen=True)
+class PlayerSpec:
+    """A parsed spec: the player's name and its options."""
+
+    name: str
+    options: dict[str, str]
+
+
+def parse_spec(spec: str) -> PlayerSpec:
+    name, _, rest = spec.strip().partition(":")
+    options: dict[str, str] = {}
+    for index, word in enumerate(part for part in rest.split(",") if part):
+        key, sep, value = word.partition("=")
+        if not sep:
+            if index:
+                raise InvalidPlayerError(
+                    f"invalid player {spec!r}: expected key=value, got {word!r}"
+                )
+            key, value = "", word
+        options[key.strip()] = value.strip()
+    return PlayerSpec(name.strip(), options)
+
+
+PLAYER_NAMES = ("level", "mcts", "greedy", "random")
+SPEC_HELP = (
+    "level:N (1-8, e.g. level:5 or level:8,time=2), mcts (mcts:time=1 or mcts:iterations=2000), "
+    "greedy (one move ahead), random"
+)
+
+
+def _number(spec: str, key: str, value: str, kind: Callable[[str], float | int]) -> float | int:
+    try:
+        number = kind(value)
+    except ValueError:
+        raise InvalidPlayerError(
+            f"invalid player {spec!r}: {key} must be a number, not {value!r}"
+        ) from None
+    if number <= 0:
+        raise InvalidPlayerError(f"invalid player {spec!r}: {key} must be positive")
+    return number
+
+
+def player_from_spec(spec: str, *, seed: int = 0) -> Player:
+    """The player a spec names, e.g. ``level:5``; ``seed`` makes its random choices repeatable."""
+    parsed = parse_spec(spec)
+    options = dict(parsed.options)
+    if parsed.name == "random":
+        _no_options(spec, options)
+        return RandomPlayer(seed)
+    if parsed.name == "greedy":
+        _no_options(spec, options)
+        return GreedyPlayer(seed)
+    if parsed.name == "level":
+        level_text = options.pop("", None) or options.pop("level", None)
+        if level_text is None or not level_text.isdigit() or int(level_text) not in LEVELS:
+            raise InvalidPlayerError(
+                f"invalid player {spec!r}: the level must be one of {min(LEVELS)}-{max(LEVELS)}"
+            )
+        time = options.pop("time", None)
+        nodes = options.pop("nodes", None)
+        depth = options.pop("depth", None)
+        _no_options(spec, options)
+        player = SearchPlayer(
+            int(level_text),
+            seed=seed,
+            time=None if time is None else float(_number(spec, "time", time, float)),
+            nodes=None if nodes is None else int(_number(spec, "nodes", nodes, int)),
+            depth=None if depth is None else int(_number(spec, "depth", depth, int)),
+        )
+        player.spec = spec.strip()
+        return player
+    if parsed.name == "mcts":
+        from bluegray.engine.mcts import mcts_player_from_options
+
+        player = mcts_player_from_options(spec, options, seed=seed)
+        player.spec = spec.strip()
+        return player
+    raise InvalidPlayerError(f"unknown player {spec!r}; players are: {SPEC_HELP}")
+
+
+def _no_options(spec: str, options: dict[str, str]) -> None:
+    if options:
+        raise InvalidPlayerError(
+            f"invalid player {spec!r}: unknown options {', '.join(sorted(options))}"
+        )
