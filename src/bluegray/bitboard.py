@@ -389,13 +389,17 @@ class Board:
 
     def moves(self) -> list[RawMove]:
         """Every legal move of the side to move, by §3 alone (the caller checks for a game end)."""
-        found = self.captures()
-        if found:
-            return found
         side = self.turn
-        occupied = self.occupied()
-        empty = SOLDIER_SQUARES & ~occupied
+        other = side ^ 1
         guards = self.guards[side]
+        privates = self.privates[side]
+        enemy = self.guards[other] | self.privates[other]
+        captains = self.captains
+        occupied = guards | privates | enemy | (1 << captains[0]) | (1 << captains[1])
+        empty = SOLDIER_SQUARES & ~occupied
+        if enemy and _jump_exists(side, guards, privates, enemy, empty):
+            return self.captures()
+        found: list[RawMove] = []
         if guards:
             for delta, source in GUARD_STEPS:
                 if delta > 0:
@@ -407,7 +411,6 @@ class Board:
                     to = low.bit_length() - 1
                     found.append((to - delta, to, 0, None))
                     targets ^= low
-        privates = self.privates[side]
         if privates:
             for delta, source in PRIVATE_STEPS[side]:
                 if delta > 0:
@@ -437,9 +440,7 @@ class Board:
         empty = SOLDIER_SQUARES & ~(
             guards | privates | enemy | (1 << captains[0]) | (1 << captains[1])
         )
-        if guards and _any_jump(guards, enemy, empty, GUARD_STEPS[:4]):
-            return True
-        return bool(privates) and _any_jump(privates, enemy, empty, PRIVATE_STEPS[side])
+        return _jump_exists(side, guards, privates, enemy, empty)
 
     def count_moves(self) -> int:
         """How many legal moves the side to move has (faster than ``len(moves())``)."""
@@ -450,21 +451,7 @@ class Board:
         enemy = self.guards[other] | self.privates[other]
         occupied = guards | privates | enemy | (1 << self.captains[0]) | (1 << self.captains[1])
         empty = SOLDIER_SQUARES & ~occupied
-        # Any capture?  A jumper has an enemy next to it and an empty point beyond.
-        if guards:
-            over = (guards << SIZE) & enemy
-            if (over << SIZE) & empty:
-                return len(self.captures())
-            over = (guards >> SIZE) & enemy
-            if (over >> SIZE) & empty:
-                return len(self.captures())
-            over = ((guards & NOT_FILE_I) << 1) & enemy
-            if ((over & NOT_FILE_I) << 1) & empty:
-                return len(self.captures())
-            over = ((guards & NOT_FILE_A) >> 1) & enemy
-            if ((over & NOT_FILE_A) >> 1) & empty:
-                return len(self.captures())
-        if privates and _any_jump(privates, enemy, empty, PRIVATE_STEPS[side]):
+        if enemy and _jump_exists(side, guards, privates, enemy, empty):
             return len(self.captures())
         total = 0
         if guards:
@@ -577,6 +564,37 @@ class Board:
 
 
 _DIAGONAL_ANY: Final = _DIAGONAL[10] | _DIAGONAL[8] | _DIAGONAL[-8] | _DIAGONAL[-10]
+
+
+def _jump_exists(side: int, guards: int, privates: int, enemy: int, empty: int) -> bool:
+    """Whether a soldier of ``side`` can jump an enemy: an enemy next to it along a line it may
+    jump on, and an empty point straight beyond (guards: four ways; privates: forward, sideways)."""
+    sideways = guards | privates
+    east = ((sideways & NOT_FILE_I) << 1) & enemy
+    west = ((sideways & NOT_FILE_A) >> 1) & enemy
+    if side:
+        forward = (sideways >> SIZE) & enemy
+        backward = (guards << SIZE) & enemy
+        return bool(
+            (
+                ((east & NOT_FILE_I) << 1)
+                | ((west & NOT_FILE_A) >> 1)
+                | (forward >> SIZE)
+                | (backward << SIZE)
+            )
+            & empty
+        )
+    forward = (sideways << SIZE) & enemy
+    backward = (guards >> SIZE) & enemy
+    return bool(
+        (
+            ((east & NOT_FILE_I) << 1)
+            | ((west & NOT_FILE_A) >> 1)
+            | (forward << SIZE)
+            | (backward >> SIZE)
+        )
+        & empty
+    )
 
 
 def _any_jump(pieces: int, enemy: int, empty: int, directions: tuple[tuple[int, int], ...]) -> bool:

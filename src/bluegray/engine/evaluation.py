@@ -14,6 +14,7 @@ from __future__ import annotations
 
 import json
 import math
+from collections.abc import Callable
 from functools import lru_cache
 from importlib import resources
 from typing import Final
@@ -178,14 +179,14 @@ _ADVANCED_HALF: Final = (FULL & ~((1 << (5 * SIZE)) - 1), (1 << (4 * SIZE)) - 1)
 
 
 def _mobility(guards: int, privates: int, empty: int, side: int) -> int:
+    """How many empty points some soldier of a side could step to along a rank or file."""
     soldiers = guards | privates
-    steps = (
-        (((soldiers & NOT_FILE_I) << 1) & empty).bit_count()
-        + (((soldiers & NOT_FILE_A) >> 1) & empty).bit_count()
-        + ((guards >> SIZE if side == 0 else guards << SIZE) & empty).bit_count()
-    )
-    forward = soldiers << SIZE if side == 0 else soldiers >> SIZE
-    return steps + (forward & empty).bit_count()
+    if side == 0:
+        reach = (soldiers << SIZE) | (guards >> SIZE)
+    else:
+        reach = (soldiers >> SIZE) | (guards << SIZE)
+    reach |= ((soldiers & NOT_FILE_I) << 1) | ((soldiers & NOT_FILE_A) >> 1)
+    return (reach & empty).bit_count()
 
 
 def features(board: Board) -> list[float]:
@@ -230,7 +231,11 @@ def path_tables(rules: RuleSet) -> PathTables:
 
 
 class Evaluator:
-    """The fast evaluation for one rule set and one weight vector."""
+    """The fast evaluation for one rule set and one weight vector.
+
+    ``evaluate`` is built as a closure over the weights and tables, with every feature inlined:
+    it is the engine's hottest function. ``features`` is its plain twin.
+    """
 
     def __init__(self, rules: RuleSet, weights: dict[str, float] | None = None) -> None:
         self.rules = rules
@@ -239,66 +244,105 @@ class Evaluator:
         if missing:
             raise ValueError(f"evaluation weights miss the features {sorted(missing)}")
         self.vector = [float(self.weights[name]) for name in FEATURES]
-        w = self.vector
-        self._advancement = [*w[ADVANCEMENT_BASE : ADVANCEMENT_BASE + PATH_LENGTH], 0.0]
-        self._race = w[RACE_BASE - RACE : RACE_BASE + RACE + 1]
-        self._paths = path_tables(rules)
-        self._tables = rule_tables(rules)
+        self.evaluate: Callable[[Board], int] = _evaluation(self.vector, rule_tables(rules))
 
-    def evaluate(self, board: Board) -> int:
+
+def _evaluation(w: list[float], tables: RuleTables) -> Callable[[Board], int]:
+    """The evaluation function for a weight vector (see ``features`` for what it sums)."""
+    paths = path_tables(tables.rules)
+    near_paths, far_paths, runs = paths.near, paths.far, paths.run
+    advancement_of = tables.advancement
+    advancement_value = [*w[ADVANCEMENT_BASE : ADVANCEMENT_BASE + PATH_LENGTH], 0.0]
+    race_value = w[RACE_BASE - RACE : RACE_BASE + RACE + 1]
+    tempo = w[0]
+    own_near, own_far = w[OWN_NEAR], w[OWN_FAR]
+    enemy_near, enemy_far = w[ENEMY_NEAR], w[ENEMY_FAR]
+    free_run, guard_value, private_value = w[FREE_RUN], w[GUARDS], w[PRIVATES]
+    advanced_value, mobility, threatened = w[ADVANCED_PRIVATES], w[MOBILITY], w[THREATENED]
+    pressure_value = w[IMPASSE_PRESSURE] if tables.impasse_by_advance else 0.0
+    plies = tables.impasse_plies
+    advanced_half = _ADVANCED_HALF
+    soldier_squares, not_a, not_i = SOLDIER_SQUARES, NOT_FILE_A, NOT_FILE_I
+
+    def evaluate(board: Board) -> int:
         """The value of the position for the side to move, in Elo-like units."""
-        w = self.vector
         side = board.turn
         other = side ^ 1
         guards = board.guards
         privates = board.privates
         captains = board.captains
-        tables = self._tables
-        paths = self._paths
-        mine = guards[side] | privates[side]
-        theirs = guards[other] | privates[other]
+        my_guards = guards[side]
+        their_guards = guards[other]
+        my_privates = privates[side]
+        their_privates = privates[other]
+        mine = my_guards | my_privates
+        theirs = their_guards | their_privates
         occupied = mine | theirs | (1 << captains[0]) | (1 << captains[1])
-        empty = SOLDIER_SQUARES & ~occupied
-        a_mine = tables.advancement[side][captains[side]]
-        a_theirs = tables.advancement[other][captains[other]]
-        advancement = self._advancement
-        near_mine = paths.near[side][a_mine]
-        far_mine = paths.far[side][a_mine]
-        near_theirs = paths.near[other][a_theirs]
-        far_theirs = paths.far[other][a_theirs]
+        empty = soldier_squares & ~occupied
+        a_mine = advancement_of[side][captains[side]]
+        a_theirs = advancement_of[other][captains[other]]
+        near_mine = near_paths[side][a_mine]
+        far_mine = far_paths[side][a_mine]
+        near_theirs = near_paths[other][a_theirs]
+        far_theirs = far_paths[other][a_theirs]
         difference = a_mine - a_theirs
         race = difference if -RACE <= difference <= RACE else (RACE if difference > 0 else -RACE)
+        run_mine = 0
+        for bit in runs[side][a_mine]:
+            if occupied & bit:
+                break
+            run_mine += 1
+        run_theirs = 0
+        for bit in runs[other][a_theirs]:
+            if occupied & bit:
+                break
+            run_theirs += 1
+        # Soldiers of the side to move that the opponent could jump next (see _threatened).
+        hanging = (
+            (mine & (theirs << 9) & (empty >> 9))
+            | (mine & (theirs >> 9) & (empty << 9))
+            | (mine & ((theirs & not_i) << 1) & ((empty & not_a) >> 1))
+            | (mine & ((theirs & not_a) >> 1) & ((empty & not_i) << 1))
+        ).bit_count()
         value = (
-            w[0]
-            + advancement[a_mine]
-            - advancement[a_theirs]
-            + self._race[race + RACE]
-            + w[OWN_NEAR] * ((near_mine & mine).bit_count() - (near_theirs & theirs).bit_count())
-            + w[OWN_FAR] * ((far_mine & mine).bit_count() - (far_theirs & theirs).bit_count())
-            + w[ENEMY_NEAR] * ((near_mine & theirs).bit_count() - (near_theirs & mine).bit_count())
-            + w[ENEMY_FAR] * ((far_mine & theirs).bit_count() - (far_theirs & mine).bit_count())
-            + w[FREE_RUN]
-            * (
-                _free_run(paths.run[side][a_mine], occupied)
-                - _free_run(paths.run[other][a_theirs], occupied)
-            )
-            + w[GUARDS] * (guards[side].bit_count() - guards[other].bit_count())
-            + w[THREATENED] * _threatened(mine, theirs, empty)
+            tempo
+            + advancement_value[a_mine]
+            - advancement_value[a_theirs]
+            + race_value[race + RACE]
+            + own_near * ((near_mine & mine).bit_count() - (near_theirs & theirs).bit_count())
+            + own_far * ((far_mine & mine).bit_count() - (far_theirs & theirs).bit_count())
+            + enemy_near * ((near_mine & theirs).bit_count() - (near_theirs & mine).bit_count())
+            + enemy_far * ((far_mine & theirs).bit_count() - (far_theirs & mine).bit_count())
+            + free_run * (run_mine - run_theirs)
+            + guard_value * (my_guards.bit_count() - their_guards.bit_count())
+            + threatened * hanging
         )
-        if privates[side] or privates[other]:
-            value += w[PRIVATES] * (privates[side].bit_count() - privates[other].bit_count()) + w[
-                ADVANCED_PRIVATES
-            ] * (
-                (privates[side] & _ADVANCED_HALF[side]).bit_count()
-                - (privates[other] & _ADVANCED_HALF[other]).bit_count()
+        if my_privates or their_privates:
+            value += private_value * (
+                my_privates.bit_count() - their_privates.bit_count()
+            ) + advanced_value * (
+                (my_privates & advanced_half[side]).bit_count()
+                - (their_privates & advanced_half[other]).bit_count()
             )
-        mobility = w[MOBILITY]
         if mobility:
+            # The empty points some soldier could step to: sideways and forward for all
+            # soldiers, backward too for guards (one count per side: see _mobility).
+            if side == 0:
+                mine_reach = (mine << 9) | (my_guards >> 9)
+                their_reach = (theirs >> 9) | (their_guards << 9)
+            else:
+                mine_reach = (mine >> 9) | (my_guards << 9)
+                their_reach = (theirs << 9) | (their_guards >> 9)
+            mine_reach |= ((mine & not_i) << 1) | ((mine & not_a) >> 1)
+            their_reach |= ((theirs & not_i) << 1) | ((theirs & not_a) >> 1)
             value += mobility * (
-                _mobility(guards[side], privates[side], empty, side)
-                - _mobility(guards[other], privates[other], empty, other)
+                (mine_reach & empty).bit_count() - (their_reach & empty).bit_count()
             )
-        if difference and tables.impasse_by_advance and board.count:
-            pressure = min(1.0, board.count / tables.impasse_plies)
-            value += w[IMPASSE_PRESSURE] * (pressure if difference > 0 else -pressure)
+        if difference and pressure_value and board.count:
+            pressure = board.count / plies
+            if pressure > 1.0:
+                pressure = 1.0
+            value += pressure_value * (pressure if difference > 0 else -pressure)
         return int(value)
+
+    return evaluate

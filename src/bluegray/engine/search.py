@@ -19,6 +19,7 @@ from dataclasses import dataclass, field
 from bluegray import bitboard
 from bluegray.bitboard import Board, RawMove
 from bluegray.engine.evaluation import Evaluator
+from bluegray.errors import GameOverError
 from bluegray.moves import Move
 from bluegray.points import SIZE
 from bluegray.position import move_from_raw
@@ -123,9 +124,14 @@ class Searcher:
         self.killers: list[list[RawMove | None]] = [[None, None] for _ in range(MAX_PLY + 1)]
         self.nodes = 0
         self.seldepth = 0
+        self._evaluate = self.evaluator.evaluate
+        self._static: dict[int, int] = {}
+        """Static evaluations of quiet positions by hash and count: leaves recur across
+        iterations and transpositions."""
         self._deadline = 0.0
         self._node_limit = 0
         self._stop_requested: Callable[[], bool] | None = None
+        self._partial: tuple[int, RawMove] | None = None
         tables = bitboard.rule_tables(rules)
         self._near_limit = max(0, tables.impasse_plies - 24)
 
@@ -151,13 +157,15 @@ class Searcher:
         started = time.perf_counter()
         moves = board.moves()
         if not moves or board.end() != bitboard.ONGOING:
-            raise ValueError("cannot search a finished position: there is no move to choose")
+            raise GameOverError("cannot search a finished position: there is no move to choose")
         self.nodes = 0
         self._node_limit = limits.nodes or 0
         self._deadline = started + limits.time if limits.time is not None else 0.0
         self._stop_requested = should_stop
         if len(self.table) > self.hash_entries:
             self.table.clear()
+        if len(self._static) > self.hash_entries:
+            self._static.clear()
         for row in self.killers:
             row[0] = row[1] = None
         max_depth = min(limits.depth or MAX_PLY, MAX_PLY)
@@ -168,11 +176,15 @@ class Searcher:
         undo_depth = board.ply
         for depth in range(1, max_depth + 1):
             self.seldepth = 0
+            self._partial = None
             try:
                 score, move, root = self._root(board, depth, root)
             except _SearchStopped:
                 while board.ply > undo_depth:
                     board.pop()
+                # A move that beat the previous best in the unfinished iteration is better.
+                if self._partial is not None and iterations:
+                    best_score, best_move = self._partial
                 break
             best_move, best_score = move, score
             elapsed = time.perf_counter() - started
@@ -190,9 +202,13 @@ class Searcher:
         if not iterations:
             # Not even depth 1 finished: play the best-ordered move rather than nothing.
             best_score = self.evaluator.evaluate(board)
-        pv = iterations[-1].pv if iterations else (move_from_raw(best_move),)
+        move = move_from_raw(best_move)
+        if iterations and iterations[-1].pv[0] == move:
+            pv = iterations[-1].pv
+        else:
+            pv = self._pv(board, best_move)
         return SearchResult(
-            move_from_raw(best_move),
+            move,
             best_score,
             iterations[-1].depth if iterations else 0,
             self.nodes,
@@ -246,6 +262,8 @@ class Searcher:
             if score > best_score:
                 best_score, best_move = score, move
                 alpha = max(alpha, score)
+                if index:
+                    self._partial = (score, move)
         # Best first for the next iteration; the others keep their order (stable sort).
         scored.sort(key=lambda item: -item[0])
         self._store(self._key(board), depth, EXACT, best_score, best_move, 0)
@@ -290,7 +308,9 @@ class Searcher:
             self._tick()
         if depth <= 0 or ply >= MAX_PLY:
             return self._quiesce(board, alpha, beta, ply, 0)
-        key = self._key(board)
+        key = board.hash
+        if board.count >= self._near_limit:
+            key = self._key(board)
         entry = self.table.get(key)
         tt_move = None
         if entry is not None:
@@ -364,9 +384,13 @@ class Searcher:
         if ply > self.seldepth:
             self.seldepth = ply
         if qply >= QUIESCENCE_PLIES or not board.has_capture():
-            if not _may_have_a_step(board) and board.count_moves() == 0:
-                return -self._terminal(board, bitboard.STALEMATE, ply, mover=board.turn ^ 1)
-            return self.evaluator.evaluate(board)
+            key = board.hash ^ board.count
+            value = self._static.get(key)
+            if value is None:
+                if not _may_have_a_step(board) and board.count_moves() == 0:
+                    return -self._terminal(board, bitboard.STALEMATE, ply, mover=board.turn ^ 1)
+                value = self._static[key] = self._evaluate(board)
+            return value
         best = -INFINITY
         side = board.turn
         for move in board.captures():

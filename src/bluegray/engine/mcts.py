@@ -1,0 +1,611 @@
+"""Monte-Carlo tree search (UCT): a second engine that plays unlike the alpha-beta search, and a
+yardstick for it. ``mcts_player_from_options`` builds it from a spec such as ``mcts:time=1``.
+
+Design
+------
+- **Tree.** A node is a move sequence from the root, not a position: no transpositions. The
+  repetition and no-progress rules make a position's value depend on its history, and a tree of
+  move sequences gets that right without any bookkeeping.
+- **Statistics.** Each node counts its visits and sums its results for the side that moved into
+  it, so a parent simply picks the child that is best for the side to move there.
+- **Selection.** UCB1: ``mean + c * sqrt(ln N / n)``. The mean starts from the child's *prior*
+  (the static evaluation just after the move, as an expected score) counted as ``PRIOR_VISITS``
+  virtual visits, so that a few noisy samples do not outweigh what the evaluation already knows.
+- **Expansion.** One child per iteration. A node's moves are generated once, each checked for an
+  immediate game end and scored by the evaluation, and expanded best first. Below the root a
+  node visited ``N`` times has at most about ``widen * sqrt(N)`` children (progressive
+  widening): with thirty moves a node, plain UCT would spend its visits trying every move at
+  every node and never look deep. At the root every move is tried.
+- **Simulation.** A truncated playout of ``playout`` plies with a cheap greedy-random policy:
+  among captures (compulsory anyway) the one that takes most; otherwise the best, by the
+  evaluation, of ``SAMPLE`` random moves and the captain's move. The playout goes on while the
+  side to move must capture (up to ``CAPTURE_EXTENSION`` plies), since a position in the middle
+  of an exchange is misjudged by a static evaluation. The final position is scored
+  ``expected_score(evaluate(board))``. Game ends are the rules' own (``end_by_move`` and
+  stalemate) and exact: win 1, loss 0, draw 0.5; an impasse won by advancement (Sackson) is a win.
+- **Solver touch.** A node with a move that wins at once is a proven loss for the side that
+  moved into it; a node whose every move is a proven loss is a proven win. Proven nodes score
+  exactly and are not searched further; a winning root move is played at once, and proven
+  losing root moves are played only when nothing else is left.
+- **Choice.** The most visited root move; ties go to the better mean, then to the move expanded
+  first (the generator's order, which is deterministic).
+- **Tree reuse.** Between moves of one game, the subtree of the moves actually played is kept
+  when the game's history extends the searched one (same rules, start and moves); anything else
+  rebuilds the tree. Node values depend only on the history, so a kept subtree stays exact.
+- **Limits.** ``Limits.time`` (seconds, the clock read after every iteration) and
+  ``Limits.nodes`` (iterations, exactly); ``depth`` is ignored. With neither, the player's own
+  ``time`` / ``iterations`` options apply (``DEFAULT_TIME`` seconds when none is given).
+- **Determinism.** One seeded ``random.Random`` and lists only (no set or dict order), so a
+  seed and an iteration limit give the same move every time.
+"""
+
+from __future__ import annotations
+
+import math
+import random
+import time
+from dataclasses import dataclass
+from typing import Final
+
+from bluegray import bitboard
+from bluegray.bitboard import Board, RawMove
+from bluegray.engine.evaluation import Evaluator, expected_score
+from bluegray.engine.players import InvalidPlayerError, Player
+from bluegray.engine.search import Limits
+from bluegray.errors import GameOverError
+from bluegray.game import Game
+from bluegray.moves import Move
+from bluegray.position import Position, move_from_raw
+from bluegray.rules import RuleSet
+
+DEFAULT_C: Final = 0.4
+"""The UCB1 exploration constant. Results are expected scores from the evaluation, which vary
+less than win/loss samples, so this is well below the textbook sqrt(2)."""
+DEFAULT_PLAYOUT: Final = 6
+"""Plies of each playout before the evaluation scores it."""
+DEFAULT_WIDEN: Final = 1.5
+"""Progressive widening: a node visited N times may have about ``widen * sqrt(N)`` children."""
+DEFAULT_TIME: Final = 1.0
+"""Seconds a move when neither the limits nor the player's options say otherwise."""
+PRIOR_VISITS: Final = 2.0
+"""How many visits the evaluation's prior of a move is worth in its mean."""
+SAMPLE: Final = 2
+"""Random moves a playout compares (with the captain's move) at each quiet ply."""
+CAPTURE_EXTENSION: Final = 8
+"""Plies a playout may go on past its length while the side to move must capture."""
+ONGOING: Final = -1.0
+"""The ``terminal`` value of a node whose game goes on."""
+
+_WIN_VALUE: Final = 1e9
+"""A won game in evaluation units, for the playout's comparison of moves."""
+
+
+class Node:
+    """A move sequence from the root, with statistics for the side that made its last move."""
+
+    __slots__ = (
+        "children",
+        "move",
+        "mover",
+        "parent",
+        "pending",
+        "prior",
+        "proven",
+        "terminal",
+        "total",
+        "visits",
+    )
+
+    def __init__(
+        self,
+        move: RawMove | None,
+        parent: Node | None,
+        mover: int,
+        prior: float = 0.5,
+        terminal: float = ONGOING,
+    ) -> None:
+        self.move = move
+        self.parent = parent
+        self.mover = mover
+        """The side that played ``move`` (for the root: the side not to move)."""
+        self.prior = prior
+        """The expected score for ``mover`` that the evaluation gives just after the move."""
+        self.terminal = terminal
+        """The exact result for ``mover`` if the game ended with this move, else ``ONGOING``."""
+        self.proven = 0 if terminal == 0.5 or terminal == ONGOING else (1 if terminal else -1)
+        """+1 a proven win for ``mover``, -1 a proven loss, 0 unknown."""
+        self.visits = 0
+        self.total = 0.0
+        self.children: list[Node] = []
+        self.pending: list[tuple[RawMove, float, float]] | None = None
+        """The moves not yet expanded as ``(move, prior, terminal)``, the next one last; ``None``
+        until the node's moves have been generated."""
+
+    def mean(self) -> float:
+        """The mean result for ``mover``, the prior counted as ``PRIOR_VISITS`` visits."""
+        return (self.total + PRIOR_VISITS * self.prior) / (self.visits + PRIOR_VISITS)
+
+    def exact(self) -> float:
+        """The exact result for ``mover`` of a terminal or proven node."""
+        if self.terminal != ONGOING:
+            return self.terminal
+        return 1.0 if self.proven > 0 else 0.0
+
+
+@dataclass(frozen=True)
+class RootMove:
+    """What the search found about one root move."""
+
+    move: Move
+    visits: int
+    value: float
+    """The mean expected score for the side to move at the root."""
+    proven: int
+    """+1 the move wins with best play, -1 it loses, 0 not proven."""
+
+
+@dataclass(frozen=True)
+class MctsResult:
+    """The outcome of one search."""
+
+    move: Move
+    value: float
+    """The expected score of the chosen move for the side to move."""
+    iterations: int
+    seconds: float
+    tree_size: int
+    """Root visits, counting those inherited from a kept tree."""
+    root: tuple[RootMove, ...]
+    """The expanded root moves, most visited first."""
+    pv: tuple[Move, ...]
+    """The most visited line from the root."""
+
+    @property
+    def ips(self) -> int:
+        """Iterations per second."""
+        return int(self.iterations / self.seconds) if self.seconds > 0 else 0
+
+
+class MctsSearcher:
+    """The UCT search for one rule set."""
+
+    def __init__(
+        self,
+        rules: RuleSet,
+        *,
+        c: float = DEFAULT_C,
+        playout: int = DEFAULT_PLAYOUT,
+        widen: float = DEFAULT_WIDEN,
+        rng: random.Random | None = None,
+        evaluator: Evaluator | None = None,
+    ) -> None:
+        self.rules = rules
+        self.c = c
+        self.playout = playout
+        self.widen = widen
+        self.random = rng or random.Random(0)
+        self.evaluator = evaluator or Evaluator(rules)
+
+    # -- the public entry point ---------------------------------------------------------------
+
+    def search(
+        self,
+        board: Board,
+        *,
+        iterations: int | None = None,
+        seconds: float | None = None,
+        root: Node | None = None,
+    ) -> tuple[MctsResult, Node]:
+        """Search ``board`` (left unchanged) for at most ``iterations`` iterations and
+        ``seconds`` seconds; continue from ``root`` if given (it must be this position)."""
+        started = time.perf_counter()
+        if board.end() != bitboard.ONGOING:
+            raise GameOverError("cannot search a finished position: there is no move to choose")
+        if root is None:
+            root = Node(None, None, board.turn ^ 1)
+        root.parent = None
+        if root.pending is None:
+            self._generate(root, board)
+        deadline = started + seconds if seconds is not None else math.inf
+        limit = iterations if iterations is not None else -1
+        done = 0
+        single = len(root.children) + len(root.pending or ()) == 1
+        # A forced move or a won position needs no search.
+        while not single and root.proven == 0 and done != limit:
+            if done and time.perf_counter() >= deadline:
+                break
+            self._iterate(root, board)
+            done += 1
+        elapsed = time.perf_counter() - started
+        return self._result(root, done, elapsed), root
+
+    # -- one iteration ------------------------------------------------------------------------
+
+    def _iterate(self, root: Node, board: Board) -> None:
+        """Select a path, expand one child, score it, and back the result up."""
+        node = root
+        pushed = 0
+        push = board.push
+        c = self.c
+        widen = self.widen
+        sqrt = math.sqrt
+        log = math.log
+        while True:
+            if node.proven or node.terminal != ONGOING:
+                value = node.exact()
+                break
+            pending = node.pending
+            if pending is None:
+                self._generate(node, board)
+                continue  # a move that wins at once proves the node: see the top of the loop
+            children = node.children
+            if pending and (
+                node is root or not children or len(children) < widen * sqrt(node.visits)
+            ):
+                raw, prior, terminal = pending.pop()
+                child = Node(raw, node, node.mover ^ 1, prior, terminal)
+                children.append(child)
+                push(raw)
+                pushed += 1
+                node = child
+                value = child.exact() if terminal != ONGOING else self._playout(board, child.mover)
+                break
+            best: Node | None = None
+            best_score = -math.inf
+            log_n = log(node.visits)
+            for child in children:
+                if child.proven < 0:
+                    continue
+                n = child.visits
+                score = (child.total + PRIOR_VISITS * child.prior) / (n + PRIOR_VISITS) + c * sqrt(
+                    log_n / n
+                )
+                if score > best_score:
+                    best, best_score = child, score
+            if best is None:
+                if pending:
+                    # Every expanded move loses: look at the others, whatever the widening says.
+                    raw, prior, terminal = pending.pop()
+                    best = Node(raw, node, node.mover ^ 1, prior, terminal)
+                    children.append(best)
+                else:
+                    node.proven = 1  # every move loses for the side to move here
+                    continue
+            push(best.move)  # type: ignore[arg-type]
+            pushed += 1
+            node = best
+        for _ in range(pushed):
+            board.pop()
+        self._backup(node, value)
+
+    def _backup(self, leaf: Node, value: float) -> None:
+        """Add ``value`` (a result for ``leaf.mover``) along the path, and carry proofs up."""
+        blue = value if leaf.mover == 0 else 1.0 - value
+        node: Node | None = leaf
+        while node is not None:
+            node.visits += 1
+            node.total += blue if node.mover == 0 else 1.0 - blue
+            node = node.parent
+        child = leaf
+        parent = child.parent
+        while parent is not None and not parent.proven:
+            if child.proven > 0:
+                parent.proven = -1
+            elif child.proven < 0 and not parent.pending:
+                if any(other.proven >= 0 for other in parent.children):
+                    break
+                parent.proven = 1
+            else:
+                break
+            child, parent = parent, parent.parent
+
+    def _generate(self, node: Node, board: Board) -> list[tuple[RawMove, float, float]]:
+        """Generate and score the moves of ``node`` (whose position ``board`` holds), best last.
+
+        A move that wins at once makes ``node`` a proven loss for the side that moved into it.
+        """
+        side = board.turn
+        evaluate = self.evaluator.evaluate
+        push = board.push
+        pop = board.pop
+        end = board.end_by_move
+        keyed: list[tuple[bool, float, int, RawMove, float, float]] = []
+        for index, raw in enumerate(board.moves()):
+            push(raw)
+            code = end()
+            if not code and not board.count_moves():
+                code = bitboard.STALEMATE
+            if code:
+                winner = board.winner(code)
+                terminal = 0.5 if winner is None else (1.0 if winner == side else 0.0)
+                prior = terminal
+            else:
+                terminal = ONGOING
+                prior = expected_score(-evaluate(board))
+            pop()
+            keyed.append((terminal == 1.0, prior, -index, raw, prior, terminal))
+        keyed.sort(key=_sort_key)
+        pending = [(raw, prior, terminal) for *_, raw, prior, terminal in keyed]
+        node.pending = pending
+        if pending and pending[-1][2] == 1.0:
+            node.proven = -1
+        return pending
+
+    # -- the playout --------------------------------------------------------------------------
+
+    def _playout(self, board: Board, mover: int) -> float:
+        """Play a short greedy-random continuation and return the result for ``mover``."""
+        rng = self.random
+        randrange = rng.randrange
+        evaluate = self.evaluator.evaluate
+        push = board.push
+        pop = board.pop
+        end = board.end_by_move
+        captains = board.captains
+        plies = self.playout
+        longest = plies + CAPTURE_EXTENSION
+        pushed = 0
+        while True:
+            moves = board.moves()
+            side = board.turn
+            if not moves:
+                winner = board.winner(bitboard.STALEMATE)
+                value = 0.5 if winner is None else (1.0 if winner == mover else 0.0)
+                break
+            capturing = moves[0][2]
+            if pushed >= plies and (not capturing or pushed >= longest):
+                score = expected_score(evaluate(board))
+                value = score if side == mover else 1.0 - score
+                break
+            count = len(moves)
+            if count == 1:
+                move = moves[0]
+            elif capturing:
+                most = max(raw[2].bit_count() for raw in moves)
+                best = [raw for raw in moves if raw[2].bit_count() == most]
+                move = best[randrange(len(best))] if len(best) > 1 else best[0]
+            else:
+                candidates = [moves[randrange(count)] for _ in range(SAMPLE)]
+                last = moves[-1]
+                if last[0] == captains[side]:  # the generator lists the captain's move last
+                    candidates.append(last)
+                move = candidates[0]
+                best_value = -math.inf
+                for candidate in candidates:
+                    push(candidate)
+                    code = end()
+                    if code:
+                        winner = board.winner(code)
+                        if winner is None:
+                            score_of = 0.0
+                        else:
+                            score_of = _WIN_VALUE if winner == side else -_WIN_VALUE
+                    else:
+                        score_of = -evaluate(board)
+                    pop()
+                    if score_of > best_value:
+                        move, best_value = candidate, score_of
+            push(move)
+            pushed += 1
+            code = end()
+            if code:
+                winner = board.winner(code)
+                value = 0.5 if winner is None else (1.0 if winner == mover else 0.0)
+                break
+        for _ in range(pushed):
+            pop()
+        return value
+
+    # -- the answer ---------------------------------------------------------------------------
+
+    def _result(self, root: Node, iterations: int, seconds: float) -> MctsResult:
+        chosen = best_child(root)
+        if chosen is None:
+            # Nothing expanded (a forced move, or no time at all): the best move by its prior.
+            assert root.pending
+            raw, prior, terminal = root.pending[-1]
+            move, value = move_from_raw(raw), (prior if terminal == ONGOING else terminal)
+        else:
+            move = move_from_raw(chosen.move)  # type: ignore[arg-type]
+            value = chosen.exact() if chosen.proven or chosen.terminal != ONGOING else _mean(chosen)
+        ranked = sorted(root.children, key=lambda child: -child.visits)
+        stats = tuple(
+            RootMove(move_from_raw(child.move), child.visits, _mean(child), child.proven)  # type: ignore[arg-type]
+            for child in ranked
+        )
+        pv = [move]
+        node = chosen
+        while node is not None and node.children and len(pv) < 32:
+            node = best_child(node)
+            if node is None:
+                break
+            pv.append(move_from_raw(node.move))  # type: ignore[arg-type]
+        return MctsResult(move, value, iterations, seconds, root.visits, stats, tuple(pv))
+
+
+def _sort_key(item: tuple[bool, float, int, RawMove, float, float]) -> tuple[bool, float, int]:
+    return item[0], item[1], item[2]
+
+
+def _mean(node: Node) -> float:
+    """The mean result for ``node.mover`` from real visits (the prior if there are none)."""
+    return node.total / node.visits if node.visits else node.prior
+
+
+def best_child(node: Node) -> Node | None:
+    """The child to play: a proven win, else the most visited child that is not a proven loss
+    (ties to the better mean, then to the first expanded); ``None`` if nothing is expanded, or if
+    every expanded child loses while unexpanded moves remain."""
+    children = node.children
+    for child in children:
+        if child.proven > 0:
+            return child
+    alive = [child for child in children if child.proven >= 0]
+    if not alive:
+        if node.pending:
+            return None
+        alive = children
+    best: Node | None = None
+    best_key = (-1, -math.inf)
+    for child in alive:
+        key = (child.visits, _mean(child))
+        if key > best_key:
+            best, best_key = child, key
+    return best
+
+
+@dataclass
+class _KeptTree:
+    """A searched tree and the game history at its root, for reuse on the next move."""
+
+    rules: RuleSet
+    start: Position
+    moves: list[Move]
+    root: Node
+
+
+class MctsPlayer(Player):
+    """A player that chooses its moves by Monte-Carlo tree search (see the module docstring)."""
+
+    def __init__(
+        self,
+        *,
+        seed: int = 0,
+        time: float | None = None,
+        iterations: int | None = None,
+        c: float = DEFAULT_C,
+        playout: int = DEFAULT_PLAYOUT,
+        widen: float = DEFAULT_WIDEN,
+        reuse: bool = True,
+    ) -> None:
+        self.spec = "mcts"
+        self.time = time
+        self.iterations = iterations
+        self.c = c
+        self.playout = playout
+        self.widen = widen
+        self.reuse = reuse
+        self._random = random.Random(seed)
+        self._searcher: MctsSearcher | None = None
+        self._kept: _KeptTree | None = None
+        self.last_result: MctsResult | None = None
+        self.last_iterations = 0
+        """Iterations of the last ``choose``."""
+        self.last_value = 0.5
+        """The expected score of the last chosen move for the side that played it."""
+
+    def new_game(self, rules: RuleSet) -> None:
+        self._kept = None
+        self._searcher_for(rules)
+
+    def _searcher_for(self, rules: RuleSet) -> MctsSearcher:
+        searcher = self._searcher
+        if searcher is None or searcher.rules != rules:
+            searcher = self._searcher = MctsSearcher(
+                rules, c=self.c, playout=self.playout, widen=self.widen, rng=self._random
+            )
+        return searcher
+
+    def limits(self, limits: Limits | None) -> tuple[int | None, float | None]:
+        """The iterations and seconds for a move: ``limits`` if it sets either, else the
+        player's own options, else ``DEFAULT_TIME`` seconds."""
+        if limits is not None and (limits.nodes is not None or limits.time is not None):
+            return limits.nodes, limits.time
+        if self.iterations is not None or self.time is not None:
+            return self.iterations, self.time
+        return None, DEFAULT_TIME
+
+    def choose(self, game: Game, limits: Limits | None = None) -> Move:
+        outcome = game.outcome()
+        if outcome is not None:
+            raise GameOverError(
+                f"the game is over ({outcome.describe()}): there is no move to choose"
+            )
+        searcher = self._searcher_for(game.rules)
+        iterations, seconds = self.limits(limits)
+        moves = game.moves
+        root = self._kept_root(game, moves) if self.reuse else None
+        result, root = searcher.search(
+            game.board(), iterations=iterations, seconds=seconds, root=root
+        )
+        self._kept = _KeptTree(game.rules, game.start, moves, root) if self.reuse else None
+        self.last_result = result
+        self.last_iterations = result.iterations
+        self.last_value = result.value
+        return result.move
+
+    def _kept_root(self, game: Game, moves: list[Move]) -> Node | None:
+        """The node of the kept tree for the game's current history, if there is one."""
+        kept = self._kept
+        if kept is None or kept.rules != game.rules or kept.start != game.start:
+            return None
+        if moves[: len(kept.moves)] != kept.moves:
+            return None
+        node = kept.root
+        for move in moves[len(kept.moves) :]:
+            for child in node.children:
+                if move_from_raw(child.move) == move:  # type: ignore[arg-type]
+                    node = child
+                    break
+            else:
+                return None
+        return node
+
+    def close(self) -> None:
+        self._kept = None
+
+
+_OPTIONS: Final = ("time", "iterations", "nodes", "c", "playout", "widen", "reuse")
+
+
+def mcts_player_from_options(spec: str, options: dict[str, str], *, seed: int) -> Player:
+    """The MCTS player of a spec's options: ``time`` (seconds a move), ``iterations`` (or
+    ``nodes``), ``c`` (exploration), ``playout`` (plies), ``widen``, ``reuse`` (0 or 1)."""
+    options = dict(options)
+    unknown = [key for key in options if key not in _OPTIONS]
+    if unknown:
+        what = ", ".join(repr(key) if key else "a bare value" for key in unknown)
+        raise InvalidPlayerError(
+            f"invalid player {spec!r}: unknown option {what}; mcts options are "
+            f"{', '.join(_OPTIONS)} (key=value)"
+        )
+    if "iterations" in options and "nodes" in options:
+        raise InvalidPlayerError(f"invalid player {spec!r}: give iterations or nodes, not both")
+    time_text = options.get("time")
+    count_text = options.get("iterations", options.get("nodes"))
+    reuse_text = options.get("reuse", "1")
+    if reuse_text not in ("0", "1"):
+        raise InvalidPlayerError(f"invalid player {spec!r}: reuse must be 0 or 1")
+    return MctsPlayer(
+        seed=seed,
+        time=None if time_text is None else _real(spec, "time", time_text, least=0.0, strict=True),
+        iterations=None if count_text is None else _whole(spec, "iterations", count_text, least=1),
+        c=_real(spec, "c", options.get("c", str(DEFAULT_C)), least=0.0, strict=False),
+        playout=_whole(spec, "playout", options.get("playout", str(DEFAULT_PLAYOUT)), least=0),
+        widen=_real(
+            spec, "widen", options.get("widen", str(DEFAULT_WIDEN)), least=0.0, strict=True
+        ),
+        reuse=reuse_text == "1",
+    )
+
+
+def _real(spec: str, key: str, text: str, *, least: float, strict: bool) -> float:
+    try:
+        value = float(text)
+    except ValueError:
+        value = math.nan
+    if not math.isfinite(value) or value < least or (strict and value == least):
+        bound = f"greater than {least:g}" if strict else f"at least {least:g}"
+        raise InvalidPlayerError(
+            f"invalid player {spec!r}: {key} must be a number {bound}, not {text!r}"
+        )
+    return value
+
+
+def _whole(spec: str, key: str, text: str, *, least: int) -> int:
+    if not (text.isascii() and text.isdigit()) or int(text) < least:
+        raise InvalidPlayerError(
+            f"invalid player {spec!r}: {key} must be a whole number of at least {least}, "
+            f"not {text!r}"
+        )
+    return int(text)

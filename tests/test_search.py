@@ -1,0 +1,166 @@
+"""The alpha-beta search: legal moves in every rule set, forced wins, limits, determinism."""
+
+from __future__ import annotations
+
+import random
+import time
+
+import pytest
+
+from bluegray import Game, Move
+from bluegray.engine.evaluation import Evaluator, expected_score, features
+from bluegray.engine.search import DECIDED, Limits, Searcher, mate_distance
+from bluegray.errors import GameOverError
+from bluegray.rules import PRESETS
+
+
+def search(rules: str, position: str | None = None, **limits: float) -> tuple[Game, Move, int]:
+    game = Game(rules, position)
+    result = Searcher(game.rules).search(game.board(), Limits(**limits))  # type: ignore[arg-type]
+    return game, result.move, result.score
+
+
+def random_game(rules: str, plies: int, seed: int) -> Game:
+    game = Game(rules)
+    rng = random.Random(seed)
+    for _ in range(plies):
+        if game.is_over():
+            break
+        game.push(rng.choice(game.legal_moves))
+    return game
+
+
+@pytest.mark.parametrize("rules", PRESETS)
+def test_the_search_plays_legal_moves_in_every_rule_set(rules: str) -> None:
+    searcher = Searcher(PRESETS[rules])
+    for seed in range(3):
+        game = random_game(rules, 10 + 9 * seed, seed)
+        if game.is_over():
+            continue
+        board = game.board()
+        before = (board.hash, board.history[:], board.ply)
+        result = searcher.search(board, Limits(nodes=3000))
+        assert result.move in game.legal_moves
+        assert (board.hash, board.history, board.ply) == before  # the board is left unchanged
+        assert result.pv[0] == result.move
+
+
+def test_a_captain_three_moves_from_the_centre_wins() -> None:
+    # Blue's captain on d7 (advancement 14), its own guard on e7 in the way; Gray is far away.
+    game, move, score = search("sackson", "4c4/9/3CG4/9/9/9/9/9/g7g b 0 40", depth=8)
+    assert score > DECIDED
+    assert mate_distance(score) == 7  # guard aside, then e7, d6, e5: four Blue moves
+    assert str(move) in {"e7-f7", "e7-e8", "e7-e6"}
+
+
+def test_the_lead_rule_is_a_forced_win() -> None:
+    # Cooper: Blue's captain on d2 (1) against 0; d3 and d4 are free: two steps give a lead of 3.
+    game, move, score = search("cooper", "4c4/5g3/9/9/9/9/9/3C5/G8 b 0 10", depth=5)
+    assert str(move) == "d2-d3"
+    assert score > DECIDED
+
+
+def test_a_multi_jump_that_wins_material_is_preferred() -> None:
+    # Free choice between a1xa3xa5 (two pieces) and c1xc3 (one).
+    game, move, score = search("sackson", "4c4/9/9/9/9/g8/9/g1g6/G1G1C4 b 0 1", depth=3)
+    assert str(move) == "a1xa3xa5"
+
+
+def test_decided_scores_shrink_with_distance() -> None:
+    game, _, score = search("sackson", "9/9/9/9/9/5c3/9/9/4C3G g 0 40", depth=4)
+    assert mate_distance(score) == 1
+
+
+def test_the_search_respects_a_time_limit() -> None:
+    game = random_game("sackson", 20, 5)
+    searcher = Searcher(game.rules)
+    started = time.perf_counter()
+    result = searcher.search(game.board(), Limits(time=0.3))
+    elapsed = time.perf_counter() - started
+    assert elapsed < 0.6
+    assert result.depth >= 2
+    assert result.move in game.legal_moves
+
+
+def test_a_node_limit_makes_the_search_deterministic() -> None:
+    game = random_game("cooper", 16, 8)
+    first = Searcher(game.rules).search(game.board(), Limits(nodes=20_000))
+    second = Searcher(game.rules).search(game.board(), Limits(nodes=20_000))
+    assert (first.move, first.score, first.nodes, first.pv) == (
+        second.move,
+        second.score,
+        second.nodes,
+        second.pv,
+    )
+
+
+def test_iterations_are_reported_as_depth_grows() -> None:
+    game = Game("classic")
+    seen = []
+    Searcher(game.rules).search(game.board(), Limits(depth=4), on_iteration=seen.append)
+    assert [iteration.depth for iteration in seen] == [1, 2, 3, 4]
+    assert all(iteration.pv for iteration in seen)
+    assert seen[-1].nodes >= seen[0].nodes
+
+
+def test_a_stop_request_ends_the_search() -> None:
+    game = Game("sackson")
+    calls = []
+
+    def stop() -> bool:
+        calls.append(1)
+        return len(calls) > 3
+
+    result = Searcher(game.rules).search(game.board(), Limits(), should_stop=stop)
+    assert result.move in game.legal_moves
+
+
+def test_a_finished_position_cannot_be_searched() -> None:
+    game = Game("sackson", "9/9/9/9/4c4/9/9/9/G3C4 b 0 18")
+    with pytest.raises(GameOverError, match="finished position"):
+        Searcher(game.rules).search(game.board(), Limits(depth=2))
+
+
+def test_root_scores_list_every_move_best_first() -> None:
+    game = Game("cooper")
+    scored = Searcher(game.rules).root_scores(game.board(), 2)
+    assert sorted(str(move) for move, _ in scored) == [str(m) for m in game.legal_moves]
+    assert [score for _, score in scored] == sorted((score for _, score in scored), reverse=True)
+
+
+def test_impasse_by_advancement_counts_as_a_win_under_sackson() -> None:
+    # Gray is stalemated after any Blue waiting move? Blue to move, Gray has no soldiers and its
+    # captain is blocked by a Blue guard on f8: Blue's captain is ahead, so the impasse is Blue's.
+    game, move, score = search("sackson", "4c4/5G3/9/9/9/9/9/3C5/G8 b 0 30", depth=3)
+    assert score > DECIDED
+    assert str(move) != "f8-f7"  # keep the blocker
+
+
+@pytest.mark.parametrize("rules", ["sackson", "super-light", "pow-classic"])
+def test_the_fast_evaluation_equals_the_plain_one(rules: str) -> None:
+    evaluator = Evaluator(PRESETS[rules])
+    for seed in range(4):
+        game = random_game(rules, 60, seed)
+        for position in game.positions():
+            if position.is_finished():
+                continue
+            board = position.board()
+            plain = sum(w * f for w, f in zip(evaluator.vector, features(board), strict=True))
+            assert abs(evaluator.evaluate(board) - int(plain)) <= 1
+
+
+def test_the_evaluation_is_symmetric() -> None:
+    evaluator = Evaluator(PRESETS["cooper"])
+    for seed in range(3):
+        position = random_game("cooper", 30, seed).position
+        if position.is_finished():
+            continue
+        assert evaluator.evaluate(position.board()) == evaluator.evaluate(
+            position.rotated().board()
+        )
+
+
+def test_expected_score_scale() -> None:
+    assert expected_score(0) == 0.5
+    assert expected_score(400) == pytest.approx(10 / 11)
+    assert expected_score(-400) == pytest.approx(1 / 11)
