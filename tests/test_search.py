@@ -9,15 +9,16 @@ import pytest
 
 from bluegray import Game, Move
 from bluegray.engine.evaluation import Evaluator, expected_score, features
-from bluegray.engine.search import DECIDED, Limits, Searcher, mate_distance
+from bluegray.engine.search import DECIDED, Iteration, Limits, Searcher, mate_distance
 from bluegray.errors import GameOverError
 from bluegray.rules import PRESETS
 
 
-def search(rules: str, position: str | None = None, **limits: float) -> tuple[Game, Move, int]:
+def search(rules: str, position: str, depth: int) -> tuple[Move, int]:
     game = Game(rules, position)
-    result = Searcher(game.rules).search(game.board(), Limits(**limits))  # type: ignore[arg-type]
-    return game, result.move, result.score
+    result = Searcher(game.rules).search(game.board(), Limits(depth=depth))
+    assert result.move in game.legal_moves
+    return result.move, result.score
 
 
 def random_game(rules: str, plies: int, seed: int) -> Game:
@@ -47,7 +48,7 @@ def test_the_search_plays_legal_moves_in_every_rule_set(rules: str) -> None:
 
 def test_a_captain_three_moves_from_the_centre_wins() -> None:
     # Blue's captain on d7 (advancement 14), its own guard on e7 in the way; Gray is far away.
-    game, move, score = search("sackson", "4c4/9/3CG4/9/9/9/9/9/g7g b 0 40", depth=8)
+    move, score = search("sackson", "4c4/9/3CG4/9/9/9/9/9/g7g b 0 40", depth=8)
     assert score > DECIDED
     assert mate_distance(score) == 7  # guard aside, then e7, d6, e5: four Blue moves
     assert str(move) in {"e7-f7", "e7-e8", "e7-e6"}
@@ -55,19 +56,19 @@ def test_a_captain_three_moves_from_the_centre_wins() -> None:
 
 def test_the_lead_rule_is_a_forced_win() -> None:
     # Cooper: Blue's captain on d2 (1) against 0; d3 and d4 are free: two steps give a lead of 3.
-    game, move, score = search("cooper", "4c4/5g3/9/9/9/9/9/3C5/G8 b 0 10", depth=5)
+    move, score = search("cooper", "4c4/5g3/9/9/9/9/9/3C5/G8 b 0 10", depth=5)
     assert str(move) == "d2-d3"
     assert score > DECIDED
 
 
 def test_a_multi_jump_that_wins_material_is_preferred() -> None:
     # Free choice between a1xa3xa5 (two pieces) and c1xc3 (one).
-    game, move, score = search("sackson", "4c4/9/9/9/9/g8/9/g1g6/G1G1C4 b 0 1", depth=3)
+    move, score = search("sackson", "4c4/9/9/9/9/g8/9/g1g6/G1G1C4 b 0 1", depth=3)
     assert str(move) == "a1xa3xa5"
 
 
 def test_decided_scores_shrink_with_distance() -> None:
-    game, _, score = search("sackson", "9/9/9/9/9/5c3/9/9/4C3G g 0 40", depth=4)
+    _, score = search("sackson", "9/9/9/9/9/5c3/9/9/4C3G g 0 40", depth=4)
     assert mate_distance(score) == 1
 
 
@@ -96,7 +97,7 @@ def test_a_node_limit_makes_the_search_deterministic() -> None:
 
 def test_iterations_are_reported_as_depth_grows() -> None:
     game = Game("classic")
-    seen = []
+    seen: list[Iteration] = []
     Searcher(game.rules).search(game.board(), Limits(depth=4), on_iteration=seen.append)
     assert [iteration.depth for iteration in seen] == [1, 2, 3, 4]
     assert all(iteration.pv for iteration in seen)
@@ -131,7 +132,7 @@ def test_root_scores_list_every_move_best_first() -> None:
 def test_impasse_by_advancement_counts_as_a_win_under_sackson() -> None:
     # Gray is stalemated after any Blue waiting move? Blue to move, Gray has no soldiers and its
     # captain is blocked by a Blue guard on f8: Blue's captain is ahead, so the impasse is Blue's.
-    game, move, score = search("sackson", "4c4/5G3/9/9/9/9/9/3C5/G8 b 0 30", depth=3)
+    move, score = search("sackson", "4c4/5G3/9/9/9/9/9/3C5/G8 b 0 30", depth=3)
     assert score > DECIDED
     assert str(move) != "f8-f7"  # keep the blocker
 

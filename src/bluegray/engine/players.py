@@ -252,9 +252,9 @@ def player_from_spec(spec: str, *, seed: int = 0) -> Player:
     if parsed.name == "mcts":
         from bluegray.engine.mcts import mcts_player_from_options
 
-        player = mcts_player_from_options(spec, options, seed=seed)
-        player.spec = spec.strip()
-        return player
+        mcts = mcts_player_from_options(spec, options, seed=seed)
+        mcts.spec = spec.strip()
+        return mcts
     raise InvalidPlayerError(f"unknown player {spec!r}; players are: {SPEC_HELP}")
 
 
