@@ -63,7 +63,7 @@ def test_the_lead_rule_is_a_forced_win() -> None:
 
 def test_a_multi_jump_that_wins_material_is_preferred() -> None:
     # Free choice between a1xa3xa5 (two pieces) and c1xc3 (one).
-    move, score = search("sackson", "4c4/9/9/9/9/g8/9/g1g6/G1G1C4 b 0 1", depth=3)
+    move, _ = search("sackson", "4c4/9/9/9/9/g8/9/g1g6/G1G1C4 b 0 1", depth=3)
     assert str(move) == "a1xa3xa5"
 
 

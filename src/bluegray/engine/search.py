@@ -202,13 +202,13 @@ class Searcher:
         if not iterations:
             # Not even depth 1 finished: play the best-ordered move rather than nothing.
             best_score = self.evaluator.evaluate(board)
-        move = move_from_raw(best_move)
-        if iterations and iterations[-1].pv[0] == move:
+        chosen = move_from_raw(best_move)
+        if iterations and iterations[-1].pv[0] == chosen:
             pv = iterations[-1].pv
         else:
             pv = self._pv(board, best_move)
         return SearchResult(
-            move,
+            chosen,
             best_score,
             iterations[-1].depth if iterations else 0,
             self.nodes,
