@@ -14,21 +14,23 @@ import multiprocessing
 import os
 import random
 import signal
+import threading
 import time
 from collections.abc import Callable, Iterator, Sequence
+from contextlib import closing
 from dataclasses import dataclass, field
 from typing import Any, Final
 
 from bluegray.engine.openings import DEFAULT_PLIES, Opening, opening_book
 from bluegray.engine.players import Player, player_from_spec
 from bluegray.engine.search import Limits
-from bluegray.engine.stats import GameOutcome, MatchStats, summarize
+from bluegray.engine.stats import GameOutcome, MatchStats, Tally, summarize
 from bluegray.game import Game
 from bluegray.moves import Move
 from bluegray.outcome import Outcome, Termination
 from bluegray.pieces import Side
 from bluegray.record import GameRecord
-from bluegray.rules import RuleSet, as_rules
+from bluegray.rules import RuleSet
 
 DEFAULT_MAX_PLIES: Final = 600
 """A safety cap on a game's length: the no-progress rule ends real games long before."""
@@ -65,7 +67,9 @@ class GameResult:
     @property
     def result(self) -> str:
         """The record's result token: ``1-0``, ``0-1`` or ``1/2-1/2``."""
-        return {Side.BLUE: "1-0", Side.GRAY: "0-1"}.get(self.winner, "1/2-1/2")  # type: ignore[arg-type]
+        if self.winner is None:
+            return "1/2-1/2"
+        return "1-0" if self.winner is Side.BLUE else "0-1"
 
     def game(self) -> Game:
         """The game replayed; an adjudicated game ends in a draw by agreement."""
@@ -255,7 +259,7 @@ class MatchSummary:
         }
 
 
-def _tally_json(tally: Any) -> dict[str, int]:
+def _tally_json(tally: Tally) -> dict[str, int]:
     return {"wins": tally.wins, "draws": tally.draws, "losses": tally.losses}
 
 
@@ -276,7 +280,7 @@ def default_concurrency(games: int) -> int:
     return max(1, min(cpus, games))
 
 
-def schedule(settings: MatchSettings, openings: Sequence[Opening]) -> list[_GameTask]:
+def _schedule(settings: MatchSettings, openings: Sequence[Opening]) -> list[_GameTask]:
     """The games of a match in order: pairs from the same opening, A Blue first."""
     tasks = []
     rules = str(settings.rules)
@@ -327,16 +331,18 @@ def run_match(
         openings = opening_book(
             settings.rules, pairs, seed=settings.seed, plies=settings.opening_plies
         )
-    tasks = schedule(settings, openings)
+    tasks = _schedule(settings, openings)
     finished: dict[int, MatchGame] = {}
     checked = 0  # the longest prefix of games the SPRT has looked at
     interrupted = stopped_early = False
     try:
-        for game in _play_all(tasks, settings.concurrency):
-            finished[game.number] = game
-            if progress is not None:
-                progress(game, _stats(settings, sorted(finished.values(), key=_number)))
-            if settings.sprt is not None:
+        with closing(_play_all(tasks, settings.concurrency)) as played:
+            for game in played:
+                finished[game.number] = game
+                if progress is not None:
+                    progress(game, _stats(settings, sorted(finished.values(), key=_number)))
+                if settings.sprt is None:
+                    continue
                 checked, stop_at = _sprt_stop(settings, finished, checked)
                 if stop_at is not None:
                     finished = {number: finished[number] for number in range(1, stop_at + 1)}
@@ -407,7 +413,7 @@ def _play_task(task: _GameTask) -> MatchGame:
     blue = player_from_spec(task.blue, seed=task.blue_seed)
     gray = player_from_spec(task.gray, seed=task.gray_seed)
     try:
-        rules = as_rules(RuleSet.parse(task.rules))
+        rules = RuleSet.parse(task.rules)
         result = play_game(blue, gray, rules, task.opening, task.limits, task.max_plies)
     finally:
         blue.close()
@@ -442,6 +448,8 @@ def _start_pool(workers: int) -> Any:
     """A pool of fresh interpreters (``spawn``: safe beside the progress bar's thread) that
     ignore Ctrl-C, which the calling process handles by ending them."""
     context = multiprocessing.get_context("spawn")
+    if threading.current_thread() is not threading.main_thread():
+        return context.Pool(workers, initializer=_ignore_interrupts)
     previous = signal.signal(signal.SIGINT, signal.SIG_IGN)  # inherited by the workers
     try:
         return context.Pool(workers, initializer=_ignore_interrupts)

@@ -176,7 +176,6 @@ class Searcher:
         undo_depth = board.ply
         for depth in range(1, max_depth + 1):
             self.seldepth = 0
-            self._partial = None
             try:
                 score, move, root = self._root(board, depth, root)
             except _SearchStopped:
@@ -242,6 +241,7 @@ class Searcher:
     def _root(
         self, board: Board, depth: int, root: list[tuple[int, RawMove]]
     ) -> tuple[int, RawMove, list[tuple[int, RawMove]]]:
+        self._partial = None
         alpha, beta = -INFINITY, INFINITY
         best_score = -INFINITY
         best_move = root[0][1]

@@ -207,7 +207,7 @@ def log_likelihood_ratio(points: Sequence[float], s0: float, s1: float) -> float
     pdf = [(value, count / total) for value, count in sorted(counts.items())]
     p0 = _closest_with_mean(pdf, s0)
     p1 = _closest_with_mean(pdf, s1)
-    per_game = sum(p * (math.log(q1) - math.log(q0)) for (_, p), q0, q1 in zip(pdf, p0, p1))
+    per_game = sum(p * (math.log(q1) - math.log(q0)) for (_, p), q0, q1 in zip(pdf, p0, p1, strict=True))
     return len(points) * per_game
 
 
