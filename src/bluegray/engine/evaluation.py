@@ -181,11 +181,12 @@ _ADVANCED_HALF: Final = (FULL & ~((1 << (5 * SIZE)) - 1), (1 << (4 * SIZE)) - 1)
 def _mobility(guards: int, privates: int, empty: int, side: int) -> int:
     """How many empty points some soldier of a side could step to along a rank or file."""
     soldiers = guards | privates
-    if side == 0:
-        reach = (soldiers << SIZE) | (guards >> SIZE)
-    else:
-        reach = (soldiers >> SIZE) | (guards << SIZE)
-    reach |= ((soldiers & NOT_FILE_I) << 1) | ((soldiers & NOT_FILE_A) >> 1)
+    forward_and_back = (
+        (soldiers << SIZE) | (guards >> SIZE)
+        if side == 0
+        else (soldiers >> SIZE) | (guards << SIZE)
+    )
+    reach = forward_and_back | ((soldiers & NOT_FILE_I) << 1) | ((soldiers & NOT_FILE_A) >> 1)
     return (reach & empty).bit_count()
 
 

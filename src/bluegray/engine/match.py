@@ -16,7 +16,7 @@ import random
 import signal
 import threading
 import time
-from collections.abc import Callable, Iterator, Sequence
+from collections.abc import Callable, Generator, Sequence
 from contextlib import closing
 from dataclasses import dataclass, field
 from typing import Any, Final
@@ -32,7 +32,7 @@ from bluegray.pieces import Side
 from bluegray.record import GameRecord
 from bluegray.rules import RuleSet
 
-DEFAULT_MAX_PLIES: Final = 600
+DEFAULT_MAX_PLIES: Final = 1000
 """A safety cap on a game's length: the no-progress rule ends real games long before."""
 MAX_PLIES_REASON: Final = "max-plies"
 """The reason of a game stopped at the cap and adjudicated a draw."""
@@ -193,9 +193,7 @@ class MatchSummary:
     def records(self) -> list[GameRecord]:
         """The game records, in game order."""
         return [
-            game.result.record(
-                Event=self.settings.event, Date=self.date, Round=str(game.number)
-            )
+            game.result.record(Event=self.settings.event, Date=self.date, Round=str(game.number))
             for game in self.games
         ]
 
@@ -299,12 +297,19 @@ def _schedule(settings: MatchSettings, openings: Sequence[Opening]) -> list[_Gam
                 blue_seed=seed_a if a_blue else seed_b,
                 gray_seed=seed_b if a_blue else seed_a,
                 rules=rules,
-                opening=tuple(str(move) for move in openings[index // 2].moves),
+                opening=_opening_moves(openings, index // 2),
                 limits=settings.limits,
                 max_plies=settings.max_plies,
             )
         )
     return tasks
+
+
+def _opening_moves(openings: Sequence[Opening], pair: int) -> tuple[str, ...]:
+    """The pair's opening; a short book repeats, and no book at all means the start."""
+    if not openings:
+        return ()
+    return tuple(str(move) for move in openings[pair % len(openings)].moves)
 
 
 def game_seed(match_seed: int, number: int, player: str) -> int:
@@ -421,7 +426,7 @@ def _play_task(task: _GameTask) -> MatchGame:
     return MatchGame(task.number, task.a_blue, result)
 
 
-def _play_all(tasks: Sequence[_GameTask], concurrency: int) -> Iterator[MatchGame]:
+def _play_all(tasks: Sequence[_GameTask], concurrency: int) -> Generator[MatchGame, None, None]:
     """The games played, in the order they finish; in this process when ``concurrency`` is 1,
     else in that many worker processes, which are ended when the caller stops early."""
     if concurrency <= 1 or len(tasks) <= 1:

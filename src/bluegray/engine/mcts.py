@@ -407,7 +407,7 @@ class MctsSearcher:
             move, value = move_from_raw(raw), (prior if terminal == ONGOING else terminal)
         else:
             move = move_from_raw(chosen.move)  # type: ignore[arg-type]
-            value = chosen.exact() if chosen.proven or chosen.terminal != ONGOING else _mean(chosen)
+            value = _mean(chosen)
         ranked = sorted(root.children, key=lambda child: -child.visits)
         stats = tuple(
             RootMove(move_from_raw(child.move), child.visits, _mean(child), child.proven)  # type: ignore[arg-type]
@@ -428,7 +428,10 @@ def _sort_key(item: tuple[bool, float, int, RawMove, float, float]) -> tuple[boo
 
 
 def _mean(node: Node) -> float:
-    """The mean result for ``node.mover`` from real visits (the prior if there are none)."""
+    """The result for ``node.mover``: exact if known, else the mean of the real visits (the prior
+    if there are none)."""
+    if node.proven or node.terminal != ONGOING:
+        return node.exact()
     return node.total / node.visits if node.visits else node.prior
 
 

@@ -37,7 +37,8 @@ QUIESCENCE_PLIES = 16
 """How deep the quiescence search follows forced captures before it trusts the evaluation."""
 
 EXACT, LOWER, UPPER = 0, 1, 2
-_CHECK_EVERY = 1023
+_CHECK_EVERY = 1024
+"""Nodes between looks at the clock (a node limit is checked exactly)."""
 
 
 class _SearchStopped(Exception):  # noqa: N818 - a signal, not an error
@@ -131,6 +132,7 @@ class Searcher:
         self._deadline = 0.0
         self._node_limit = 0
         self._stop_requested: Callable[[], bool] | None = None
+        self._next_check = _CHECK_EVERY
         self._partial: tuple[int, RawMove] | None = None
         tables = bitboard.rule_tables(rules)
         self._near_limit = max(0, tables.impasse_plies - 24)
@@ -162,6 +164,7 @@ class Searcher:
         self._node_limit = limits.nodes or 0
         self._deadline = started + limits.time if limits.time is not None else 0.0
         self._stop_requested = should_stop
+        self._next_check = min(_CHECK_EVERY, self._node_limit or _CHECK_EVERY)
         if len(self.table) > self.hash_entries:
             self.table.clear()
         if len(self._static) > self.hash_entries:
@@ -223,6 +226,7 @@ class Searcher:
         self._node_limit = 0
         self._deadline = 0.0
         self._stop_requested = None
+        self._next_check = _CHECK_EVERY
         scored = []
         for move in board.moves():
             board.push(move)
@@ -280,6 +284,9 @@ class Searcher:
     def _tick(self) -> None:
         if self._node_limit and self.nodes >= self._node_limit:
             raise _SearchStopped
+        self._next_check = self.nodes + _CHECK_EVERY
+        if self._node_limit:
+            self._next_check = min(self._next_check, self._node_limit)
         if self._deadline and time.perf_counter() >= self._deadline:
             raise _SearchStopped
         if self._stop_requested is not None and self._stop_requested():
@@ -304,7 +311,7 @@ class Searcher:
 
     def _negamax(self, board: Board, depth: int, alpha: float, beta: float, ply: int) -> int:
         self.nodes += 1
-        if not self.nodes & _CHECK_EVERY:
+        if self.nodes >= self._next_check:
             self._tick()
         if depth <= 0 or ply >= MAX_PLY:
             return self._quiesce(board, alpha, beta, ply, 0)
@@ -379,7 +386,7 @@ class Searcher:
     def _quiesce(self, board: Board, alpha: float, beta: float, ply: int, qply: int) -> int:
         """Follow forced captures; a position without one is scored by the evaluation."""
         self.nodes += 1
-        if not self.nodes & _CHECK_EVERY:
+        if self.nodes >= self._next_check:
             self._tick()
         if ply > self.seldepth:
             self.seldepth = ply

@@ -101,7 +101,7 @@ def elo_from_score(score: float) -> float:
 
 def score_from_elo(elo: float) -> float:
     """The expected score of a player ``elo`` points stronger (logistic)."""
-    return 1.0 / (1.0 + 10.0 ** (-elo / 400.0))
+    return 1.0 / (1.0 + math.pow(10.0, -elo / 400.0))
 
 
 @dataclass(frozen=True)
@@ -140,7 +140,9 @@ def _wilson(p: float, n: int, z: float) -> tuple[float, float]:
     z2 = z * z
     centre = (p + z2 / (2 * n)) / (1 + z2 / n)
     margin = z * math.sqrt(p * (1 - p) / n + z2 / (4 * n * n)) / (1 + z2 / n)
-    return max(0.0, centre - margin), min(1.0, centre + margin)
+    low = 0.0 if p <= 0.0 else max(0.0, centre - margin)  # exact at the ends: no rounding
+    high = 1.0 if p >= 1.0 else min(1.0, centre + margin)
+    return low, high
 
 
 # -- SPRT -----------------------------------------------------------------------------------------
@@ -207,7 +209,9 @@ def log_likelihood_ratio(points: Sequence[float], s0: float, s1: float) -> float
     pdf = [(value, count / total) for value, count in sorted(counts.items())]
     p0 = _closest_with_mean(pdf, s0)
     p1 = _closest_with_mean(pdf, s1)
-    per_game = sum(p * (math.log(q1) - math.log(q0)) for (_, p), q0, q1 in zip(pdf, p0, p1, strict=True))
+    per_game = sum(
+        p * (math.log(q1) - math.log(q0)) for (_, p), q0, q1 in zip(pdf, p0, p1, strict=True)
+    )
     return len(points) * per_game
 
 

@@ -1,0 +1,216 @@
+"""Fit the evaluation's weights to self-play results (Texel-style logistic tuning).
+
+    pip install -e ".[tune]"
+    python scripts/tune_evaluation.py generate --games 400 --nodes 3000   # self-play records
+    python scripts/tune_evaluation.py fit --write                           # weights.json
+
+``generate`` plays self-play matches of the engine against itself (the match runner, from a book
+of balanced random openings) for one representative rule set of each evaluation family and
+writes the records to ``data/selfplay/``. ``fit`` replays every record, takes each quiet
+position (the side to move has no capture, the game goes on), and fits the weights so that
+``1 / (1 + 10 ** (-evaluation / 400))`` predicts the game's result for the side to move: a
+logistic regression on the features of ``bluegray.engine.evaluation``, with a little L2
+regularisation, solved by Newton's method. It reports the log-loss of the old and new weights
+on games held out of the fit, and with ``--write`` stores the new weights in
+``src/bluegray/engine/weights.json``. See docs/evaluation.md.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import random
+import sys
+import time
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+import numpy.typing as npt
+
+from bluegray.engine.evaluation import (
+    DEFAULT_WEIGHTS,
+    ELO_PER_LOGIT,
+    FEATURES,
+    family,
+    features,
+    weights_for,
+)
+from bluegray.outcome import winner_from_result
+from bluegray.pieces import Side
+from bluegray.record import read_records
+from bluegray.rules import PRESETS
+
+REPOSITORY = Path(__file__).resolve().parents[1]
+DATA = REPOSITORY / "data" / "selfplay"
+WEIGHTS = REPOSITORY / "src" / "bluegray" / "engine" / "weights.json"
+SKIP_PLIES = 8
+"""Positions this early come from the random opening book, not from play: not used."""
+
+Matrix = npt.NDArray[np.float64]
+
+
+def representatives() -> dict[str, str]:
+    """One published rule set for each evaluation family (the first in the presets' order)."""
+    chosen: dict[str, str] = {}
+    for name, rules in PRESETS.items():
+        chosen.setdefault(family(rules), name)
+    return chosen
+
+
+def generate(args: argparse.Namespace) -> None:
+    from bluegray.engine.match import MatchSettings, run_match
+    from bluegray.record import write_records
+
+    DATA.mkdir(parents=True, exist_ok=True)
+    player = f"level:8,nodes={args.nodes}"
+    for name in args.rules or representatives().values():
+        out = DATA / f"{name}.pgn"
+        print(f"{name}: {args.games} games of {player} against itself -> {out}", flush=True)
+        settings = MatchSettings(
+            player_a=player,
+            player_b=player,
+            rules=PRESETS[name],
+            games=args.games,
+            concurrency=args.concurrency or os.cpu_count() or 1,
+            seed=args.seed,
+        )
+        summary = run_match(settings)
+        out.write_text(write_records(summary.records()), encoding="utf-8")
+        print(
+            f"  {summary.stats.games} games, {summary.stats.average_plies:.0f} plies on average, "
+            f"{summary.seconds:.0f} s",
+            flush=True,
+        )
+
+
+def positions(path: Path) -> tuple[list[list[float]], list[float], list[int]]:
+    """Features, result for the side to move, and game number of every quiet position."""
+    rows: list[list[float]] = []
+    labels: list[float] = []
+    games: list[int] = []
+    for number, record in enumerate(read_records(path.read_text(encoding="utf-8"))):
+        token = record.tags.get("Result", "*")
+        if token == "*":
+            continue
+        winner = winner_from_result(token)
+        game = record.game
+        replay = type(game)(game.rules, game.start)
+        for ply, move in enumerate(game.moves):
+            board = replay.board()
+            if ply >= SKIP_PLIES and not board.has_capture() and not replay.is_over():
+                rows.append(features(board))
+                if winner is None:
+                    labels.append(0.5)
+                else:
+                    labels.append(1.0 if (winner is Side.BLUE) == (board.turn == 0) else 0.0)
+                games.append(number)
+            replay.push(move)
+    return rows, labels, games
+
+
+def log_loss(x: Matrix, y: Matrix, w: Matrix) -> float:
+    """Mean cross-entropy of the predictions ``sigmoid(x @ w)`` against results ``y``."""
+    p = 1 / (1 + np.exp(-(x @ w)))
+    p = np.clip(p, 1e-9, 1 - 1e-9)
+    return float(-np.mean(y * np.log(p) + (1 - y) * np.log(1 - p)))
+
+
+def fit_logistic(x: Matrix, y: Matrix, l2: float, start: Matrix) -> Matrix:
+    """Weights (in logits) minimising cross-entropy plus ``l2 * |w|^2``, by Newton's method."""
+    w = start.copy()
+    n = len(y)
+    for _ in range(50):
+        p = 1 / (1 + np.exp(-(x @ w)))
+        gradient = x.T @ (p - y) / n + 2 * l2 * w
+        hessian = (x.T * (p * (1 - p))) @ x / n + 2 * l2 * np.eye(len(w))
+        step = np.linalg.solve(hessian, gradient)
+        w -= step
+        if float(np.max(np.abs(step))) < 1e-7:
+            break
+    return w
+
+
+def fit(args: argparse.Namespace) -> None:
+    files = sorted(DATA.glob("*.pgn")) if not args.files else [Path(f) for f in args.files]
+    if not files:
+        sys.exit(f"no self-play records in {DATA}: run '{sys.argv[0]} generate' first")
+    fitted: dict[str, dict[str, float]] = {}
+    report: dict[str, dict[str, Any]] = {}
+    for path in files:
+        name = path.stem
+        rules = PRESETS[name]
+        started = time.perf_counter()
+        rows, labels, games = positions(path)
+        if len(rows) < 1000:
+            print(f"{name}: only {len(rows)} positions, skipped")
+            continue
+        x = np.array(rows, dtype=np.float64)
+        y = np.array(labels, dtype=np.float64)
+        game_ids = np.array(games)
+        # Hold out one game in five (whole games, so that positions of a game stay together).
+        rng = random.Random(args.seed)
+        held = {g for g in set(games) if rng.random() < 0.2}
+        test = np.isin(game_ids, list(held))
+        train = ~test
+        old = np.array([weights_for(rules)[f] for f in FEATURES]) / ELO_PER_LOGIT
+        default = np.array([DEFAULT_WEIGHTS[f] for f in FEATURES]) / ELO_PER_LOGIT
+        w = fit_logistic(x[train], y[train], args.l2, np.zeros(len(FEATURES)))
+        losses = {
+            "default": log_loss(x[test], y[test], default),
+            "current": log_loss(x[test], y[test], old),
+            "fitted": log_loss(x[test], y[test], w),
+            "constant": log_loss(x[test], y[test], np.zeros(len(FEATURES))),
+        }
+        # The final weights use every game.
+        w = fit_logistic(x, y, args.l2, w)
+        weights = {f: round(float(v) * ELO_PER_LOGIT, 2) for f, v in zip(FEATURES, w, strict=True)}
+        key = family(rules)
+        fitted[key] = weights
+        report[key] = {
+            "rules": name,
+            "games": len(set(games)),
+            "positions": len(rows),
+            "held_out_log_loss": {k: round(v, 4) for k, v in losses.items()},
+        }
+        print(
+            f"{name} ({key}): {len(set(games))} games, {len(rows)} positions; held-out log-loss "
+            + ", ".join(f"{k} {v:.4f}" for k, v in losses.items())
+            + f" ({time.perf_counter() - started:.0f} s)",
+            flush=True,
+        )
+    if args.write:
+        data = json.loads(WEIGHTS.read_text(encoding="utf-8"))
+        data["families"].update(fitted)
+        data.setdefault("fits", {}).update(report)
+        WEIGHTS.write_text(json.dumps(data, indent=1, sort_keys=True) + "\n", encoding="utf-8")
+        print(f"wrote {len(fitted)} families to {WEIGHTS}")
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(
+        description=(__doc__ or "").splitlines()[0],
+        formatter_class=argparse.RawDescriptionHelpFormatter,
+        epilog=__doc__,
+    )
+    commands = parser.add_subparsers(dest="command", required=True)
+    gen = commands.add_parser("generate", help="play self-play games and write their records")
+    gen.add_argument("--games", type=int, default=400, help="games per rule set (default 400)")
+    gen.add_argument("--nodes", type=int, default=3000, help="search nodes per move")
+    gen.add_argument("--concurrency", type=int, default=None, help="parallel games")
+    gen.add_argument("--seed", type=int, default=1, help="match seed")
+    gen.add_argument("--rules", nargs="*", help="rule sets (default: one per family)")
+    gen.set_defaults(run=generate)
+    fitter = commands.add_parser("fit", help="fit weights to the self-play records")
+    fitter.add_argument("files", nargs="*", help="record files (default: data/selfplay/*.pgn)")
+    fitter.add_argument("--l2", type=float, default=1e-4, help="L2 regularisation strength")
+    fitter.add_argument("--seed", type=int, default=1, help="seed of the held-out split")
+    fitter.add_argument("--write", action="store_true", help="store the weights in weights.json")
+    fitter.set_defaults(run=fit)
+    args = parser.parse_args()
+    args.run(args)
+
+
+if __name__ == "__main__":
+    main()
