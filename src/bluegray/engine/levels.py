@@ -1,9 +1,10 @@
 """The playing levels, from a child's first games (1) to the engine's full strength (8).
 
-The weaker levels search shallowly and choose among the moves that score well at random, the
-better ones more often: their mistakes are the plausible ones a shallow reader makes, never
-random moves. The stronger levels search to a time limit. docs/strength.md gives the Elo ladder
-measured with the match runner.
+The weaker levels search shallowly and now and then make a plausible mistake: instead of the best
+move they play another of the few best, never one that loses more than a set margin by their own
+shallow reckoning and never when a win is on the board. They lose as weak players do, by not
+seeing far and by slips, not by playing at random. The stronger levels search to a time limit.
+docs/strength.md gives the Elo ladder measured with the match runner.
 """
 
 from __future__ import annotations
@@ -20,25 +21,31 @@ class LevelConfig:
     """How one level plays."""
 
     limits: Limits
-    """How long it searches by default (a match's --time or --nodes overrides it)."""
-    temperature: float = 0.0
-    """Randomness among the good moves, in evaluation units (0: always the best)."""
+    """How it searches: a fixed depth for the weaker levels, a time per move for the others
+    (a match's --time or --nodes overrides a time, never a fixed depth)."""
+    mistake_rate: float = 0.0
+    """How often it plays one of the other good moves instead of the best."""
+    candidates: int = 1
+    """How many of the best moves a mistake chooses among (the best one included)."""
     margin: float = 0.0
-    """How much worse than the best a move may score and still be chosen."""
-    max_depth: int | None = None
-    """A depth the level never searches beyond, whatever time it is given."""
+    """The most a mistake may cost, in evaluation units, by the level's own search."""
     description: str = ""
+
+    @property
+    def fixed_depth(self) -> bool:
+        """Whether the level always searches to the same depth (the weaker levels)."""
+        return self.limits.depth is not None and self.limits.time is None
 
 
 LEVELS: Final = {
-    1: LevelConfig(Limits(depth=1), 140.0, 260.0, 1, "beginner: looks one move ahead, often errs"),
-    2: LevelConfig(Limits(depth=2), 90.0, 180.0, 2, "novice: sees replies, still careless"),
-    3: LevelConfig(Limits(depth=2), 45.0, 100.0, 2, "casual: sees replies, fewer slips"),
-    4: LevelConfig(Limits(depth=3), 20.0, 50.0, 3, "club: three plies, rare slips"),
-    5: LevelConfig(Limits(depth=4), 8.0, 20.0, 4, "strong: four plies, almost no slips"),
-    6: LevelConfig(Limits(time=0.25), description="expert: a quarter second a move"),
-    7: LevelConfig(Limits(time=1.0), description="master: one second a move"),
-    8: LevelConfig(Limits(time=3.0), description="maximum: three seconds a move"),
+    1: LevelConfig(Limits(depth=1), 0.5, 4, 300.0, "beginner: looks one move ahead, often slips"),
+    2: LevelConfig(Limits(depth=1), 0.25, 3, 200.0, "novice: one move ahead, sometimes slips"),
+    3: LevelConfig(Limits(depth=2), 0.2, 3, 150.0, "casual: sees the reply, sometimes slips"),
+    4: LevelConfig(Limits(depth=3), 0.1, 2, 100.0, "club: three plies, rare slips"),
+    5: LevelConfig(Limits(depth=4), 0.05, 2, 50.0, "strong: four plies, very rare slips"),
+    6: LevelConfig(Limits(time=0.2), description="expert: a fifth of a second a move"),
+    7: LevelConfig(Limits(time=0.7), description="master: 0.7 seconds a move"),
+    8: LevelConfig(Limits(time=2.0), description="maximum: two seconds a move"),
 }
 """The levels by number."""
 

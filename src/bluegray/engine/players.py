@@ -136,17 +136,15 @@ class SearchPlayer(Player):
         return self._searcher
 
     def limits(self, limits: Limits | None) -> Limits:
-        """This level's limits, overridden by the player's own options, then by ``limits``."""
-        own = self.config.limits
-        chosen = [own, self._override] + ([limits] if limits is not None else [])
-        depth = nodes = None
-        seconds = None
-        for item in chosen:
-            if item.depth is not None or item.nodes is not None or item.time is not None:
-                depth, nodes, seconds = item.depth, item.nodes, item.time
-        if self.config.max_depth is not None:
-            depth = min(depth or self.config.max_depth, self.config.max_depth)
-        return Limits(depth=depth, nodes=nodes, time=seconds)
+        """What this move's search may use: the level's own limits, replaced by the player's
+        options, then by ``limits`` (a match's); a weaker level's fixed depth always holds."""
+        chosen = self.config.limits
+        for item in (self._override, limits):
+            if item is not None and (item.depth or item.nodes or item.time):
+                chosen = item
+        if self.config.fixed_depth:
+            return Limits(depth=self.config.limits.depth)
+        return chosen
 
     def choose(
         self,
@@ -157,25 +155,26 @@ class SearchPlayer(Player):
     ) -> Move:
         _legal(game)
         searcher = self.searcher(game.rules)
-        board = game.board()
-        config = self.config
-        if config.temperature > 0:
-            return self._choose_with_noise(game, searcher)
-        result = searcher.search(board, self.limits(limits), on_iteration=on_iteration)
+        if self.config.mistake_rate > 0:
+            return self._choose_with_mistakes(game, searcher)
+        result = searcher.search(game.board(), self.limits(limits), on_iteration=on_iteration)
         self.last_result = result
         return result.move
 
-    def _choose_with_noise(self, game: Game, searcher: Searcher) -> Move:
-        """The weaker levels: score every move at a shallow depth and pick among the good ones
-        at random, better ones more often — plausible mistakes, never random moves."""
+    def _choose_with_mistakes(self, game: Game, searcher: Searcher) -> Move:
+        """The weaker levels: score every move at the level's depth; play the best, or now and
+        then one of the next few that costs at most the margin — never miss a win."""
         config = self.config
         scored = searcher.root_scores(game.board(), config.limits.depth or 1)
-        best = scored[0][1]
-        if best > DECIDED:
-            return scored[0][0]  # nobody misses a win on the board
-        candidates = [(move, score) for move, score in scored if score >= best - config.margin]
-        weights = [2.718281828 ** ((score - best) / config.temperature) for _, score in candidates]
-        return self._random.choices([move for move, _ in candidates], weights)[0]
+        best_move, best = scored[0]
+        if best > DECIDED or self._random.random() >= config.mistake_rate:
+            return best_move
+        others = [
+            move
+            for move, score in scored[1 : config.candidates]
+            if score >= best - config.margin and score > -DECIDED
+        ]
+        return self._random.choice(others) if others else best_move
 
 
 @dataclass(frozen=True)

@@ -1,0 +1,134 @@
+"""Players and levels: specs, legal moves everywhere, reproducibility, limits."""
+
+from __future__ import annotations
+
+import pytest
+
+from bluegray import Game
+from bluegray.engine.levels import LEVELS, level_config
+from bluegray.engine.players import (
+    GreedyPlayer,
+    InvalidPlayerError,
+    Player,
+    RandomPlayer,
+    SearchPlayer,
+    parse_spec,
+    player_from_spec,
+)
+from bluegray.engine.search import Limits
+from bluegray.errors import BlueGrayError
+from bluegray.rules import PRESETS
+
+WIN_IN_ONE = "9/9/9/9/9/5c3/9/9/4C3G g 0 40"  # Gray plays f4-e5
+
+
+def play(players: tuple[Player, Player], rules: str, plies: int) -> Game:
+    game = Game(rules)
+    for player in players:
+        player.new_game(game.rules)
+    for ply in range(plies):
+        if game.is_over():
+            break
+        move = players[ply % 2].choose(game, Limits(nodes=400))
+        assert move in game.legal_moves
+        game.push(move)
+    return game
+
+
+@pytest.mark.parametrize(
+    ("spec", "kind"),
+    [
+        ("random", RandomPlayer),
+        ("greedy", GreedyPlayer),
+        ("level:1", SearchPlayer),
+        ("level:8,time=2", SearchPlayer),
+        (" level:5 ", SearchPlayer),
+    ],
+)
+def test_specs(spec: str, kind: type[Player]) -> None:
+    player = player_from_spec(spec)
+    assert isinstance(player, kind)
+    assert player.spec == spec.strip()
+
+
+def test_spec_options() -> None:
+    assert parse_spec("level:8,time=2,nodes=5").options == {"": "8", "time": "2", "nodes": "5"}
+    player = player_from_spec("level:7,nodes=1234")
+    assert isinstance(player, SearchPlayer)
+    assert player.limits(None) == Limits(nodes=1234)
+    assert player.limits(Limits(time=0.5)) == Limits(time=0.5)
+    weak = player_from_spec("level:3,time=5")
+    assert isinstance(weak, SearchPlayer)
+    assert weak.limits(Limits(time=9)) == Limits(depth=2)  # a weak level keeps its depth
+
+
+@pytest.mark.parametrize(
+    ("spec", "message"),
+    [
+        ("level:9", "the level must be one of 1-8"),
+        ("level", "the level must be one of 1-8"),
+        ("level:x", "the level must be one of 1-8"),
+        ("level:5,speed=3", "unknown options speed"),
+        ("level:5,time=-1", "time must be positive"),
+        ("level:5,time=soon", "time must be a number"),
+        ("level:5,3", "expected key=value"),
+        ("greedy:3", "unknown options"),
+        ("chess", "unknown player 'chess'"),
+        ("", "unknown player ''"),
+    ],
+)
+def test_bad_specs(spec: str, message: str) -> None:
+    with pytest.raises(InvalidPlayerError) as raised:
+        player_from_spec(spec)
+    assert message in str(raised.value)
+    assert isinstance(raised.value, ValueError)
+
+
+@pytest.mark.parametrize("rules", ["sackson", "super-light-turbo", "pow-super", "classic"])
+@pytest.mark.parametrize("spec", ["random", "greedy", "level:1", "level:4", "level:7"])
+def test_every_player_plays_legal_moves(rules: str, spec: str) -> None:
+    play((player_from_spec(spec, seed=1), player_from_spec("random", seed=2)), rules, 24)
+
+
+@pytest.mark.parametrize("spec", ["greedy", "level:1", "level:2", "level:5", "level:8"])
+def test_nobody_misses_a_win_on_the_board(spec: str) -> None:
+    for seed in range(5):
+        game = Game("sackson", WIN_IN_ONE)
+        assert str(player_from_spec(spec, seed=seed).choose(game, Limits(nodes=500))) == "f4-e5"
+
+
+def test_a_seed_makes_a_player_reproducible() -> None:
+    first = play(
+        (player_from_spec("level:2", seed=5), player_from_spec("level:1", seed=6)), "cooper", 30
+    )
+    second = play(
+        (player_from_spec("level:2", seed=5), player_from_spec("level:1", seed=6)), "cooper", 30
+    )
+    assert first.moves == second.moves
+
+
+def test_players_refuse_a_finished_game() -> None:
+    game = Game("sackson", "9/9/9/9/4c4/9/9/9/G3C4 b 0 18")
+    for spec in ("random", "greedy", "level:2", "level:6"):
+        with pytest.raises(ValueError, match="over"):
+            player_from_spec(spec).choose(game)
+
+
+def test_levels() -> None:
+    assert sorted(LEVELS) == list(range(1, 9))
+    assert all(config.description for config in LEVELS.values())
+    assert LEVELS[1].mistake_rate > LEVELS[5].mistake_rate > 0 == LEVELS[6].mistake_rate
+    with pytest.raises(BlueGrayError, match="unknown level 0"):
+        level_config(0)
+
+
+def test_a_search_player_keeps_its_table_within_a_game_only() -> None:
+    player = SearchPlayer(6)
+    player.new_game(PRESETS["cooper"])
+    game = Game("cooper")
+    player.choose(game, Limits(nodes=2000))
+    searcher = player.searcher(game.rules)
+    assert searcher.table
+    player.new_game(PRESETS["cooper"])
+    assert not searcher.table
+    assert player.searcher(PRESETS["super"]).rules == PRESETS["super"]
