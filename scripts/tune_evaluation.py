@@ -65,12 +65,13 @@ def generate(args: argparse.Namespace) -> None:
 
     DATA.mkdir(parents=True, exist_ok=True)
     player = f"level:8,nodes={args.nodes}"
+    opponent = f"level:8,nodes={args.opponent_nodes or args.nodes}"
     for name in args.rules or representatives().values():
-        out = DATA / f"{name}.pgn"
-        print(f"{name}: {args.games} games of {player} against itself -> {out}", flush=True)
+        out = DATA / (f"{name}.{args.suffix}.pgn" if args.suffix else f"{name}.pgn")
+        print(f"{name}: {args.games} games of {player} against {opponent} -> {out}", flush=True)
         settings = MatchSettings(
             player_a=player,
-            player_b=player,
+            player_b=opponent,
             rules=PRESETS[name],
             games=args.games,
             concurrency=args.concurrency or os.cpu_count() or 1,
@@ -138,11 +139,22 @@ def fit(args: argparse.Namespace) -> None:
         sys.exit(f"no self-play records in {DATA}: run '{sys.argv[0]} generate' first")
     fitted: dict[str, dict[str, float]] = {}
     report: dict[str, dict[str, Any]] = {}
+    by_family: dict[str, list[Path]] = {}
     for path in files:
-        name = path.stem
+        by_family.setdefault(family(PRESETS[path.name.split(".")[0]]), []).append(path)
+    for key, paths in sorted(by_family.items()):
+        name = paths[0].name.split(".")[0]
         rules = PRESETS[name]
         started = time.perf_counter()
-        rows, labels, games = positions(path)
+        rows: list[list[float]] = []
+        labels: list[float] = []
+        games: list[int] = []
+        for path in paths:
+            more_rows, more_labels, more_games = positions(path)
+            offset = max(games, default=-1) + 1
+            rows += more_rows
+            labels += more_labels
+            games += [offset + number for number in more_games]
         if len(rows) < 1000:
             print(f"{name}: only {len(rows)} positions, skipped")
             continue
@@ -166,10 +178,9 @@ def fit(args: argparse.Namespace) -> None:
         # The final weights use every game.
         w = fit_logistic(x, y, args.l2, w)
         weights = {f: round(float(v) * ELO_PER_LOGIT, 2) for f, v in zip(FEATURES, w, strict=True)}
-        key = family(rules)
         fitted[key] = weights
         report[key] = {
-            "rules": name,
+            "records": [path.name for path in paths],
             "games": len(set(games)),
             "positions": len(rows),
             "held_out_log_loss": {k: round(v, 4) for k, v in losses.items()},
@@ -201,6 +212,12 @@ def main() -> None:
     gen.add_argument("--concurrency", type=int, default=None, help="parallel games")
     gen.add_argument("--seed", type=int, default=1, help="match seed")
     gen.add_argument("--rules", nargs="*", help="rule sets (default: one per family)")
+    gen.add_argument(
+        "--opponent-nodes",
+        type=int,
+        help="nodes per move of the other player (a weaker one makes more decisive games)",
+    )
+    gen.add_argument("--suffix", default="", help="written as data/selfplay/RULES.SUFFIX.pgn")
     gen.set_defaults(run=generate)
     fitter = commands.add_parser("fit", help="fit weights to the self-play records")
     fitter.add_argument("files", nargs="*", help="record files (default: data/selfplay/*.pgn)")

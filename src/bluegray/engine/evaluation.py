@@ -36,10 +36,16 @@ NEAR: Final = 2
 """How many points ahead of a captain count as the near part of its path."""
 RACE: Final = 2
 """The advancement difference is counted exactly up to this many steps either way."""
+MIDDLE: Final = 5
+END: Final = 11
+"""Advancement counts linearly, with extra slopes from the ``MIDDLE`` and the ``END`` of the
+path on (after b5 and after b7 on Blue's path): piecewise linear, three weights."""
 
 FEATURES: Final = (
     "tempo",
-    *(f"advancement-{a}" for a in range(PATH_LENGTH)),
+    "advancement",
+    "advancement-middle",
+    "advancement-end",
     *(f"race{d:+d}" for d in range(-RACE, RACE + 1)),
     "own-blockers-near",
     "own-blockers-far",
@@ -56,7 +62,7 @@ FEATURES: Final = (
 """The names of the features, in the order of the weight vectors."""
 
 _INDEX: Final = {name: index for index, name in enumerate(FEATURES)}
-ADVANCEMENT_BASE: Final = _INDEX["advancement-0"]
+ADVANCEMENT: Final = _INDEX["advancement"]
 RACE_BASE: Final = _INDEX["race+0"]
 OWN_NEAR: Final = _INDEX["own-blockers-near"]
 OWN_FAR: Final = _INDEX["own-blockers-far"]
@@ -98,7 +104,9 @@ def _weight_file() -> dict[str, dict[str, float]]:
 
 DEFAULT_WEIGHTS: Final = {
     "tempo": 10.0,
-    **{f"advancement-{a}": 35.0 * a + 1.5 * a * a for a in range(PATH_LENGTH)},
+    "advancement": 35.0,
+    "advancement-middle": 10.0,
+    "advancement-end": 15.0,
     "race-2": -60.0,
     "race-1": -25.0,
     "race+0": 0.0,
@@ -206,7 +214,9 @@ def features(board: Board) -> list[float]:
         a = advancement[who]
         if a >= PATH_LENGTH:
             raise ValueError("a finished position (a captain on the centre) has no features")
-        values[ADVANCEMENT_BASE + a] += sign
+        values[ADVANCEMENT] += sign * a
+        values[ADVANCEMENT + 1] += sign * max(0, a - MIDDLE)
+        values[ADVANCEMENT + 2] += sign * max(0, a - END)
         near, far = paths.near[who][a], paths.far[who][a]
         values[OWN_NEAR] += sign * (near & soldiers[who]).bit_count()
         values[OWN_FAR] += sign * (far & soldiers[who]).bit_count()
@@ -253,7 +263,12 @@ def _evaluation(w: list[float], tables: RuleTables) -> Callable[[Board], int]:
     paths = path_tables(tables.rules)
     near_paths, far_paths, runs = paths.near, paths.far, paths.run
     advancement_of = tables.advancement
-    advancement_value = [*w[ADVANCEMENT_BASE : ADVANCEMENT_BASE + PATH_LENGTH], 0.0]
+    advancement_value = [
+        w[ADVANCEMENT] * a
+        + w[ADVANCEMENT + 1] * max(0, a - MIDDLE)
+        + w[ADVANCEMENT + 2] * max(0, a - END)
+        for a in range(PATH_LENGTH + 1)
+    ]
     race_value = w[RACE_BASE - RACE : RACE_BASE + RACE + 1]
     tempo = w[0]
     own_near, own_far = w[OWN_NEAR], w[OWN_FAR]

@@ -1,0 +1,112 @@
+"""What the game itself looks like in self-play: who wins, how long games last, how they end.
+
+    python scripts/game_statistics.py [RECORDS...]
+
+Reads self-play records (by default the equal-strength ones, ``data/selfplay/RULES.pgn``, as
+written by ``scripts/tune_evaluation.py generate``) and prints, per rule set: Blue's (the first
+player's) score and win/draw/loss rates with a 95% interval, game lengths, and the endings.
+"""
+
+from __future__ import annotations
+
+import argparse
+import math
+import statistics
+from collections import Counter
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from bluegray.record import read_records
+
+DATA = Path(__file__).resolve().parents[1] / "data" / "selfplay"
+
+
+@dataclass
+class RuleSetStatistics:
+    """The tallies of one rule set's self-play games."""
+
+    rules: str
+    blue: int = 0
+    gray: int = 0
+    draws: int = 0
+    plies: list[int] = field(default_factory=list)
+    endings: Counter[str] = field(default_factory=Counter)
+    players: set[str] = field(default_factory=set)
+
+    @property
+    def games(self) -> int:
+        return self.blue + self.gray + self.draws
+
+    @property
+    def blue_score(self) -> float:
+        return (self.blue + 0.5 * self.draws) / self.games
+
+    @property
+    def blue_score_margin(self) -> float:
+        """Half the width of the 95% interval of Blue's score (normal approximation)."""
+        mean = self.blue_score
+        variance = (
+            self.blue * (1 - mean) ** 2 + self.gray * mean**2 + self.draws * (0.5 - mean) ** 2
+        ) / self.games
+        return 1.96 * math.sqrt(variance / self.games)
+
+
+def tally(paths: list[Path]) -> dict[str, RuleSetStatistics]:
+    found: dict[str, RuleSetStatistics] = {}
+    for path in paths:
+        for record in read_records(path.read_text(encoding="utf-8")):
+            rules = record.tags.get("Rules", "sackson")
+            entry = found.setdefault(rules, RuleSetStatistics(rules))
+            entry.players.add(record.tags.get("Blue", "?"))
+            result = record.tags.get("Result")
+            if result == "1-0":
+                entry.blue += 1
+            elif result == "0-1":
+                entry.gray += 1
+            else:
+                entry.draws += 1
+            entry.plies.append(len(record.game.moves))
+            ending = record.tags.get("Termination", "?")
+            if record.tags.get("Adjudication"):
+                ending = "adjudicated"
+            entry.endings[ending] += 1
+    return found
+
+
+def table(found: dict[str, RuleSetStatistics]) -> str:
+    lines = [
+        "| rule set | games | Blue wins | draws | Gray wins | Blue's score | plies (median, "
+        "middle half) | endings |",
+        "|---|---|---|---|---|---|---|---|",
+    ]
+    for name, entry in found.items():
+        quartiles = statistics.quantiles(entry.plies, n=4) if len(entry.plies) > 1 else [0, 0, 0]
+        endings = ", ".join(
+            f"{reason} {100 * count / entry.games:.0f}%"
+            for reason, count in entry.endings.most_common()
+        )
+        lines.append(
+            f"| `{name}` | {entry.games} | {100 * entry.blue / entry.games:.0f}% | "
+            f"{100 * entry.draws / entry.games:.0f}% | {100 * entry.gray / entry.games:.0f}% | "
+            f"{entry.blue_score:.2f} ± {entry.blue_score_margin:.2f} | "
+            f"{statistics.median(entry.plies):.0f} ({quartiles[0]:.0f}-{quartiles[2]:.0f}) | "
+            f"{endings} |"
+        )
+    return "\n".join(lines)
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=(__doc__ or "").splitlines()[0])
+    parser.add_argument("records", nargs="*", type=Path, help="record files")
+    args = parser.parse_args()
+    paths = args.records or sorted(p for p in DATA.glob("*.pgn") if p.name.count(".") == 1)
+    if not paths:
+        raise SystemExit(f"no records: give files, or generate them into {DATA}")
+    found = tally(paths)
+    print(table(found))
+    players = sorted({player for entry in found.values() for player in entry.players})
+    print(f"\nplayers: {', '.join(players)}")
+
+
+if __name__ == "__main__":
+    main()

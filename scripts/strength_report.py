@@ -1,0 +1,235 @@
+"""Measure the engine's strength with the match runner and write docs/strength.md.
+
+    python scripts/strength_report.py ladder --rules sackson --games 40
+    python scripts/strength_report.py versus --rules sackson cooper --time 1 --games 20
+    python scripts/strength_report.py render            # docs/strength.md from the results
+
+``ladder`` plays each level against the one below it (and random against level 1, greedy against
+levels 1 and 2), with each level's own time; ``versus`` plays the top level at ``--time`` seconds
+a move against greedy and against MCTS given the same time. Every match's summary is kept in
+docs/data/strength.json, so runs can be added to over several sessions; ``render`` turns them
+into the report, chaining the ladder's Elo differences from random (0).
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import math
+import os
+import time
+from pathlib import Path
+from typing import Any
+
+from bluegray.engine.levels import LEVELS, TOP_LEVEL
+from bluegray.engine.match import MatchSettings, run_match
+from bluegray.engine.search import Limits
+from bluegray.rules import PRESETS
+
+REPOSITORY = Path(__file__).resolve().parents[1]
+RESULTS = REPOSITORY / "docs" / "data" / "strength.json"
+REPORT = REPOSITORY / "docs" / "strength.md"
+
+
+def load() -> list[dict[str, Any]]:
+    if RESULTS.exists():
+        data: list[dict[str, Any]] = json.loads(RESULTS.read_text(encoding="utf-8"))
+        return data
+    return []
+
+
+def save(results: list[dict[str, Any]]) -> None:
+    RESULTS.parent.mkdir(parents=True, exist_ok=True)
+    RESULTS.write_text(json.dumps(results, indent=1) + "\n", encoding="utf-8")
+
+
+def play(
+    kind: str, a: str, b: str, rules: str, games: int, seconds: float | None, seed: int
+) -> dict[str, Any]:
+    """Play one match and return its summary with what it measured."""
+    settings = MatchSettings(
+        player_a=a,
+        player_b=b,
+        rules=PRESETS[rules],
+        games=games,
+        limits=None if seconds is None else Limits(time=seconds),
+        concurrency=os.cpu_count() or 1,
+        seed=seed,
+    )
+    started = time.perf_counter()
+    summary = run_match(settings)
+    data = summary.to_json()
+    entry = {
+        "kind": kind,
+        "a": a,
+        "b": b,
+        "rules": rules,
+        "time": seconds,
+        "games": data["games"],
+        "score": data["score"],
+        "elo": data["elo"],
+        "elo_low": data["elo_low"],
+        "elo_high": data["elo_high"],
+        "wins": data["a"]["wins"],
+        "draws": data["a"]["draws"],
+        "losses": data["a"]["losses"],
+        "reasons": data["reasons"],
+        "average_plies": data["average_plies"],
+        "seconds": round(time.perf_counter() - started),
+        "date": time.strftime("%Y-%m-%d"),
+    }
+    print(
+        f"{kind} {rules}: {a} vs {b}: {entry['wins']}-{entry['draws']}-{entry['losses']} "
+        f"score {entry['score']:.3f} elo {entry['elo']} [{entry['elo_low']}, {entry['elo_high']}]"
+        f" ({entry['seconds']} s)",
+        flush=True,
+    )
+    return entry
+
+
+def record(entry: dict[str, Any]) -> None:
+    """Keep a match's result, replacing an earlier one of the same pairing and settings."""
+    results = [
+        old
+        for old in load()
+        if (old["kind"], old["a"], old["b"], old["rules"], old["time"])
+        != (entry["kind"], entry["a"], entry["b"], entry["rules"], entry["time"])
+    ]
+    results.append(entry)
+    save(results)
+
+
+def ladder(args: argparse.Namespace) -> None:
+    pairs = [("level:1", "random"), ("level:1", "greedy"), ("level:2", "greedy")]
+    pairs += [(f"level:{n + 1}", f"level:{n}") for n in range(1, TOP_LEVEL)]
+    for rules in args.rules:
+        for a, b in pairs:
+            if args.only and a not in args.only:
+                continue
+            record(play("ladder", a, b, rules, args.games, None, args.seed))
+
+
+def versus(args: argparse.Namespace) -> None:
+    top = f"level:{TOP_LEVEL}"
+    for rules in args.rules:
+        for opponent in args.opponents:
+            record(play("versus", top, opponent, rules, args.games, args.time, args.seed))
+
+
+def _elo(value: float | None) -> str:
+    if value is None or math.isinf(value):
+        return "∞" if value is None or value > 0 else "-∞"
+    return f"{value:+.0f}"
+
+
+def render(args: argparse.Namespace) -> None:
+    results = load()
+    lines = [
+        "# Strength",
+        "",
+        "Measured with the match runner (`bluegray match`) on a shared 2-core machine; every match",
+        "alternates colours over pairs of games from a book of balanced random openings. Elo",
+        "differences come with 95% intervals. Reproduce any line with the command shown, or all",
+        "of them with `python scripts/strength_report.py ladder|versus` (results are kept in",
+        "`docs/data/strength.json`; `render` rewrites this page from them).",
+        "",
+    ]
+    versus_rows = [r for r in results if r["kind"] == "versus"]
+    if versus_rows:
+        lines += [
+            "## The top level against greedy and MCTS",
+            "",
+            f"Level {TOP_LEVEL} (the strongest) at the given seconds per move against the one-ply",
+            "greedy player and against the MCTS player given the same time per move.",
+            "",
+            "| rule set | opponent | s/move | games | W-D-L | score | Elo (95% interval) |",
+            "|---|---|---|---|---|---|---|",
+        ]
+        for r in sorted(versus_rows, key=lambda r: (r["b"], r["rules"])):
+            lines.append(
+                f"| `{r['rules']}` | `{r['b']}` | {r['time']:g} | {r['games']} | "
+                f"{r['wins']}-{r['draws']}-{r['losses']} | {100 * r['score']:.1f}% | "
+                f"{_elo(r['elo'])} ({_elo(r['elo_low'])} to {_elo(r['elo_high'])}) |"
+            )
+        lines.append("")
+    ladder_rows = [r for r in results if r["kind"] == "ladder"]
+    for rules in sorted({r["rules"] for r in ladder_rows}):
+        rows = [r for r in ladder_rows if r["rules"] == rules]
+        lines += [
+            f"## The level ladder: `{rules}`",
+            "",
+            "Each level against the one below it, each with its own search limits "
+            "(levels 1-5 a fixed depth with occasional mistakes, 6-8 a time per move).",
+            "",
+            "| match | games | W-D-L | score | Elo difference (95% interval) |",
+            "|---|---|---|---|---|",
+        ]
+        for r in rows:
+            lines.append(
+                f"| `{r['a']}` vs `{r['b']}` | {r['games']} | "
+                f"{r['wins']}-{r['draws']}-{r['losses']} | {100 * r['score']:.1f}% | "
+                f"{_elo(r['elo'])} ({_elo(r['elo_low'])} to {_elo(r['elo_high'])}) |"
+            )
+        chain = _chain(rows)
+        if chain:
+            lines += [
+                "",
+                "Chained from random = 0 (each step's interval adds up, so the top of the",
+                "ladder is the least certain):",
+                "",
+                "| player | Elo | description |",
+                "|---|---|---|",
+            ]
+            for name, elo in chain:
+                level = int(name.split(":")[1]) if name.startswith("level:") else None
+                text = LEVELS[level].description if level else name
+                lines.append(f"| `{name}` | {elo:+.0f} | {text} |")
+        lines.append("")
+    REPORT.write_text("\n".join(lines), encoding="utf-8")
+    print(f"wrote {REPORT}")
+
+
+def _chain(rows: list[dict[str, Any]]) -> list[tuple[str, float]]:
+    """Ratings from random = 0 along the ladder, while each step has a finite difference."""
+    step = {r["b"]: (r["a"], r["elo"]) for r in rows if r["b"] != "greedy"}
+    chain = [("random", 0.0)]
+    current = "random"
+    while current in step:
+        nxt, diff = step[current]
+        if diff is None or math.isinf(diff):
+            break
+        chain.append((nxt, chain[-1][1] + diff))
+        current = nxt
+    return chain if len(chain) > 1 else []
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(
+        description=(__doc__ or "").splitlines()[0],
+        formatter_class=argparse.RawDescriptionHelpFormatter,
+        epilog=__doc__,
+    )
+    commands = parser.add_subparsers(dest="command", required=True)
+    lad = commands.add_parser("ladder", help="each level against the one below")
+    lad.add_argument("--rules", nargs="+", default=["sackson"])
+    lad.add_argument("--games", type=int, default=40)
+    lad.add_argument("--seed", type=int, default=1)
+    lad.add_argument("--only", nargs="*", help="only the matches of these players (as A)")
+    lad.set_defaults(run=ladder)
+    ver = commands.add_parser("versus", help="the top level against greedy and MCTS")
+    ver.add_argument(
+        "--rules", nargs="+", default=["sackson", "cooper", "super", "classic-turbo", "pow-classic"]
+    )
+    ver.add_argument("--opponents", nargs="+", default=["greedy", "mcts"])
+    ver.add_argument("--time", type=float, default=1.0, help="seconds per move for both")
+    ver.add_argument("--games", type=int, default=20)
+    ver.add_argument("--seed", type=int, default=1)
+    ver.set_defaults(run=versus)
+    ren = commands.add_parser("render", help="write docs/strength.md from the results")
+    ren.set_defaults(run=render)
+    args = parser.parse_args()
+    args.run(args)
+
+
+if __name__ == "__main__":
+    main()
