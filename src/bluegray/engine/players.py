@@ -13,7 +13,7 @@ from collections.abc import Callable
 from dataclasses import dataclass
 
 from bluegray import bitboard
-from bluegray.engine.evaluation import Evaluator
+from bluegray.engine.evaluation import DEFAULT_WEIGHTS, Evaluator
 from bluegray.engine.levels import LEVELS, level_config
 from bluegray.engine.search import DECIDED, Limits, Searcher, SearchResult
 from bluegray.errors import BlueGrayError
@@ -113,6 +113,7 @@ class SearchPlayer(Player):
         nodes: int | None = None,
         depth: int | None = None,
         hash_entries: int = 1 << 20,
+        default_weights: bool = False,
     ) -> None:
         self.config = level_config(level)
         self.level = level
@@ -120,6 +121,8 @@ class SearchPlayer(Player):
         self._random = random.Random(seed)
         self._override = Limits(depth=depth, nodes=nodes, time=time)
         self._hash_entries = hash_entries
+        self._default_weights = default_weights
+        """Play with the hand-set weights instead of the fitted ones (to measure the fit)."""
         self._searcher: Searcher | None = None
         self.last_result: SearchResult | None = None
 
@@ -127,7 +130,10 @@ class SearchPlayer(Player):
         if self._searcher is not None and self._searcher.rules == rules:
             self._searcher.new_game()
         else:
-            self._searcher = Searcher(rules, hash_entries=self._hash_entries)
+            weights = dict(DEFAULT_WEIGHTS) if self._default_weights else None
+            self._searcher = Searcher(
+                rules, evaluator=Evaluator(rules, weights), hash_entries=self._hash_entries
+            )
 
     def searcher(self, rules: RuleSet) -> Searcher:
         if self._searcher is None or self._searcher.rules != rules:
@@ -238,6 +244,11 @@ def player_from_spec(spec: str, *, seed: int = 0) -> Player:
         time = options.pop("time", None)
         nodes = options.pop("nodes", None)
         depth = options.pop("depth", None)
+        weights = options.pop("weights", "fitted")
+        if weights not in ("fitted", "default"):
+            raise InvalidPlayerError(
+                f"invalid player {spec!r}: weights must be 'fitted' or 'default', not {weights!r}"
+            )
         _no_options(spec, options)
         player = SearchPlayer(
             int(level_text),
@@ -245,6 +256,7 @@ def player_from_spec(spec: str, *, seed: int = 0) -> Player:
             time=None if time is None else float(_number(spec, "time", time, float)),
             nodes=None if nodes is None else int(_number(spec, "nodes", nodes, int)),
             depth=None if depth is None else int(_number(spec, "depth", depth, int)),
+            default_weights=weights == "default",
         )
         player.spec = spec.strip()
         return player
