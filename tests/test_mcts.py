@@ -17,6 +17,8 @@ from bluegray.rules import PRESETS
 
 # Gray's captain on f4 steps onto the centre and wins; the guard on a9 gives it a choice.
 CENTRE_IN_ONE = "g8/9/9/9/9/5c3/9/9/4C4 g 0 40"
+# Blue's guard can step onto f6, the next point of Gray's path, and leave Gray without a move.
+BLOCKADE = "9/9/5c3/4G4/9/9/9/9/4C4 b 0 20"
 # Gray must capture, with one guard: h4xf4xf6 takes two guards, h4xf4xf2xd2xb2xb4 five.
 TWO_CAPTURES = "gg1gcgg1g/gggggg1g1/5gg2/3g5/5G3/6Gg1/1G2GG3/G1G1G1GGG/GG1GCGGG1 g 63 32"
 # Blue must capture: h2xh4xh6xh8 takes three guards, a2xa4 only one; but after a2xa4 h3xh1 the
@@ -44,11 +46,11 @@ def random_game(rules: str, seed: int, plies: int) -> Game:
 
 @pytest.mark.parametrize("rules", PRESETS)
 def test_legal_moves_in_every_rule_set(rules: str) -> None:
-    player = mcts("mcts:iterations=40")
     games = [Game(rules)] + [random_game(rules, seed, 8 + 9 * seed) for seed in (1, 2)]
-    for game in games:
+    for index, game in enumerate(games):
         if game.is_over():
             continue
+        player = mcts(f"mcts:iterations=40,playout={3 * index}")  # with and without playouts
         player.new_game(game.rules)
         move = player.choose(game)
         assert move in game.legal_moves
@@ -58,7 +60,8 @@ def test_legal_moves_in_every_rule_set(rules: str) -> None:
 
 def test_repeatable_for_a_seed_and_an_iteration_count() -> None:
     game = random_game("cooper", 7, 12)
-    first, second = mcts("mcts:nodes=150", seed=3), mcts("mcts:nodes=150", seed=3)
+    spec = "mcts:nodes=150,playout=6"  # playouts draw on the random generator
+    first, second = mcts(spec, seed=3), mcts(spec, seed=3)
     move = first.choose(game)
     assert second.choose(game) == move
     assert first.last_iterations == second.last_iterations == 150
@@ -93,6 +96,18 @@ def test_takes_an_immediate_win() -> None:
     game.push("f4-e5")
     outcome = game.outcome()
     assert outcome is not None and outcome.termination is Termination.CENTER
+
+
+def test_a_stalemate_is_scored_as_the_rules_say() -> None:
+    # Under cooper the side that cannot move loses: blocking the captain wins at once.
+    player = mcts("mcts:iterations=50")
+    assert str(player.choose(Game("cooper", BLOCKADE))) == "e6-f6"
+    assert player.last_value == 1.0
+    # Under sackson it is an impasse won by the captain farther along: Gray's, so never block.
+    player = mcts("mcts:iterations=50")
+    assert str(player.choose(Game("sackson", BLOCKADE))) != "e6-f6"
+    assert player.last_result is not None
+    assert [root.proven for root in player.last_result.root if str(root.move) == "e6-f6"] == [-1]
 
 
 def test_takes_the_bigger_capture() -> None:

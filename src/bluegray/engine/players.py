@@ -16,7 +16,7 @@ from bluegray import bitboard
 from bluegray.engine.evaluation import DEFAULT_WEIGHTS, Evaluator
 from bluegray.engine.levels import LEVELS, level_config
 from bluegray.engine.search import DECIDED, Limits, Searcher, SearchResult
-from bluegray.errors import BlueGrayError
+from bluegray.errors import BlueGrayError, GameOverError
 from bluegray.game import Game
 from bluegray.moves import Move
 from bluegray.position import move_from_raw
@@ -49,7 +49,7 @@ class Player(ABC):
 def _legal(game: Game) -> list[Move]:
     moves = game.legal_moves
     if not moves:
-        raise ValueError("the game is over: there is no move to choose")
+        raise GameOverError("the game is over: there is no move to choose")
     return moves
 
 
