@@ -113,24 +113,89 @@ def positions(path: Path) -> tuple[list[list[float]], list[float], list[int]]:
 
 def log_loss(x: Matrix, y: Matrix, w: Matrix) -> float:
     """Mean cross-entropy of the predictions ``sigmoid(x @ w)`` against results ``y``."""
-    p = 1 / (1 + np.exp(-(x @ w)))
+    p = 1 / (1 + np.exp(-np.clip(x @ w, -50, 50)))
     p = np.clip(p, 1e-9, 1 - 1e-9)
     return float(-np.mean(y * np.log(p) + (1 - y) * np.log(1 - p)))
 
 
-def fit_logistic(x: Matrix, y: Matrix, l2: float, start: Matrix) -> Matrix:
-    """Weights (in logits) minimising cross-entropy plus ``l2 * |w|^2``, by Newton's method."""
-    w = start.copy()
+def _parameters() -> tuple[Matrix, list[tuple[float | None, float | None]]]:
+    """The weights as a linear map of parameters with bounds: what the rules say about each
+    feature's sign, so that the fit cannot turn a confounded correlation into a rule.
+
+    Advancement is fitted as three slopes (0-5, 5-11, 11-17), each at least 0: a captain never
+    loses by moving forward. The race values grow with the lead (``race+0`` is 0: the tempo
+    already counts it). Enemy blockers and threatened soldiers count against, material,
+    privates' progress, free run, mobility and the impasse pressure for; the tempo and one's
+    own blockers (in the way, but also keeping enemies out) may go either way.
+    """
+    index = {name: i for i, name in enumerate(FEATURES)}
+    columns: list[dict[int, float]] = []
+    bounds: list[tuple[float | None, float | None]] = []
+
+    def parameter(weights: dict[str, float], low: float | None, high: float | None) -> None:
+        columns.append({index[name]: value for name, value in weights.items()})
+        bounds.append((low, high))
+
+    parameter({"tempo": 1}, None, None)
+    parameter({"advancement": 1, "advancement-middle": -1}, 0, None)
+    parameter({"advancement-middle": 1, "advancement-end": -1}, 0, None)
+    parameter({"advancement-end": 1}, 0, None)
+    parameter({"race+1": 1, "race+2": 1}, 0, None)
+    parameter({"race+2": 1}, 0, None)
+    parameter({"race-1": -1, "race-2": -1}, 0, None)
+    parameter({"race-2": -1}, 0, None)
+    for name in ("own-blockers-near", "own-blockers-far"):
+        parameter({name: 1}, None, None)
+    for name in ("enemy-blockers-near", "enemy-blockers-far", "threatened"):
+        parameter({name: 1}, None, 0)
+    for name in ("free-run", "guards", "privates", "advanced-privates", "mobility"):
+        parameter({name: 1}, 0, None)
+    parameter({"impasse-pressure": 1}, 0, None)
+    matrix = np.zeros((len(FEATURES), len(columns)))
+    for j, column in enumerate(columns):
+        for i, value in column.items():
+            matrix[i, j] = value
+    return matrix, bounds
+
+
+def fit_logistic(x: Matrix, y: Matrix, l2: float, prior: Matrix) -> Matrix:
+    """Weights (in logits) minimising cross-entropy plus ``l2 * |w - prior|^2`` within the
+    bounds of ``_parameters``: with little evidence the weights stay near the hand-set prior."""
+    from scipy.optimize import minimize
+
+    matrix, bounds = _parameters()
+    xm = x @ matrix
     n = len(y)
+
+    def objective(theta: Matrix) -> tuple[float, Matrix]:
+        z = np.clip(xm @ theta, -50, 50)
+        p = 1 / (1 + np.exp(-z))
+        w = matrix @ theta
+        loss = float(np.mean(np.logaddexp(0, z) - y * z)) + l2 * float(np.sum((w - prior) ** 2))
+        gradient = xm.T @ (p - y) / n + 2 * l2 * matrix.T @ (w - prior)
+        return loss, gradient
+
+    start, *_ = np.linalg.lstsq(matrix, prior, rcond=None)
+    start = np.array([np.clip(v, lo, hi) for v, (lo, hi) in zip(start, bounds, strict=True)])
+    result = minimize(objective, start, jac=True, method="L-BFGS-B", bounds=bounds)
+    weights: Matrix = matrix @ result.x
+    return weights
+
+
+def fit_scale(x: Matrix, y: Matrix, w: Matrix) -> float:
+    """The factor ``s`` minimising the cross-entropy of ``sigmoid(s * x @ w)``, by Newton's
+    method on one variable."""
+    z = x @ w
+    s = 1.0
     for _ in range(50):
-        p = 1 / (1 + np.exp(-(x @ w)))
-        gradient = x.T @ (p - y) / n + 2 * l2 * w
-        hessian = (x.T * (p * (1 - p))) @ x / n + 2 * l2 * np.eye(len(w))
-        step = np.linalg.solve(hessian, gradient)
-        w -= step
-        if float(np.max(np.abs(step))) < 1e-7:
+        p = 1 / (1 + np.exp(-s * z))
+        gradient = float(np.mean((p - y) * z))
+        curvature = float(np.mean(p * (1 - p) * z * z)) + 1e-12
+        s -= gradient / curvature
+        s = max(s, 0.0)
+        if abs(gradient / curvature) < 1e-9:
             break
-    return w
+    return s
 
 
 def fit(args: argparse.Namespace) -> None:
@@ -168,15 +233,31 @@ def fit(args: argparse.Namespace) -> None:
         train = ~test
         old = np.array([weights_for(rules)[f] for f in FEATURES]) / ELO_PER_LOGIT
         default = np.array([DEFAULT_WEIGHTS[f] for f in FEATURES]) / ELO_PER_LOGIT
-        w = fit_logistic(x[train], y[train], args.l2, np.zeros(len(FEATURES)))
+        decisive = y != 0.5
+        # The direction of the weights comes from the decisive games: what the winners had.
+        # (Drawn games, most of the games in some rule sets, pull every weight towards zero:
+        # a flat evaluation predicts a draw well and plays badly.) How strongly the weights are
+        # held to the hand-set prior is chosen by the held-out loss on decisive games.
+        candidates = {
+            l2: fit_logistic(x[train & decisive], y[train & decisive], l2, default)
+            for l2 in args.l2
+        }
+        chosen = min(
+            candidates,
+            key=lambda l2: log_loss(x[test & decisive], y[test & decisive], candidates[l2]),
+        )
+        # Then one scale factor, fitted on all games, draws included, keeps the expected score
+        # honest.
+        scale = fit_scale(x[train], y[train], candidates[chosen])
         losses = {
             "default": log_loss(x[test], y[test], default),
             "current": log_loss(x[test], y[test], old),
-            "fitted": log_loss(x[test], y[test], w),
+            "fitted": log_loss(x[test], y[test], scale * candidates[chosen]),
             "constant": log_loss(x[test], y[test], np.zeros(len(FEATURES))),
         }
         # The final weights use every game.
-        w = fit_logistic(x, y, args.l2, w)
+        direction = fit_logistic(x[decisive], y[decisive], chosen, default)
+        w = fit_scale(x, y, direction) * direction
         weights = {f: round(float(v) * ELO_PER_LOGIT, 2) for f, v in zip(FEATURES, w, strict=True)}
         fitted[key] = weights
         report[key] = {
@@ -184,11 +265,13 @@ def fit(args: argparse.Namespace) -> None:
             "games": len(set(games)),
             "positions": len(rows),
             "held_out_log_loss": {k: round(v, 4) for k, v in losses.items()},
+            "l2": chosen,
+            "decisive_games": len(set(game_ids[decisive].tolist())),
         }
         print(
             f"{name} ({key}): {len(set(games))} games, {len(rows)} positions; held-out log-loss "
             + ", ".join(f"{k} {v:.4f}" for k, v in losses.items())
-            + f" ({time.perf_counter() - started:.0f} s)",
+            + f"; l2 {chosen:g} ({time.perf_counter() - started:.0f} s)",
             flush=True,
         )
     if args.write:
@@ -197,6 +280,108 @@ def fit(args: argparse.Namespace) -> None:
         data.setdefault("fits", {}).update(report)
         WEIGHTS.write_text(json.dumps(data, indent=1, sort_keys=True) + "\n", encoding="utf-8")
         print(f"wrote {len(fitted)} families to {WEIGHTS}")
+
+
+def _play_pair(task: tuple[str, dict[str, float], dict[str, float], tuple[str, ...], int]) -> float:
+    """Two games between two weight sets from one opening, each side once: the first set's
+    points (0 to 2)."""
+    from bluegray.engine.match import play_game
+    from bluegray.engine.players import SearchPlayer
+    from bluegray.engine.search import Limits
+
+    rules, plus, minus, opening, nodes = task
+    points = 0.0
+    for plus_is_blue in (True, False):
+        first = SearchPlayer(8, weights=plus)
+        second = SearchPlayer(8, weights=minus)
+        blue, gray = (first, second) if plus_is_blue else (second, first)
+        result = play_game(blue, gray, rules, opening, Limits(nodes=nodes))
+        if result.winner is None:
+            points += 0.5
+        elif (result.winner is Side.BLUE) == plus_is_blue:
+            points += 1.0
+    return points
+
+
+def spsa(args: argparse.Namespace) -> None:
+    """Tune the weights by playing: SPSA (simultaneous perturbation stochastic approximation).
+
+    Each step plays game pairs between the weights nudged one way and the other along a random
+    ±1 direction, and moves the weights towards the side that scored better. Unlike the
+    logistic fit, it optimises what matters — results of games the weights themselves play —
+    so a feature that merely correlates with winning cannot mislead it.
+    """
+    import multiprocessing
+
+    from bluegray.engine.openings import opening_book
+
+    rules = PRESETS[args.rules]
+    key = family(rules)
+    matrix, bounds = _parameters()
+    start = weights_for(rules) if args.start == "fitted" else dict(DEFAULT_WEIGHTS)
+    prior = np.array([start[f] for f in FEATURES])
+    theta, *_ = np.linalg.lstsq(matrix, prior, rcond=None)
+    low = np.array([-np.inf if lo is None else lo for lo, _ in bounds])
+    high = np.array([np.inf if hi is None else hi for _, hi in bounds])
+    theta = np.clip(theta, low, high)
+    scale = np.maximum(args.min_step, 0.25 * np.abs(theta))
+    workers = args.concurrency or os.cpu_count() or 1
+    book = opening_book(rules, args.pairs, seed=args.seed)
+    rng = np.random.default_rng(args.seed)
+    print(
+        f"{args.rules} ({key}): {args.pairs} pairs at {args.nodes} nodes a move, {workers} at once"
+    )
+    started = time.perf_counter()
+    total = 0.0
+    with multiprocessing.get_context("spawn").Pool(workers) as pool:
+        for step in range(0, args.pairs, workers):
+            k = step // workers + 1
+            c = scale / k**0.101
+            gain = args.gain / (args.pairs // workers / 10 + k) ** 0.602
+            deltas = [rng.choice([-1.0, 1.0], size=len(theta)) for _ in range(workers)]
+            tasks = []
+            for index, delta in enumerate(deltas):
+                opening = tuple(str(m) for m in book[(step + index) % len(book)].moves)
+                plus = np.clip(theta + c * delta, low, high)
+                minus = np.clip(theta - c * delta, low, high)
+                tasks.append(
+                    (
+                        args.rules,
+                        dict(zip(FEATURES, (matrix @ plus).tolist(), strict=True)),
+                        dict(zip(FEATURES, (matrix @ minus).tolist(), strict=True)),
+                        opening,
+                        args.nodes,
+                    )
+                )
+            results = pool.map(_play_pair, tasks)
+            update = np.zeros_like(theta)
+            for delta, points in zip(deltas, results, strict=True):
+                update += (points - 1.0) * delta * c
+                total += points - 1.0
+            theta = np.clip(theta + gain * update / len(deltas), low, high)
+            if k % 10 == 0:
+                elapsed = time.perf_counter() - started
+                print(
+                    f"  pairs {step + workers}: mean (plus - minus) {total / (step + workers):+.3f}"
+                    f", {elapsed:.0f} s",
+                    flush=True,
+                )
+    weights = {f: round(float(v), 2) for f, v in zip(FEATURES, matrix @ theta, strict=True)}
+    for name in FEATURES:
+        print(f"  {name:<22} {start[name]:>8.1f} -> {weights[name]:>8.1f}")
+    if args.write:
+        data = json.loads(WEIGHTS.read_text(encoding="utf-8"))
+        data["families"][key] = weights
+        data.setdefault("fits", {})[key] = {
+            "method": "spsa",
+            "rules": args.rules,
+            "pairs": args.pairs,
+            "nodes": args.nodes,
+            "start": args.start,
+            "seed": args.seed,
+        }
+        WEIGHTS.write_text(json.dumps(data, indent=1, sort_keys=True) + "\n", encoding="utf-8")
+        print(f"wrote {key} to {WEIGHTS}")
 
 
 def main() -> None:
@@ -221,10 +406,28 @@ def main() -> None:
     gen.set_defaults(run=generate)
     fitter = commands.add_parser("fit", help="fit weights to the self-play records")
     fitter.add_argument("files", nargs="*", help="record files (default: data/selfplay/*.pgn)")
-    fitter.add_argument("--l2", type=float, default=1e-4, help="L2 regularisation strength")
+    fitter.add_argument(
+        "--l2",
+        type=float,
+        nargs="+",
+        default=[1e-4, 1e-3, 1e-2, 1e-1],
+        help="strengths of the pull towards the hand-set weights to try (the best on "
+        "held-out games is used)",
+    )
     fitter.add_argument("--seed", type=int, default=1, help="seed of the held-out split")
     fitter.add_argument("--write", action="store_true", help="store the weights in weights.json")
     fitter.set_defaults(run=fit)
+    tuner = commands.add_parser("spsa", help="tune one family's weights by self-play (SPSA)")
+    tuner.add_argument("--rules", required=True, help="a published rule set of the family")
+    tuner.add_argument("--pairs", type=int, default=400, help="game pairs to play")
+    tuner.add_argument("--nodes", type=int, default=1000, help="search nodes per move")
+    tuner.add_argument("--gain", type=float, default=1.0, help="step size")
+    tuner.add_argument("--min-step", type=float, default=4.0, help="smallest perturbation")
+    tuner.add_argument("--start", choices=["default", "fitted"], default="default")
+    tuner.add_argument("--concurrency", type=int, default=None, help="parallel pairs")
+    tuner.add_argument("--seed", type=int, default=1)
+    tuner.add_argument("--write", action="store_true", help="store the weights in weights.json")
+    tuner.set_defaults(run=spsa)
     args = parser.parse_args()
     args.run(args)
 

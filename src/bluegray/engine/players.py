@@ -113,7 +113,7 @@ class SearchPlayer(Player):
         nodes: int | None = None,
         depth: int | None = None,
         hash_entries: int = 1 << 20,
-        default_weights: bool = False,
+        weights: dict[str, float] | None = None,
     ) -> None:
         self.config = level_config(level)
         self.level = level
@@ -121,8 +121,8 @@ class SearchPlayer(Player):
         self._random = random.Random(seed)
         self._override = Limits(depth=depth, nodes=nodes, time=time)
         self._hash_entries = hash_entries
-        self._default_weights = default_weights
-        """Play with the hand-set weights instead of the fitted ones (to measure the fit)."""
+        self._weights = weights
+        """Evaluation weights instead of the fitted ones (for tuning and measuring them)."""
         self._searcher: Searcher | None = None
         self.last_result: SearchResult | None = None
 
@@ -130,9 +130,8 @@ class SearchPlayer(Player):
         if self._searcher is not None and self._searcher.rules == rules:
             self._searcher.new_game()
         else:
-            weights = dict(DEFAULT_WEIGHTS) if self._default_weights else None
             self._searcher = Searcher(
-                rules, evaluator=Evaluator(rules, weights), hash_entries=self._hash_entries
+                rules, evaluator=Evaluator(rules, self._weights), hash_entries=self._hash_entries
             )
 
     def searcher(self, rules: RuleSet) -> Searcher:
@@ -256,7 +255,7 @@ def player_from_spec(spec: str, *, seed: int = 0) -> Player:
             time=None if time is None else float(_number(spec, "time", time, float)),
             nodes=None if nodes is None else int(_number(spec, "nodes", nodes, int)),
             depth=None if depth is None else int(_number(spec, "depth", depth, int)),
-            default_weights=weights == "default",
+            weights=dict(DEFAULT_WEIGHTS) if weights == "default" else None,
         )
         player.spec = spec.strip()
         return player
