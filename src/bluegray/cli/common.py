@@ -13,7 +13,7 @@ from rich.text import Text
 from bluegray.diagram import diagram_cells
 from bluegray.game import Game
 from bluegray.position import Position
-from bluegray.rules import PRESETS, RuleSet
+from bluegray.rules import PRESETS, SACKSON, RuleSet
 
 EXIT_OK = 0
 EXIT_FAILED = 1
@@ -47,7 +47,7 @@ def add_game_options(parser: argparse.ArgumentParser, *, moves: bool = True) -> 
     parser.add_argument(
         "--rules",
         "-r",
-        default="sackson",
+        default=None,
         metavar="NAME",
         help="rule set: one of "
         + ", ".join(PRESETS)
@@ -71,7 +71,8 @@ def add_game_options(parser: argparse.ArgumentParser, *, moves: bool = True) -> 
 
 
 def rules_from(args: argparse.Namespace) -> RuleSet:
-    return RuleSet.parse(args.rules)
+    """The --rules option's rule set (Sackson's when it was not given)."""
+    return SACKSON if args.rules is None else RuleSet.parse(args.rules)
 
 
 def game_from(args: argparse.Namespace) -> Game:

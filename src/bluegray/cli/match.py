@@ -148,7 +148,7 @@ def run(args: argparse.Namespace) -> int:
 
 def settings_from(args: argparse.Namespace) -> MatchSettings:
     """The match the options describe, every bad value a one-line error."""
-    rules = RuleSet.parse(args.rules)
+    rules = RuleSet.parse(args.rules or "sackson")
     if args.games < 1:
         fail(f"--games must be at least 1, not {args.games}")
     if args.time is not None and args.nodes is not None:

@@ -13,6 +13,7 @@ from dataclasses import dataclass
 
 from bluegray.engine.evaluation import expected_score
 from bluegray.engine.search import Iteration, Limits, Searcher, mate_distance
+from bluegray.errors import GameOverError
 from bluegray.game import Game
 from bluegray.moves import Move
 from bluegray.outcome import Outcome
@@ -137,5 +138,5 @@ def hint(game: Game, seconds: float = HINT_SECONDS, searcher: Searcher | None = 
     """A good move for the side to move, found quickly: the hint button of the interfaces."""
     analysis = analyse(game, Limits(time=seconds), searcher=searcher)
     if analysis.best_move is None:
-        raise ValueError("the game is over: there is no move to suggest")
+        raise GameOverError("the game is over: there is no move to suggest")
     return analysis.best_move

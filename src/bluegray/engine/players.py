@@ -157,12 +157,17 @@ class SearchPlayer(Player):
         limits: Limits | None = None,
         *,
         on_iteration: Callable[..., None] | None = None,
+        should_stop: Callable[[], bool] | None = None,
     ) -> Move:
+        """The level's move; ``should_stop`` lets an interface cancel a long search (the best
+        move found so far is played)."""
         _legal(game)
         searcher = self.searcher(game.rules)
         if self.config.mistake_rate > 0:
             return self._choose_with_mistakes(game, searcher)
-        result = searcher.search(game.board(), self.limits(limits), on_iteration=on_iteration)
+        result = searcher.search(
+            game.board(), self.limits(limits), on_iteration=on_iteration, should_stop=should_stop
+        )
         self.last_result = result
         return result.move
 
@@ -205,10 +210,12 @@ def parse_spec(spec: str) -> PlayerSpec:
     return PlayerSpec(name.strip(), options)
 
 
-PLAYER_NAMES = ("level", "mcts", "greedy", "random")
+PLAYER_NAMES = ("level", "mcts", "greedy", "random", "engine")
 SPEC_HELP = (
     "level:N (1-8, e.g. level:5 or level:8,time=2), mcts (mcts:time=1 or mcts:iterations=2000), "
-    "greedy (one move ahead), random"
+    "greedy (one move ahead), random, "
+    "engine:COMMAND[;OPTION=VALUE...] (a program speaking the BGI protocol, docs/protocol.md, "
+    "e.g. 'engine:bluegray engine;level=5'; timeout=SECONDS caps each move)"
 )
 
 
@@ -224,8 +231,17 @@ def _number(spec: str, key: str, value: str, kind: Callable[[str], float | int])
     return number
 
 
-def player_from_spec(spec: str, *, seed: int = 0) -> Player:
-    """The player a spec names, e.g. ``level:5``; ``seed`` makes its random choices repeatable."""
+def player_from_spec(spec: str, *, seed: int | None = None) -> Player:
+    """The player a spec names, e.g. ``level:5``; ``seed`` makes its random choices repeatable
+    (without one, every player makes its own, so the weaker levels do not repeat their slips
+    from game to game)."""
+    if seed is None:
+        seed = random.SystemRandom().randrange(2**32)
+    if spec.strip().startswith("engine:"):
+        # A command line may hold commas and colons, so it is not split like other options.
+        from bluegray.protocol.client import engine_player_from_spec
+
+        return engine_player_from_spec(spec, seed=seed)
     parsed = parse_spec(spec)
     options = dict(parsed.options)
     if parsed.name == "random":

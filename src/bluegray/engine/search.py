@@ -315,6 +315,8 @@ class Searcher:
             self._tick()
         if depth <= 0 or ply >= MAX_PLY:
             return self._quiesce(board, alpha, beta, ply, 0)
+        if ply > self.seldepth:
+            self.seldepth = ply
         key = board.hash
         if board.count >= self._near_limit:
             key = self._key(board)

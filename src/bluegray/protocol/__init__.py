@@ -1,0 +1,405 @@
+"""BGI, the Blue and Gray Interface: a line-based engine protocol modelled on UCI.
+
+This module is the vocabulary both ends share: the commands and replies that carry values
+(``position``, ``go``, ``info``, ``option``, ``bestmove``) as value types with a ``parse`` and a
+``str`` that is its exact inverse. ``server`` is the engine side (``bluegray engine``),
+``client`` the side that starts an engine and talks to it. docs/protocol.md is the specification.
+
+>>> str(Go.parse("depth 3 btime 60000".split()))
+'go depth 3 btime 60000'
+>>> Info.parse("info depth 2 score win 3 nodes 40 pv e7-d6 d6-e5").score
+Score(kind='win', value=3)
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass, field, fields
+from typing import Final, Literal, TypeVar, cast
+
+from bluegray.engine.evaluation import expected_score
+from bluegray.engine.search import Limits, mate_distance
+from bluegray.errors import BlueGrayError
+from bluegray.game import Game
+from bluegray.moves import Move
+from bluegray.position import Position
+from bluegray.rules import RuleSet
+
+PROTOCOL_VERSION: Final = 1
+"""Sent by the engine in the handshake as ``id protocol 1``."""
+NO_MOVE: Final = "(none)"
+"""What ``bestmove`` says when there is no move to play (the game is over, or an error)."""
+ERROR_PREFIX: Final = "error "
+"""An ``info string`` that starts with this reports a rejected command."""
+
+
+class ProtocolError(BlueGrayError):
+    """A command or reply that does not follow the protocol's grammar."""
+
+
+_INTEGER = re.compile(r"-?[0-9]+")
+
+
+def parse_integer(text: str, what: str, *, least: int | None = None) -> int:
+    """A decimal integer (ASCII digits, optional minus sign), at least ``least`` if given."""
+    if not _INTEGER.fullmatch(text):
+        raise ProtocolError(f"{what} must be a whole number, not {text!r}")
+    value = int(text)
+    if least is not None and value < least:
+        raise ProtocolError(f"{what} must be at least {least}, not {value}")
+    return value
+
+
+# -- scores ---------------------------------------------------------------------------------------
+
+
+ScoreKind = Literal["cp", "win", "loss"]
+
+
+@dataclass(frozen=True)
+class Score:
+    """What a search thinks of the position, from the side to move's point of view.
+
+    ``cp N``: evaluation units (Elo points of expected score, see ``expected``); ``win N`` /
+    ``loss N``: the side to move wins / loses with best play in ``N`` plies.
+    """
+
+    kind: ScoreKind
+    value: int
+
+    @classmethod
+    def from_search(cls, score: int) -> Score:
+        """The protocol's score for a ``Searcher`` score."""
+        plies = mate_distance(score)
+        if plies is None:
+            return cls("cp", score)
+        return cls("win" if score > 0 else "loss", plies)
+
+    @classmethod
+    def parse(cls, kind: str, value: str) -> Score:
+        if kind not in ("cp", "win", "loss"):
+            raise ProtocolError(f"score kind must be cp, win or loss, not {kind!r}")
+        least = None if kind == "cp" else 0
+        return cls(cast(ScoreKind, kind), parse_integer(value, f"score {kind}", least=least))
+
+    @property
+    def expected(self) -> float:
+        """The side to move's expected score, 0 to 1."""
+        if self.kind == "cp":
+            return expected_score(self.value)
+        return 1.0 if self.kind == "win" else 0.0
+
+    def __str__(self) -> str:
+        return f"{self.kind} {self.value}"
+
+
+# -- info -----------------------------------------------------------------------------------------
+
+_INFO_NUMBERS: Final = ("depth", "seldepth", "nodes", "nps", "time")
+
+
+@dataclass(frozen=True)
+class Info:
+    """One ``info`` line: what the search has found so far, or a message (``string``)."""
+
+    depth: int | None = None
+    seldepth: int | None = None
+    score: Score | None = None
+    nodes: int | None = None
+    nps: int | None = None
+    time: int | None = None
+    """Milliseconds since the search started."""
+    pv: tuple[Move, ...] = ()
+    string: str | None = None
+
+    @property
+    def error(self) -> str | None:
+        """The message of an ``info string error ...`` line, else ``None``."""
+        if self.string is not None and self.string.startswith(ERROR_PREFIX):
+            return self.string[len(ERROR_PREFIX) :]
+        return None
+
+    @classmethod
+    def parse(cls, line: str) -> Info:
+        """An ``info`` line; keys it does not know are skipped with their one value."""
+        words = line.split()
+        if not words or words[0] != "info":
+            raise ProtocolError(f"not an info line: {line!r}")
+        values: dict[str, object] = {}
+        index = 1
+        while index < len(words):
+            key = words[index]
+            if key == "string":
+                rest = index + 1 < len(words)
+                values["string"] = line.strip().split(None, index + 1)[-1] if rest else ""
+                break
+            if key == "pv":
+                values["pv"] = tuple(_move(word) for word in words[index + 1 :])
+                break
+            width = 2 if key == "score" else 1
+            if index + width >= len(words):
+                raise ProtocolError(f"info {key!r} without its value in {line!r}")
+            if key == "score":
+                values["score"] = Score.parse(words[index + 1], words[index + 2])
+            elif key in _INFO_NUMBERS:
+                values[key] = parse_integer(words[index + 1], f"info {key}", least=0)
+            index += 1 + width
+        return cls(**values)  # type: ignore[arg-type]
+
+    def __str__(self) -> str:
+        if self.string is not None:
+            return f"info string {self.string}"
+        words = ["info"]
+        for name in ("depth", "seldepth", "score", "nodes", "nps", "time"):
+            value = getattr(self, name)
+            if value is not None:
+                words += [name, str(value)]
+        if self.pv:
+            words += ["pv", *(str(move) for move in self.pv)]
+        return " ".join(words)
+
+
+def _move(text: str) -> Move:
+    try:
+        return Move.parse(text)
+    except BlueGrayError as error:
+        raise ProtocolError(str(error)) from None
+
+
+def parse_bestmove(line: str) -> Move | None:
+    """The move of a ``bestmove`` line; ``None`` for ``bestmove (none)``."""
+    words = line.split()
+    if len(words) < 2 or words[0] != "bestmove":
+        raise ProtocolError(f"not a bestmove line: {line!r}")
+    return None if words[1] == NO_MOVE else _move(words[1])
+
+
+# -- go -------------------------------------------------------------------------------------------
+
+_GO_LEAST: Final = {
+    "depth": 1,
+    "nodes": 1,
+    "movetime": 1,
+    "btime": None,
+    "gtime": None,
+    "binc": 0,
+    "ginc": 0,
+    "movestogo": 1,
+}
+"""The ``go`` parameters that take a number, with the least value each allows (clocks may be
+negative: some match runners report an overrun that way)."""
+
+
+@dataclass(frozen=True)
+class Go:
+    """The ``go`` command: the search's limits and the clocks. Times are in milliseconds."""
+
+    depth: int | None = None
+    nodes: int | None = None
+    movetime: int | None = None
+    btime: int | None = None
+    gtime: int | None = None
+    binc: int | None = None
+    ginc: int | None = None
+    movestogo: int | None = None
+    infinite: bool = False
+
+    @classmethod
+    def parse(cls, words: Sequence[str]) -> Go:
+        """The parameters of a ``go`` command (the words after ``go``)."""
+        values: dict[str, object] = {}
+        index = 0
+        while index < len(words):
+            key = words[index]
+            if key in values:
+                raise ProtocolError(f"go: {key!r} given twice")
+            if key == "infinite":
+                values[key] = True
+                index += 1
+                continue
+            if key not in _GO_LEAST:
+                raise ProtocolError(
+                    f"go: unknown parameter {key!r}; parameters are: "
+                    + ", ".join([*_GO_LEAST, "infinite"])
+                )
+            if index + 1 >= len(words):
+                raise ProtocolError(f"go: {key!r} needs a number")
+            values[key] = parse_integer(words[index + 1], f"go {key}", least=_GO_LEAST[key])
+            index += 2
+        return cls(**values)  # type: ignore[arg-type]
+
+    @classmethod
+    def from_limits(cls, limits: Limits | None) -> Go:
+        """The ``go`` for the library's per-move ``Limits`` (a bare ``go`` for none)."""
+        if limits is None:
+            return cls()
+        movetime = None if limits.time is None else max(1, round(limits.time * 1000))
+        return cls(depth=limits.depth, nodes=limits.nodes, movetime=movetime)
+
+    def __str__(self) -> str:
+        words = ["go"]
+        for item in fields(self):
+            value = getattr(self, item.name)
+            if item.name == "infinite":
+                if value:
+                    words.append("infinite")
+            elif value is not None:
+                words += [item.name, str(value)]
+        return " ".join(words)
+
+
+# -- position -------------------------------------------------------------------------------------
+
+_POSITION_KEYWORDS: Final = ("startpos", "fen", "moves")
+
+
+@dataclass(frozen=True)
+class PositionCommand:
+    """The ``position`` command: a rule set, a start (``None``: the rule set's own), and the
+    moves played from it.
+
+    The rule-set text and the position text both contain spaces, so the keywords delimit them:
+    ``position rules <rule set> [startpos | fen <4 fields>] [moves <move> ...]``. A rule-set word
+    is a preset name or ``key=value``, never a keyword.
+    """
+
+    rules: RuleSet
+    start: Position | None = None
+    moves: tuple[Move, ...] = field(default=())
+
+    @classmethod
+    def parse(cls, words: Sequence[str]) -> PositionCommand:
+        """The command from the words after ``position``: syntax, rule set and position text
+        are checked; the moves' legality is ``game``'s to check."""
+        if not words or words[0] != "rules":
+            raise ProtocolError("position: expected 'rules <rule set>' first")
+        index = 1
+        while index < len(words) and words[index] not in _POSITION_KEYWORDS:
+            index += 1
+        if index == 1:
+            raise ProtocolError("position: 'rules' needs a rule set, e.g. 'rules cooper'")
+        rules = _checked(RuleSet.parse, " ".join(words[1:index]))
+        start = None
+        if index < len(words) and words[index] == "startpos":
+            index += 1
+        elif index < len(words) and words[index] == "fen":
+            end = index + 1
+            while end < len(words) and words[end] != "moves":
+                end += 1
+            text = " ".join(words[index + 1 : end])
+            if end - index - 1 != 4:
+                raise ProtocolError(
+                    f"position: 'fen' needs the four fields of a position, not {text!r}"
+                )
+            start = _checked(lambda text: Position.parse(text, rules), text)
+            index = end
+        moves: tuple[Move, ...] = ()
+        if index < len(words):
+            if words[index] != "moves":
+                raise ProtocolError(
+                    f"position: expected 'startpos', 'fen' or 'moves', not {words[index]!r}"
+                )
+            moves = tuple(_checked(Move.parse, word) for word in words[index + 1 :])
+        return cls(rules, start, moves)
+
+    @classmethod
+    def from_game(cls, game: Game) -> PositionCommand:
+        """The command that sets up ``game``: its start and every move since."""
+        start = None if game.start == Position.start(game.rules) else game.start
+        return cls(game.rules, start, tuple(game.moves))
+
+    def game(self) -> Game:
+        """The game the command describes; raises ``IllegalMoveError`` for a move that is not
+        legal where it is played (the message names it)."""
+        game = Game(self.rules, self.start)
+        game.push_all(self.moves)
+        return game
+
+    def __str__(self) -> str:
+        words = ["position", "rules", str(self.rules)]
+        words += ["startpos"] if self.start is None else ["fen", str(self.start)]
+        if self.moves:
+            words += ["moves", *(str(move) for move in self.moves)]
+        return " ".join(words)
+
+
+_T = TypeVar("_T")
+
+
+def _checked(parse: Callable[[str], _T], text: str) -> _T:
+    try:
+        return parse(text)
+    except BlueGrayError as error:
+        raise ProtocolError(f"position: {error}") from None
+
+
+# -- options --------------------------------------------------------------------------------------
+
+OptionType = Literal["spin", "check", "combo", "string", "button"]
+_OPTION_TYPES: Final = ("spin", "check", "combo", "string", "button")
+_OPTION_KEYWORDS: Final = ("type", "default", "min", "max")
+
+
+@dataclass(frozen=True)
+class Option:
+    """An ``option`` line of the handshake: a setting the engine offers for ``setoption``."""
+
+    name: str
+    type: OptionType
+    default: str | None = None
+    min: int | None = None
+    max: int | None = None
+    vars: tuple[str, ...] = ()
+
+    @classmethod
+    def parse(cls, line: str) -> Option:
+        """An ``option`` line; the keywords delimit the name and the values (which may hold
+        spaces)."""
+        words = line.split()
+        if words[:2] != ["option", "name"]:
+            raise ProtocolError(f"not an option line: {line!r}")
+        parts: dict[str, list[str]] = {"name": []}
+        variants: list[list[str]] = []
+        key = "name"
+        for word in words[2:]:
+            if word == "var":
+                variants.append([])
+                key = word
+            elif word in _OPTION_KEYWORDS:
+                key = word
+                parts[key] = []
+            elif key == "var":
+                variants[-1].append(word)
+            else:
+                parts[key].append(word)
+        kind = " ".join(parts.get("type", []))
+        if not parts["name"] or kind not in _OPTION_TYPES:
+            raise ProtocolError(f"option line needs a name and a known type: {line!r}")
+        default = parts.get("default")
+        return cls(
+            " ".join(parts["name"]),
+            kind,  # type: ignore[arg-type]
+            None if default is None else " ".join(default),
+            _option_bound(parts, "min", line),
+            _option_bound(parts, "max", line),
+            tuple(" ".join(words) for words in variants),
+        )
+
+    def __str__(self) -> str:
+        words = ["option", "name", self.name, "type", self.type]
+        if self.default is not None:
+            words += ["default", self.default]
+        if self.min is not None:
+            words += ["min", str(self.min)]
+        if self.max is not None:
+            words += ["max", str(self.max)]
+        for var in self.vars:
+            words += ["var", var]
+        return " ".join(words)
+
+
+def _option_bound(parts: dict[str, list[str]], key: str, line: str) -> int | None:
+    if key not in parts:
+        return None
+    return parse_integer(" ".join(parts[key]), f"option {key} in {line!r}")

@@ -1,0 +1,465 @@
+"""The client side of the protocol: start an engine process, talk to it, and play it as a
+``Player`` (``engine:COMMAND`` in a player spec, so ``bluegray match`` can run any engine)::
+
+    with Engine("bluegray engine") as engine:
+        engine.position(PositionCommand(RuleSet.parse("cooper")))
+        move = engine.go(Go(depth=3)).move
+"""
+
+from __future__ import annotations
+
+import collections
+import contextlib
+import queue
+import shlex
+import subprocess
+import threading
+import time
+from collections.abc import Callable, Mapping, Sequence
+from dataclasses import dataclass
+from typing import IO, Final
+
+from bluegray.engine.players import InvalidPlayerError, Player
+from bluegray.engine.search import Limits
+from bluegray.errors import BlueGrayError, GameOverError
+from bluegray.game import Game
+from bluegray.moves import Move
+from bluegray.protocol import (
+    Go,
+    Info,
+    Option,
+    PositionCommand,
+    ProtocolError,
+    Score,
+    parse_bestmove,
+)
+from bluegray.rules import RuleSet
+
+__all__ = [
+    "DEFAULT_TIMEOUT",
+    "Engine",
+    "EngineError",
+    "EnginePlayer",
+    "EngineTerminatedError",
+    "EngineTimeoutError",
+    "GoResult",
+    "engine_player_from_spec",
+]
+
+DEFAULT_TIMEOUT: Final = 10.0
+"""Seconds to wait for an answer that should come at once (``bgiok``, ``readyok``), and the
+grace beyond a time-limited search's own time before ``go`` gives up."""
+QUIT_GRACE: Final = 2.0
+"""Seconds an engine gets to exit after ``quit`` before it is killed."""
+SPEC_PREFIX: Final = "engine:"
+
+
+class EngineError(BlueGrayError):
+    """An engine that cannot be started, breaks the protocol, or rejects a command."""
+
+
+class EngineTerminatedError(EngineError):
+    """The engine process exited while it was expected to answer."""
+
+
+class EngineTimeoutError(EngineError):
+    """The engine did not answer in time."""
+
+
+@dataclass(frozen=True)
+class GoResult:
+    """What a ``go`` brought back: the move (``None`` for ``bestmove (none)``) and every
+    ``info`` line before it."""
+
+    move: Move | None
+    infos: tuple[Info, ...]
+
+    @property
+    def strings(self) -> tuple[str, ...]:
+        """The ``info string`` messages (errors, a finished game)."""
+        return tuple(info.string for info in self.infos if info.string is not None)
+
+    @property
+    def last(self) -> Info | None:
+        """The last report of the search (the deepest)."""
+        reports = [info for info in self.infos if info.depth is not None]
+        return reports[-1] if reports else None
+
+    @property
+    def score(self) -> Score | None:
+        scored = [info.score for info in self.infos if info.score is not None]
+        return scored[-1] if scored else None
+
+
+class Engine:
+    """A running engine process, spoken to through the protocol; a context manager that quits
+    it. Starting it does the handshake: ``name``, ``author`` and ``options`` come from it.
+
+    Every method waits for the engine's answer: ``position`` and ``set_option`` follow their
+    command with ``isready``, so an error the engine reports raises ``EngineError`` here.
+    """
+
+    def __init__(self, command: str | Sequence[str], *, timeout: float = DEFAULT_TIMEOUT) -> None:
+        self.argv = shlex.split(command) if isinstance(command, str) else list(command)
+        if not self.argv:
+            raise EngineError("no engine command given")
+        self.timeout = timeout
+        self.name = self.argv[0]
+        self.author = ""
+        self.protocol: int | None = None
+        self.options: dict[str, Option] = {}
+        self._lines: queue.Queue[str | None] = queue.Queue()
+        self._stderr: collections.deque[str] = collections.deque(maxlen=20)
+        try:
+            self._process = subprocess.Popen(
+                self.argv,
+                stdin=subprocess.PIPE,
+                stdout=subprocess.PIPE,
+                stderr=subprocess.PIPE,
+                text=True,
+                encoding="utf-8",
+                errors="replace",
+                bufsize=1,
+                # Its own session: Ctrl-C in a terminal stops the client, which then quits the
+                # engine; an engine whose client dies sees its input end and quits.
+                start_new_session=True,
+            )
+        except OSError as error:
+            raise EngineError(
+                f"cannot start engine {shlex.join(self.argv)!r}: {error.strerror or error}"
+            ) from None
+        assert self._process.stdout is not None and self._process.stderr is not None
+        self._closed = False
+        self._hung = False
+        """Set when the engine failed to answer in time: it is killed, not asked to quit."""
+        _reader(self._process.stdout, self._lines.put, at_end=lambda: self._lines.put(None))
+        _reader(self._process.stderr, self._stderr.append)
+        try:
+            self._handshake()
+        except EngineError:
+            self.close()
+            raise
+
+    def __enter__(self) -> Engine:
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.close()
+
+    def __repr__(self) -> str:
+        return f"<Engine {self.name!r} pid={self._process.pid}>"
+
+    # -- commands -----------------------------------------------------------------------------
+
+    def _handshake(self) -> None:
+        self.send("bgi")
+        deadline = time.monotonic() + self.timeout
+        while (line := self._read(deadline, "bgi")) != "bgiok":
+            words = line.split(None, 2)
+            if words[:2] == ["id", "name"] and len(words) == 3:
+                self.name = words[2]
+            elif words[:2] == ["id", "author"] and len(words) == 3:
+                self.author = words[2]
+            elif words[:2] == ["id", "protocol"] and len(words) == 3 and words[2].isdigit():
+                self.protocol = int(words[2])
+            elif words[:1] == ["option"]:
+                try:
+                    option = Option.parse(line)
+                except ProtocolError as error:
+                    raise EngineError(f"engine {self.name!r}: {error}") from None
+                self.options[option.name.lower()] = option
+
+    def option(self, name: str) -> Option | None:
+        """The option the engine offers under ``name`` (any case), or ``None``."""
+        return self.options.get(name.lower())
+
+    def set_option(self, name: str, value: object) -> None:
+        """Set an option the engine offers (its name in any case)."""
+        option = self.option(name)
+        if option is None:
+            known = ", ".join(option.name for option in self.options.values()) or "none"
+            raise EngineError(f"engine {self.name!r} has no option {name!r}; options: {known}")
+        if option.type == "button":
+            self.send(f"setoption name {option.name}")
+        else:
+            text = str(value).lower() if isinstance(value, bool) else str(value)
+            self.send(f"setoption name {option.name} value {text}")
+        self.is_ready()
+
+    def is_ready(self) -> None:
+        """Wait until the engine has handled every command sent so far; an error it reported
+        meanwhile raises ``EngineError``."""
+        self.send("isready")
+        deadline = time.monotonic() + self.timeout
+        errors = []
+        while (line := self._read(deadline, "isready")) != "readyok":
+            if line.startswith("info string"):
+                info = Info.parse(line)
+                if info.error is not None:
+                    errors.append(info.error)
+        if errors:
+            raise EngineError(f"engine {self.name!r}: {'; '.join(errors)}")
+
+    def new_game(self) -> None:
+        self.send("newgame")
+        self.is_ready()
+
+    def position(self, command: PositionCommand | Game) -> None:
+        """Set up a position: a ``position`` command, or the game that one describes."""
+        if isinstance(command, Game):
+            command = PositionCommand.from_game(command)
+        self.send(str(command))
+        self.is_ready()
+
+    def go(
+        self,
+        go: Go | None = None,
+        *,
+        timeout: float | None = None,
+        stop_after: float | None = None,
+        on_info: Callable[[Info], None] | None = None,
+    ) -> GoResult:
+        """Search and wait for ``bestmove``. ``stop_after`` sends ``stop`` after that many
+        seconds (the way to end ``go infinite``). Without ``timeout``, a search limited by time
+        may take its time plus ``self.timeout``; one limited otherwise may take as long as it
+        needs (a dead engine is still noticed at once)."""
+        go = go or Go()
+        if timeout is None:
+            timeout = _expected_seconds(go, stop_after)
+            if timeout is not None:
+                timeout += self.timeout
+        self.send(str(go))
+        now = time.monotonic()
+        deadline = None if timeout is None else now + timeout
+        stop_at = None if stop_after is None else now + stop_after
+        infos: list[Info] = []
+        while True:
+            waits = [limit for limit in (deadline, stop_at) if limit is not None]
+            line = self._read(min(waits) if waits else None, str(go), quiet=stop_at is not None)
+            if not line:  # the stop time has come
+                self.send("stop")
+                stop_at = None
+                continue
+            if line.startswith("bestmove"):
+                try:
+                    return GoResult(parse_bestmove(line), tuple(infos))
+                except ProtocolError as error:
+                    raise EngineError(f"engine {self.name!r}: {error}") from None
+            if line.startswith("info"):
+                try:
+                    info = Info.parse(line)
+                except ProtocolError:
+                    continue  # a report this client cannot read does not stop the game
+                infos.append(info)
+                if on_info is not None:
+                    on_info(info)
+
+    def stop(self) -> None:
+        self.send("stop")
+
+    def send(self, line: str) -> None:
+        """Send one command line."""
+        stdin = self._process.stdin
+        assert stdin is not None
+        try:
+            stdin.write(line + "\n")
+            stdin.flush()
+        except (OSError, ValueError):
+            raise self._terminated(repr(line)) from None
+
+    # -- the end ------------------------------------------------------------------------------
+
+    def close(self) -> int | None:
+        """Quit the engine (killing it if it does not exit) and return its exit code."""
+        if self._closed:
+            return self._process.returncode
+        self._closed = True
+        process = self._process
+        if process.poll() is None and not self._hung:
+            with contextlib.suppress(EngineError, OSError):
+                self.send("quit")
+                assert process.stdin is not None
+                process.stdin.close()  # an engine that ignores quit still sees its input end
+            with contextlib.suppress(subprocess.TimeoutExpired):
+                process.wait(QUIT_GRACE)
+        if process.poll() is None:
+            process.kill()
+            process.wait()
+        for stream in (process.stdin, process.stdout, process.stderr):
+            if stream is not None:
+                with contextlib.suppress(OSError):
+                    stream.close()
+        return self._process.returncode
+
+    quit = close
+
+    @property
+    def returncode(self) -> int | None:
+        """The exit code once the process has ended, else ``None``."""
+        return self._process.poll()
+
+    # -- reading ------------------------------------------------------------------------------
+
+    def _read(self, deadline: float | None, waiting_for: str, *, quiet: bool = False) -> str:
+        """The next line that is not blank; at the deadline "" if ``quiet``, else
+        ``EngineTimeoutError``."""
+        if self._closed:
+            raise EngineError(f"engine {self.name!r} has been closed")
+        line: str | None = ""
+        while line == "" or (line is not None and line.isspace()):
+            try:
+                if deadline is None:
+                    line = self._lines.get()
+                else:
+                    line = self._lines.get(timeout=max(0.0, deadline - time.monotonic()))
+            except queue.Empty:
+                if quiet:
+                    return ""
+                self._hung = True
+                raise EngineTimeoutError(
+                    f"engine {self.name!r} did not answer {waiting_for!r} in time"
+                ) from None
+        if line is None:
+            self._lines.put(None)  # every later read sees the end too
+            raise self._terminated(repr(waiting_for))
+        return line
+
+    def _terminated(self, waiting_for: str) -> EngineTerminatedError:
+        try:
+            code = self._process.wait(1.0)
+        except subprocess.TimeoutExpired:
+            code = None
+        time.sleep(0.05)  # let the stderr reader catch the last words
+        said = " / ".join(line for line in self._stderr if line.strip())
+        status = "closed its output" if code is None else f"exited with code {code}"
+        return EngineTerminatedError(
+            f"engine {self.name!r} {status} while the client waited for an answer to "
+            f"{waiting_for}" + (f"; it said: {said[-500:]}" if said else "")
+        )
+
+
+def _reader(
+    stream: IO[str], put: Callable[[str], object], *, at_end: Callable[[], object] | None = None
+) -> threading.Thread:
+    """A thread passing each line of ``stream`` (without its newline) to ``put``, and calling
+    ``at_end`` when the stream ends."""
+
+    def run() -> None:
+        try:
+            for line in stream:
+                put(line.rstrip("\r\n"))
+        except (OSError, ValueError):
+            pass
+        if at_end is not None:
+            at_end()
+
+    thread = threading.Thread(target=run, name="engine-reader", daemon=True)
+    thread.start()
+    return thread
+
+
+def _expected_seconds(go: Go, stop_after: float | None) -> float | None:
+    """How long ``go`` should take at most, when its time is bounded."""
+    if stop_after is not None:
+        return stop_after
+    if go.infinite:
+        return None
+    times = [go.movetime] if go.movetime is not None else []
+    times += [clock for clock in (go.btime, go.gtime) if clock is not None]
+    return max(times) / 1000 if times else None
+
+
+class EnginePlayer(Player):
+    """A ``Player`` that asks an engine process for its moves: ``engine:COMMAND`` specs.
+
+    Each ``choose`` sends the whole game (its start and every move since) and the match's
+    limits as ``go depth``/``nodes``/``movetime`` (a bare ``go``, the engine's own choice, when
+    there are none), and checks that the move it gets back is legal.
+    """
+
+    def __init__(
+        self,
+        command: str | Sequence[str],
+        *,
+        options: Mapping[str, object] | None = None,
+        seed: int | None = None,
+        timeout: float | None = None,
+        start_timeout: float = DEFAULT_TIMEOUT,
+    ) -> None:
+        self.engine = Engine(command, timeout=start_timeout)
+        self.spec = SPEC_PREFIX + (command if isinstance(command, str) else shlex.join(command))
+        self.timeout = timeout
+        """Seconds a move may take at most (``None``: a time-limited move its time plus the
+        engine timeout, any other as long as it needs)."""
+        self.last_result: GoResult | None = None
+        try:
+            options = dict(options or {})
+            seed_option = self.engine.option("Seed")
+            seed_given = any(name.lower() == "seed" for name in options)
+            if seed is not None and seed_option is not None and not seed_given:
+                limit = seed_option.max
+                options["Seed"] = seed % (limit + 1) if limit is not None else seed
+            for name, value in options.items():
+                self.engine.set_option(name, value)
+        except BaseException:
+            self.engine.close()
+            raise
+
+    def new_game(self, rules: RuleSet) -> None:
+        self.engine.new_game()
+
+    def choose(self, game: Game, limits: Limits | None = None) -> Move:
+        outcome = game.outcome()
+        if outcome is not None:
+            raise GameOverError(f"the game is over ({outcome.describe()}): no move to choose")
+        self.engine.position(game)
+        result = self.engine.go(Go.from_limits(limits), timeout=self.timeout)
+        self.last_result = result
+        if result.move is None:
+            said = "; ".join(result.strings) or "no reason given"
+            raise EngineError(f"engine {self.engine.name!r} gave no move: {said}")
+        if not game.is_legal(result.move):
+            raise EngineError(
+                f"engine {self.engine.name!r} played the illegal move {str(result.move)!r} "
+                f"in {game.position}"
+            )
+        return result.move
+
+    def close(self) -> None:
+        self.engine.close()
+
+
+def engine_player_from_spec(spec: str, *, seed: int = 0) -> EnginePlayer:
+    """The player of an ``engine:COMMAND[;NAME=VALUE...]`` spec: ``COMMAND`` is split like a
+    shell's words (no shell runs it); each ``NAME=VALUE`` sets the engine's option ``NAME``,
+    except ``timeout=SECONDS``, the most a move may take."""
+    text = spec.strip()
+    if not text.startswith(SPEC_PREFIX):
+        raise InvalidPlayerError(f"invalid player {spec!r}: expected {SPEC_PREFIX}COMMAND")
+    command, *pairs = text[len(SPEC_PREFIX) :].split(";")
+    try:
+        argv = shlex.split(command)
+    except ValueError as error:
+        raise InvalidPlayerError(f"invalid player {spec!r}: {error}") from None
+    if not argv:
+        raise InvalidPlayerError(f"invalid player {spec!r}: no engine command after 'engine:'")
+    options: dict[str, str] = {}
+    timeout = None
+    for pair in pairs:
+        name, sep, value = (part.strip() for part in pair.partition("="))
+        if not sep or not name:
+            raise InvalidPlayerError(f"invalid player {spec!r}: expected NAME=VALUE, not {pair!r}")
+        if name.lower() == "timeout":
+            try:
+                timeout = float(value)
+            except ValueError:
+                timeout = -1.0
+            if not 0 < timeout < float("inf"):
+                raise InvalidPlayerError(
+                    f"invalid player {spec!r}: timeout must be a positive number of seconds"
+                )
+        else:
+            options[name] = value
+    player = EnginePlayer(command, options=options, seed=seed, timeout=timeout)
+    player.spec = text
+    return player

@@ -1,0 +1,322 @@
+"""The engine side of the protocol: read commands, answer them, search in a background thread.
+
+The search runs in its own thread so that the command reader stays free: ``isready`` and
+``stop`` are answered during a search, and ``quit`` ends one. Every malformed command is
+answered with an ``info string error ...`` line and changes nothing else; the engine never
+exits on bad input.
+"""
+
+from __future__ import annotations
+
+import threading
+import time
+from collections.abc import Callable, Iterable
+from typing import Final, TextIO
+
+from bluegray import __version__
+from bluegray.engine.levels import LEVELS, TOP_LEVEL
+from bluegray.engine.players import SearchPlayer
+from bluegray.engine.search import Iteration, Limits
+from bluegray.errors import BlueGrayError
+from bluegray.game import Game
+from bluegray.moves import Move
+from bluegray.pieces import Side
+from bluegray.protocol import (
+    ERROR_PREFIX,
+    NO_MOVE,
+    PROTOCOL_VERSION,
+    Go,
+    Info,
+    Option,
+    PositionCommand,
+    ProtocolError,
+    Score,
+    parse_integer,
+)
+
+ENGINE_NAME: Final = f"bluegray {__version__}"
+ENGINE_AUTHOR: Final = "The bluegray developers"
+
+BYTES_PER_ENTRY: Final = 256
+"""What one transposition-table entry costs, roughly, with the static-evaluation cache beside
+it (Python dicts of ints and tuples): ``Hash`` megabytes become ``MB * 2**20 // 256`` entries."""
+MOVES_LEFT: Final = 30
+"""Without ``movestogo``, a move may spend this share of the remaining time (plus the increment)."""
+MIN_MOVE_SECONDS: Final = 0.01
+"""The least time a move is given, however short the clock."""
+
+OPTIONS: Final = (
+    Option("Level", "spin", str(TOP_LEVEL), min(LEVELS), max(LEVELS)),
+    Option("Hash", "spin", "64", 1, 65536),
+    Option("MoveOverhead", "spin", "50", 0, 10000),
+    Option("Seed", "spin", "0", 0, 2**63 - 1),
+)
+"""The options of the handshake: the playing level (engine/levels.py), the transposition table
+in megabytes, the milliseconds kept back from the clock for the time a move takes to travel,
+and the seed of the weaker levels' random slips."""
+
+COMMANDS: Final = ("bgi", "isready", "setoption", "newgame", "position", "go", "stop", "quit")
+
+
+def move_seconds(go: Go, side: Side, overhead_ms: int) -> float | None:
+    """How long a move may take under ``go``'s ``movetime`` and clocks (``None``: no time
+    limit): about the remaining time over ``movestogo`` (else 30) plus the increment, never
+    more than the remaining time less ``overhead_ms``."""
+    seconds = None if go.movetime is None else go.movetime / 1000
+    remaining = go.btime if side is Side.BLUE else go.gtime
+    if remaining is not None:
+        increment = (go.binc if side is Side.BLUE else go.ginc) or 0
+        share = max(remaining, 0) / (go.movestogo or MOVES_LEFT) + increment
+        clock = max(min(share, remaining - overhead_ms) / 1000, MIN_MOVE_SECONDS)
+        seconds = clock if seconds is None else min(seconds, clock)
+    return seconds
+
+
+class EngineServer:
+    """One engine session: feed it command lines with ``handle`` (or ``run``); it writes its
+    replies to ``output``, a line at a time, flushed."""
+
+    def __init__(self, output: TextIO) -> None:
+        self._output = output
+        self._lock = threading.Lock()
+        """Guards the output and ``_busy``: a search's last line and the end of the search
+        are one step, so a client that has read ``bestmove`` finds the engine idle."""
+        self._values = {option.name.lower(): int(option.default or 0) for option in OPTIONS}
+        self._player: SearchPlayer | None = None
+        self._game: Game | None = None
+        self._busy = False
+        self._infinite = False
+        """Whether the running search ends only on ``stop``."""
+        self._quitting = False
+        self._stop = threading.Event()
+        self._thread: threading.Thread | None = None
+        self._handlers: dict[str, Callable[[list[str]], None]] = {
+            "bgi": self._bgi,
+            "isready": self._isready,
+            "setoption": self._setoption,
+            "newgame": self._newgame,
+            "position": self._position,
+            "go": self._go,
+            "stop": self._stop_search,
+            "quit": self._quit,
+        }
+
+    # -- the loop -----------------------------------------------------------------------------
+
+    def run(self, lines: Iterable[str]) -> int:
+        """Handle lines until ``quit`` or the end of the input; the exit code (0)."""
+        for line in lines:
+            if not self.handle(line):
+                break
+        else:
+            self._finish_search()  # at the end of the input, the last search still answers
+        self._quit([])
+        return 0
+
+    def handle(self, line: str) -> bool:
+        """Answer one command line; ``False`` once the engine has quit."""
+        words = line.split()
+        if not words:
+            return not self._quitting
+        handler = self._handlers.get(words[0])
+        try:
+            if handler is None:
+                raise ProtocolError(
+                    f"unknown command {words[0]!r}; commands are: {', '.join(COMMANDS)}"
+                )
+            handler(words[1:])
+        except BlueGrayError as error:
+            self.send_error(str(error))
+        except Exception as error:  # a bug must not take the engine down with it
+            self.send_error(f"internal error: {type(error).__name__}: {error}")
+        return not self._quitting
+
+    def send(self, line: str) -> None:
+        with self._lock:
+            self._write(line)
+
+    def send_error(self, message: str) -> None:
+        self.send(f"info string {ERROR_PREFIX}{' '.join(message.split())}")
+
+    def _write(self, line: str) -> None:
+        if self._quitting:
+            return  # after quit the engine says nothing more
+        try:
+            self._output.write(line + "\n")
+            self._output.flush()
+        except (OSError, ValueError):
+            self._quitting = True  # the client has gone: nobody is left to answer
+            self._stop.set()
+
+    # -- commands -----------------------------------------------------------------------------
+
+    def _bgi(self, words: list[str]) -> None:
+        lines = [f"id name {ENGINE_NAME}", f"id author {ENGINE_AUTHOR}"]
+        lines.append(f"id protocol {PROTOCOL_VERSION}")
+        lines += [str(option) for option in OPTIONS]
+        lines.append("bgiok")
+        with self._lock:
+            for line in lines:
+                self._write(line)
+
+    def _isready(self, words: list[str]) -> None:
+        self.send("readyok")
+
+    def _setoption(self, words: list[str]) -> None:
+        if not words or words[0] != "name":
+            raise ProtocolError("setoption: expected 'setoption name <name> value <value>'")
+        split = words.index("value") if "value" in words else len(words)
+        name = " ".join(words[1:split])
+        option = next((item for item in OPTIONS if item.name.lower() == name.lower()), None)
+        if option is None:
+            known = ", ".join(item.name for item in OPTIONS)
+            raise ProtocolError(f"setoption: unknown option {name!r}; options are: {known}")
+        if split >= len(words) - 1:
+            raise ProtocolError(f"setoption: option {option.name!r} needs 'value <number>'")
+        value = parse_integer(" ".join(words[split + 1 :]), f"option {option.name}")
+        assert option.min is not None and option.max is not None
+        if not option.min <= value <= option.max:
+            raise ProtocolError(
+                f"setoption: {option.name} must be {option.min} to {option.max}, not {value}"
+            )
+        self._require_idle("setoption")
+        self._values[option.name.lower()] = value
+        if option.name != "MoveOverhead":
+            self._player = None
+
+    def _newgame(self, words: list[str]) -> None:
+        self._require_idle("newgame")
+        self._player = None  # fresh tables, and the weaker levels' slips replay from the seed
+        self._game = None
+
+    def _position(self, words: list[str]) -> None:
+        self._require_idle("position")
+        self._game = None  # a rejected position leaves none, so no later go searches a stale one
+        self._game = PositionCommand.parse(words).game()
+
+    def _go(self, words: list[str]) -> None:
+        self._require_idle("go")  # refused: no bestmove, the running search sends its own
+        try:
+            go = Go.parse(words)
+            if self._game is None:
+                raise ProtocolError("go: no position; send 'position rules <rule set> ...' first")
+        except BlueGrayError as error:
+            self.send_error(str(error))
+            self.send(f"bestmove {NO_MOVE}")
+            return
+        outcome = self._game.outcome()
+        if outcome is not None:
+            self.send(f"info string game over: {outcome.describe()}")
+            self.send(f"bestmove {NO_MOVE}")
+            return
+        self._stop.clear()
+        with self._lock:
+            self._busy, self._infinite = True, go.infinite
+        self._thread = threading.Thread(
+            target=self._search, args=(self._game.copy(), go), name="search", daemon=True
+        )
+        self._thread.start()
+
+    def _stop_search(self, words: list[str]) -> None:
+        self._stop.set()  # idle: nothing to stop, and a stop racing a finished search is fine
+
+    def _quit(self, words: list[str]) -> None:
+        with self._lock:
+            self._quitting = True
+        self._stop.set()
+        if self._thread is not None:
+            self._thread.join()
+
+    def _finish_search(self) -> None:
+        """Wait for the running search's ``bestmove``, stopping it if only ``stop`` would."""
+        if self._thread is not None:
+            if self._infinite:
+                self._stop.set()
+            self._thread.join()
+
+    def _require_idle(self, command: str) -> None:
+        """Let a running search end first; one that only ``stop`` ends, and no ``stop`` yet,
+        makes it an error (the ``stop`` could never be read while this command waits)."""
+        with self._lock:
+            busy, infinite = self._busy, self._infinite
+        if not busy:
+            return
+        if infinite and not self._stop.is_set():
+            raise ProtocolError(f"{command}: 'go infinite' is running; send 'stop' first")
+        assert self._thread is not None
+        self._thread.join()
+
+    # -- the search ---------------------------------------------------------------------------
+
+    def _search(self, game: Game, go: Go) -> None:
+        """The search thread: search, report, and end with exactly one ``bestmove``."""
+        move: Move | None = None
+        try:
+            move = self._think(game, go)
+        except Exception as error:
+            self.send_error(f"search failed: {type(error).__name__}: {error}")
+        if go.infinite:
+            self._stop.wait()
+        with self._lock:
+            self._busy = False
+            self._write(f"bestmove {move or NO_MOVE}")
+
+    def _think(self, game: Game, go: Go) -> Move:
+        player = self.player()
+        if player.config.mistake_rate > 0:
+            return self._think_with_slips(player, game)
+        seconds = None if go.infinite else move_seconds(go, game.turn, self._values["moveoverhead"])
+        requested = Limits(depth=go.depth, nodes=go.nodes, time=seconds)
+        # go infinite with no depth or nodes searches until stop, not to the level's own limit.
+        limits = requested if go.infinite else player.limits(requested)
+        result = player.searcher(game.rules).search(
+            game.board(), limits, on_iteration=self._report, should_stop=self._stop.is_set
+        )
+        return result.move
+
+    def _think_with_slips(self, player: SearchPlayer, game: Game) -> Move:
+        """The weaker levels score every move at their fixed depth and may slip: they search
+        too briefly to stop, and make one report."""
+        searcher = player.searcher(game.rules)
+        started = time.perf_counter()
+        move = player.choose(game)
+        seconds = time.perf_counter() - started
+        info = Info(
+            depth=player.config.limits.depth,
+            nodes=searcher.nodes,
+            nps=int(searcher.nodes / seconds) if seconds > 0 else 0,
+            time=int(seconds * 1000),
+            pv=(move,),
+        )
+        self.send(str(info))
+        return move
+
+    def _report(self, iteration: Iteration) -> None:
+        info = Info(
+            depth=iteration.depth,
+            # The searcher counts seldepth in its quiescence search only; table hits can leave
+            # it short of the depth, which no reader expects.
+            seldepth=max(iteration.seldepth, iteration.depth),
+            score=Score.from_search(iteration.score),
+            nodes=iteration.nodes,
+            nps=iteration.nps,
+            time=int(iteration.seconds * 1000),
+            pv=iteration.pv,
+        )
+        self.send(str(info))
+
+    def player(self) -> SearchPlayer:
+        """The engine as the options configure it (made again when they change)."""
+        if self._player is None:
+            self._player = SearchPlayer(
+                self._values["level"],
+                seed=self._values["seed"],
+                hash_entries=max(1, self._values["hash"] * 2**20 // BYTES_PER_ENTRY),
+            )
+        return self._player
+
+
+def serve(input_stream: TextIO, output: TextIO) -> int:
+    """Run an engine session on two text streams (stdin and stdout); the exit code."""
+    server = EngineServer(output)
+    return server.run(iter(input_stream.readline, ""))

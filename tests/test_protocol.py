@@ -1,0 +1,627 @@
+"""The engine protocol: ``bluegray engine`` run as a real process and spoken to line by line, the
+client and ``EnginePlayer``, and the value types both ends share. Every read has a timeout, so a
+hung engine fails a test instead of hanging it."""
+
+from __future__ import annotations
+
+import queue
+import shlex
+import subprocess
+import sys
+import threading
+import time
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+
+from bluegray import Game, Move, Position, RuleSet
+from bluegray.engine.match import MatchSettings, play_game, run_match
+from bluegray.engine.players import InvalidPlayerError, RandomPlayer, player_from_spec
+from bluegray.engine.search import WIN, Limits
+from bluegray.pieces import Side
+from bluegray.protocol import Go, Info, Option, PositionCommand, ProtocolError, Score
+from bluegray.protocol.client import (
+    Engine,
+    EngineError,
+    EnginePlayer,
+    EngineTerminatedError,
+    EngineTimeoutError,
+)
+from bluegray.protocol.server import move_seconds
+
+ENGINE = [sys.executable, "-m", "bluegray", "engine"]
+ENGINE_SPEC = "engine:" + shlex.join(ENGINE)
+TIMEOUT = 10.0
+WIN_IN_ONE = "9/9/9/9/9/5c3/9/9/4C3G g 0 40"  # sackson: Gray's only move f4-e5 wins
+BLUE_ON_CENTRE = "4c4/9/9/9/4C4/9/9/9/9 g 0 30"  # finished: Blue's captain stands on e5
+CUSTOM = "captain=turbo soldiers=private army=light lead=3 capture=maximal stalemate=loss"
+
+
+class Session:
+    """``bluegray engine`` as a process, with a line reader that never waits forever."""
+
+    def __init__(self) -> None:
+        self.process = subprocess.Popen(
+            ENGINE,
+            stdin=subprocess.PIPE,
+            stdout=subprocess.PIPE,
+            stderr=subprocess.PIPE,
+            text=True,
+            bufsize=1,
+        )
+        self.lines: queue.Queue[str | None] = queue.Queue()
+        threading.Thread(target=self._read_all, daemon=True).start()
+
+    def _read_all(self) -> None:
+        assert self.process.stdout is not None
+        for line in self.process.stdout:
+            self.lines.put(line.rstrip("\n"))
+        self.lines.put(None)
+
+    def send(self, *lines: str) -> None:
+        assert self.process.stdin is not None
+        for line in lines:
+            self.process.stdin.write(line + "\n")
+        self.process.stdin.flush()
+
+    def read(self, timeout: float = TIMEOUT) -> str:
+        try:
+            line = self.lines.get(timeout=timeout)
+        except queue.Empty:
+            pytest.fail(f"the engine did not answer within {timeout} s")
+        assert line is not None, "the engine closed its output"
+        return line
+
+    def until(self, last: str, timeout: float = TIMEOUT) -> list[str]:
+        """Lines up to and including the first that starts with ``last``."""
+        deadline = time.monotonic() + timeout
+        lines = [self.read(max(0.01, deadline - time.monotonic()))]
+        while not lines[-1].startswith(last):
+            lines.append(self.read(max(0.01, deadline - time.monotonic())))
+        return lines
+
+    def ready(self) -> list[str]:
+        """``isready``: the lines the engine sent before ``readyok``."""
+        self.send("isready")
+        return self.until("readyok")[:-1]
+
+    def go(self, command: str, timeout: float = TIMEOUT) -> tuple[list[Info], str]:
+        """The info lines of a search and its ``bestmove`` word."""
+        self.send(command)
+        lines = self.until("bestmove", timeout)
+        return [Info.parse(line) for line in lines[:-1]], lines[-1].split()[1]
+
+    def lines_within(self, seconds: float) -> list[str]:
+        """Whatever the engine says in the next ``seconds``."""
+        deadline = time.monotonic() + seconds
+        lines = []
+        while (left := deadline - time.monotonic()) > 0:
+            try:
+                line = self.lines.get(timeout=left)
+            except queue.Empty:
+                break
+            assert line is not None, "the engine closed its output"
+            lines.append(line)
+        return lines
+
+    def quit(self) -> int:
+        self.send("quit")
+        return self.process.wait(TIMEOUT)
+
+    def stderr(self) -> str:
+        assert self.process.stderr is not None
+        return self.process.stderr.read()
+
+
+@pytest.fixture
+def engine() -> Iterator[Session]:
+    session = Session()
+    yield session
+    if session.process.poll() is None:
+        session.process.kill()
+    session.process.wait(TIMEOUT)
+
+
+def errors(lines: list[str]) -> list[str]:
+    return [line for line in lines if line.startswith("info string error ")]
+
+
+# -- the engine process -------------------------------------------------------------------------
+
+
+def test_handshake_names_the_engine_and_its_options(engine: Session) -> None:
+    engine.send("bgi")
+    lines = engine.until("bgiok")
+    assert lines[0].startswith("id name bluegray ")
+    assert "id protocol 1" in lines
+    options = {
+        option.name: option
+        for option in (Option.parse(line) for line in lines if line.startswith("option"))
+    }
+    assert set(options) == {"Level", "Hash", "MoveOverhead", "Seed"}
+    level = options["Level"]
+    assert (level.type, level.default, level.min, level.max) == ("spin", "8", 1, 8)
+    assert options["Hash"].type == "spin" and options["Hash"].min == 1
+    assert engine.ready() == []
+    assert engine.quit() == 0
+    assert engine.stderr() == ""
+
+
+def test_go_depth_reports_each_depth_and_a_legal_move(engine: Session) -> None:
+    engine.send("position rules cooper startpos")
+    infos, best = engine.go("go depth 3")
+    assert [info.depth for info in infos] == [1, 2, 3]
+    for info in infos:
+        assert info.score is not None and info.score.kind == "cp"
+        assert info.nodes is not None and info.nodes > 0
+        assert info.nps is not None and info.time is not None and info.seldepth is not None
+        assert info.pv and info.pv[0] in Game("cooper").legal_moves
+    assert [info.nodes for info in infos] == sorted(info.nodes or 0 for info in infos)
+    assert Move.parse(best) in Game("cooper").legal_moves
+    assert infos[-1].pv[0] == Move.parse(best)
+
+
+@pytest.mark.parametrize(
+    ("command", "rules", "start", "moves"),
+    [
+        ("position rules cooper startpos moves d2-d3", "cooper", None, ["d2-d3"]),
+        ("position rules super-light moves e2-e3 e8-e7", "super-light", None, ["e2-e3", "e8-e7"]),
+        (
+            "position rules pow-classic fen " + str(Position.start("pow-classic")),
+            "pow-classic",
+            str(Position.start("pow-classic")),
+            [],
+        ),
+        (f"position rules {CUSTOM} startpos moves a2-a3", CUSTOM, None, ["a2-a3"]),
+        (
+            f"position rules {CUSTOM} fen 4c4/9/ppp1ppppp/9/9/9/PPPPP1PPP/9/4C4 b 0 5 moves a3-a4",
+            CUSTOM,
+            "4c4/9/ppp1ppppp/9/9/9/PPPPP1PPP/9/4C4 b 0 5",
+            ["a3-a4"],
+        ),
+        (
+            "position   rules  cooper  impasse-plies=50   moves d2-d3",
+            "cooper impasse-plies=50",
+            None,
+            ["d2-d3"],
+        ),
+    ],
+)
+def test_position_sets_up_the_rules_start_and_moves(
+    engine: Session, command: str, rules: str, start: str | None, moves: list[str]
+) -> None:
+    game = Game(rules, start)
+    game.push_all(moves)
+    engine.send(command)
+    assert engine.ready() == []
+    infos, best = engine.go("go depth 2")
+    assert infos and Move.parse(best) in game.legal_moves
+    # The move is the side to move's: it would not be legal before the last move.
+    if moves:
+        game.pop()
+        assert Move.parse(best) not in game.legal_moves
+
+
+def test_a_position_text_is_searched_from_its_own_setup(engine: Session) -> None:
+    engine.send(f"position rules sackson fen {WIN_IN_ONE}")
+    infos, best = engine.go("go depth 4")
+    assert best == "f4-e5"
+    assert infos[-1].score == Score("win", 1)
+
+
+def test_movetime_is_kept(engine: Session) -> None:
+    engine.send("position rules sackson startpos")
+    engine.ready()
+    started = time.monotonic()
+    infos, best = engine.go("go movetime 200")
+    elapsed = time.monotonic() - started
+    assert Move.parse(best) in Game().legal_moves
+    assert elapsed < 0.2 + 0.3  # what a loaded machine adds in replying
+    assert all((info.time or 0) <= 200 for info in infos)
+
+
+def test_clocks_give_a_share_of_the_remaining_time(engine: Session) -> None:
+    engine.send("position rules cooper startpos moves d2-d3")
+    assert engine.ready() == []
+    started = time.monotonic()
+    _, best = engine.go("go btime 600000 gtime 1500 binc 0 ginc 0")
+    assert time.monotonic() - started < 1500 / 30 / 1000 + 0.3  # Gray's clock, not Blue's
+    game = Game("cooper")
+    game.push("d2-d3")
+    assert Move.parse(best) in game.legal_moves
+
+
+def test_infinite_searches_until_stop_and_stays_responsive(engine: Session) -> None:
+    engine.send("position rules sackson startpos")
+    assert engine.ready() == []  # the engine is up, however loaded the machine
+    engine.send("go infinite")
+    said = engine.until("info depth") + engine.lines_within(0.3)
+    assert all(line.startswith("info depth") for line in said)
+    started = time.monotonic()
+    assert all(line.startswith("info depth") for line in engine.ready())  # answered at once
+    assert time.monotonic() - started < 1.0
+    # Commands that must wait for the end of a search that only stop ends are refused.
+    engine.send("position rules cooper startpos", "go depth 1", "setoption name Level value 3")
+    busy = [line for line in engine.ready() if not line.startswith("info depth")]
+    assert len(busy) == 3
+    assert all("'go infinite' is running; send 'stop' first" in line for line in busy)
+    started = time.monotonic()
+    engine.send("stop", "position rules cooper startpos moves d2-d3", "go depth 1")
+    lines = engine.until("bestmove", timeout=2.0)
+    assert time.monotonic() - started < 1.0
+    assert Move.parse(lines[-1].split()[1]) in Game().legal_moves
+    # What follows stop waits for the search to end, and is not refused.
+    lines = engine.until("bestmove")
+    assert errors(lines) == []
+    game = Game("cooper")
+    game.push("d2-d3")
+    assert Move.parse(lines[-1].split()[1]) in game.legal_moves
+    assert engine.lines_within(0.2) == []  # exactly one bestmove each
+    assert engine.quit() == 0
+
+
+def test_commands_sent_during_a_search_wait_for_its_end(engine: Session) -> None:
+    engine.send(
+        "position rules cooper startpos",
+        "go depth 4",
+        "position rules cooper startpos moves d2-d3",
+        "setoption name Level value 2",
+        "go nodes 500",
+    )
+    lines = engine.until("bestmove")
+    lines += engine.until("bestmove")
+    assert errors(lines) == []
+    first, second = (line.split()[1] for line in lines if line.startswith("bestmove"))
+    game = Game("cooper")
+    assert Move.parse(first) in game.legal_moves
+    game.push("d2-d3")
+    assert Move.parse(second) in game.legal_moves
+    assert [line.split()[2] for line in lines if line.startswith("info depth")][-1] == "1"
+
+
+def test_infinite_waits_for_stop_even_when_the_search_is_done(engine: Session) -> None:
+    engine.send(f"position rules sackson fen {WIN_IN_ONE}")
+    assert engine.ready() == []
+    engine.send("go infinite")
+    said = engine.until("info depth") + engine.lines_within(0.5)
+    assert not any(line.startswith("bestmove") for line in said)
+    engine.send("stop")
+    assert engine.until("bestmove")[-1] == "bestmove f4-e5"
+
+
+@pytest.mark.parametrize(
+    ("command", "message"),
+    [
+        ("fly away", "unknown command 'fly'"),
+        ("position startpos", "expected 'rules <rule set>' first"),
+        ("position rules", "'rules' needs a rule set"),
+        ("position rules nonsense", "unknown rule set 'nonsense'"),
+        ("position rules captain=rocket", "invalid value 'rocket' for rule-set setting 'captain'"),
+        ("position rules cooper fen 9/9 b 0 1", "invalid position"),
+        ("position rules cooper fen ggggcgggg/ggggggggg b 0", "needs the four fields"),
+        ("position rules cooper startpos moves d2-d5", "illegal move 'd2-d5'"),
+        ("position rules cooper moves d2-d3 d3", "invalid move"),
+        ("position rules cooper startpos sideways", "expected 'startpos', 'fen' or 'moves'"),
+        ("setoption name Level value 9", "Level must be 1 to 8, not 9"),
+        ("setoption name Level value high", "must be a whole number, not 'high'"),
+        ("setoption name Colour value blue", "unknown option 'Colour'"),
+        ("setoption name Hash", "needs 'value <number>'"),
+        ("setoption Hash 16", "expected 'setoption name <name> value <value>'"),
+    ],
+)
+def test_malformed_commands_are_answered_and_change_nothing(
+    engine: Session, command: str, message: str
+) -> None:
+    engine.send("position rules cooper startpos moves d2-d3")
+    assert engine.ready() == []
+    engine.send(command)
+    reply = engine.ready()
+    assert len(reply) == 1 and reply[0].startswith("info string error ")
+    assert message in reply[0]
+    if not command.startswith("position"):
+        # Any other rejected command leaves the engine as it was, its position too.
+        _, best = engine.go("go depth 1")
+        game = Game("cooper")
+        game.push("d2-d3")
+        assert Move.parse(best) in game.legal_moves
+    else:
+        # A rejected position leaves none, so that no stale position is searched.
+        infos, best = engine.go("go depth 1")
+        assert best == "(none)"
+        assert [info.error for info in infos if info.error] == [
+            "go: no position; send 'position rules <rule set> ...' first"
+        ]
+    assert engine.quit() == 0
+    assert engine.stderr() == ""
+
+
+@pytest.mark.parametrize(
+    ("command", "message"),
+    [
+        ("go depth x", "go depth must be a whole number, not 'x'"),
+        ("go depth 0", "go depth must be at least 1, not 0"),
+        ("go movetime -5", "go movetime must be at least 1, not -5"),
+        ("go nodes", "go: 'nodes' needs a number"),
+        ("go depth 2 depth 3", "go: 'depth' given twice"),
+        ("go quickly", "go: unknown parameter 'quickly'"),
+    ],
+)
+def test_a_bad_go_still_gets_its_bestmove(engine: Session, command: str, message: str) -> None:
+    engine.send("position rules sackson startpos")
+    infos, best = engine.go(command)
+    assert best == "(none)"
+    assert len(infos) == 1 and (infos[0].error or "").startswith(message)
+    _, best = engine.go("go depth 1")
+    assert Move.parse(best) in Game().legal_moves
+
+
+def test_go_before_any_position(engine: Session) -> None:
+    infos, best = engine.go("go depth 1")
+    assert best == "(none)"
+    assert infos[0].error is not None and "no position" in infos[0].error
+
+
+@pytest.mark.parametrize(
+    ("command", "reason"),
+    [
+        (f"position rules sackson fen {BLUE_ON_CENTRE}", "Blue wins: captain reached the centre"),
+        (f"position rules sackson fen {WIN_IN_ONE} moves f4-e5", "Gray wins: captain reached"),
+    ],
+)
+def test_a_finished_game_has_no_best_move(engine: Session, command: str, reason: str) -> None:
+    engine.send(command)
+    infos, best = engine.go("go depth 3")
+    assert best == "(none)"
+    assert len(infos) == 1 and (infos[0].string or "").startswith(f"game over: {reason}")
+
+
+def test_level_and_hash_options_change_the_search(engine: Session) -> None:
+    engine.send("setoption name level value 2", "setoption name HASH value 1")
+    assert engine.ready() == []
+    engine.send("position rules classic startpos")
+    infos, best = engine.go("go")  # level 2 looks one move ahead whatever the limits
+    assert [info.depth for info in infos] == [1]
+    assert Move.parse(best) in Game("classic").legal_moves
+
+
+def test_quit_ends_a_search_at_once_and_says_nothing_more(engine: Session) -> None:
+    engine.send("position rules sackson startpos")
+    assert engine.ready() == []
+    engine.send("go infinite")
+    assert engine.until("info depth")
+    started = time.monotonic()
+    assert engine.quit() == 0
+    assert time.monotonic() - started < 2.0
+    assert not any(line and line.startswith("bestmove") for line in iter(engine.lines.get, None))
+
+
+@pytest.mark.parametrize("go", ["go depth 3", "go infinite"])
+def test_the_end_of_the_input_answers_the_last_search_and_exits(engine: Session, go: str) -> None:
+    engine.send("position rules classic-light startpos", go)
+    assert engine.process.stdin is not None
+    engine.process.stdin.close()
+    lines = engine.until("bestmove")
+    assert Move.parse(lines[-1].split()[1]) in Game("classic-light").legal_moves
+    if go == "go depth 3":
+        assert [line.split()[2] for line in lines[:-1]] == ["1", "2", "3"]
+    assert engine.process.wait(TIMEOUT) == 0
+
+
+# -- the shared value types ---------------------------------------------------------------------
+
+
+def test_go_commands_round_trip() -> None:
+    for text in (
+        "go",
+        "go depth 3",
+        "go movetime 250",
+        "go btime -20 gtime 900 binc 10 ginc 10 movestogo 5",
+        "go nodes 500 infinite",
+    ):
+        assert str(Go.parse(text.split()[1:])) == text
+    assert Go.from_limits(Limits(time=0.25)) == Go(movetime=250)
+    assert Go.from_limits(Limits(depth=4, nodes=90)) == Go(depth=4, nodes=90)
+    assert Go.from_limits(None) == Go()
+
+
+def test_info_and_option_lines_round_trip() -> None:
+    line = "info depth 3 seldepth 5 score loss 4 nodes 812 nps 40000 time 20 pv d2-d3 f8-f7"
+    info = Info.parse(line)
+    assert str(info) == line and info.score == Score("loss", 4)
+    assert Info.parse("info depth 2 currmove d2-d3 nodes 7").nodes == 7  # unknown keys skipped
+    assert Info.parse("info string error  two  spaces").error == " two  spaces"
+    assert Info.parse("info depth 4 string deep  thought").string == "deep  thought"
+    assert Info.parse("info string").string == ""
+    with pytest.raises(ProtocolError, match="info 'nodes' without its value"):
+        Info.parse("info nodes")
+    option = Option.parse(
+        "option name Skill Level type combo default Very Hard var Easy var Very Hard"
+    )
+    assert (option.name, option.default, option.vars) == (
+        "Skill Level",
+        "Very Hard",
+        ("Easy", "Very Hard"),
+    )
+    assert Option.parse(str(option)) == option
+
+
+def test_position_commands_round_trip() -> None:
+    game = Game(CUSTOM, "4c4/ppppppppp/9/9/9/9/P8/1PPPPPPPP/4C4 g 0 1")
+    game.push_all(["a8-a7", "b2-b3"])
+    command = PositionCommand.from_game(game)
+    text = str(command)
+    assert text.startswith(f"position rules {game.rules} fen ")
+    assert PositionCommand.parse(text.split()[1:]) == command
+    assert command.game().position == game.position
+    assert str(PositionCommand.from_game(Game("cooper"))) == "position rules cooper startpos"
+
+
+def test_scores_say_who_wins_in_how_many_plies() -> None:
+    assert Score.from_search(35) == Score("cp", 35)
+    assert Score.from_search(WIN - 3) == Score("win", 3)
+    assert Score.from_search(-(WIN - 4)) == Score("loss", 4)
+    assert Score("cp", 0).expected == 0.5 and Score("win", 3).expected == 1.0
+
+
+def test_the_time_manager_spends_a_share_and_keeps_a_margin() -> None:
+    assert move_seconds(Go(btime=30000, binc=1000), Side.BLUE, 50) == pytest.approx(2.0)
+    assert move_seconds(Go(btime=30000, gtime=3000), Side.GRAY, 50) == pytest.approx(0.1)
+    assert move_seconds(Go(btime=600, movestogo=1), Side.BLUE, 50) == pytest.approx(0.55)
+    assert move_seconds(Go(btime=-10), Side.BLUE, 50) == pytest.approx(0.01)
+    assert move_seconds(Go(movetime=300, btime=3000), Side.BLUE, 50) == pytest.approx(0.1)
+    assert move_seconds(Go(movetime=300, gtime=3000), Side.BLUE, 50) == pytest.approx(0.3)
+    assert move_seconds(Go(depth=5), Side.BLUE, 50) is None
+
+
+# -- the client ---------------------------------------------------------------------------------
+
+
+def test_engine_client_reports_rejected_commands() -> None:
+    with Engine(ENGINE) as client:
+        assert client.name.startswith("bluegray") and client.protocol == 1
+        assert client.option("level") is not None
+        client.position(Game("cooper"))
+        with pytest.raises(EngineError, match="illegal move 'd2-d5'"):
+            client.position(PositionCommand(RuleSet.parse("cooper"), None, (Move.parse("d2-d5"),)))
+        with pytest.raises(EngineError, match="Level must be 1 to 8"):
+            client.set_option("Level", 0)
+        with pytest.raises(EngineError, match="has no option 'Colour'"):
+            client.set_option("Colour", "blue")
+        client.position(Game("cooper"))
+        result = client.go(Go(infinite=True), stop_after=0.2)
+        assert result.move in Game("cooper").legal_moves and result.last is not None
+        assert client.close() == 0
+
+
+def test_engine_player_plays_legal_moves() -> None:
+    player = player_from_spec(ENGINE_SPEC + ";level=5;timeout=20", seed=3)
+    assert isinstance(player, EnginePlayer)
+    assert player.spec == ENGINE_SPEC + ";level=5;timeout=20"
+    opponent = RandomPlayer(1)
+    try:
+        game = Game("super")
+        player.new_game(game.rules)
+        for ply in range(8):
+            mover = player if ply % 2 == 0 else opponent
+            move = mover.choose(game, Limits(depth=2))
+            assert move in game.legal_moves
+            game.push(move)
+        assert player.last_result is not None and player.last_result.last is not None
+        assert player.last_result.last.depth == 4  # level 5 searches four plies, whatever asked
+    finally:
+        player.close()
+    assert player.engine.returncode == 0
+
+
+def test_a_match_between_two_engine_processes() -> None:
+    spec_a = ENGINE_SPEC + ";level=8"
+    spec_b = ENGINE_SPEC + ";level=4"
+    settings = MatchSettings(
+        player_a=spec_a,
+        player_b=spec_b,
+        rules=RuleSet.parse("cooper"),
+        games=2,
+        limits=Limits(nodes=300),
+        max_plies=60,
+    )
+    summary = run_match(settings)
+    assert summary.stats.games == 2
+    first, second = (match_game.result for match_game in summary.games)
+    assert (first.blue, first.gray) == (spec_a, spec_b)
+    assert (second.blue, second.gray) == (spec_b, spec_a)
+    for result in (first, second):
+        assert result.plies > len(result.opening)
+        result.game()  # replays every move: all legal
+
+
+def test_play_game_with_engine_players_from_a_position_with_history() -> None:
+    blue = EnginePlayer(ENGINE, options={"Level": 6})
+    gray = EnginePlayer(ENGINE, options={"Level": 3})
+    try:
+        result = play_game(blue, gray, "classic-light", ["e2-e3"], Limits(depth=1), max_plies=12)
+    finally:
+        blue.close()
+        gray.close()
+    assert result.opening == (Move.parse("e2-e3"),)
+    assert (result.blue, result.gray) == ("engine:" + shlex.join(ENGINE),) * 2
+    assert 1 < result.plies <= 12
+    assert result.game().moves == list(result.moves)  # every move replays: all legal
+
+
+FAKE_ENGINE = """
+import sys
+for line in sys.stdin:
+    word = line.split()[0] if line.split() else ""
+    if word == "bgi":
+        print("id name fake", "option name Threads type spin default 1 min 1 max 4", "bgiok", sep="\\n", flush=True)
+    elif word == "isready":
+        print("readyok", flush=True)
+    elif word == "go":
+        {on_go}
+"""
+
+
+def fake_engine(tmp_path: Path, on_go: str) -> list[str]:
+    script = tmp_path / "fake_engine.py"
+    script.write_text(FAKE_ENGINE.format(on_go=on_go))
+    return [sys.executable, str(script)]
+
+
+def test_an_engine_that_dies_mid_game_is_a_clear_error(tmp_path: Path) -> None:
+    command = fake_engine(tmp_path, 'print("out of cheese", file=sys.stderr); sys.exit(7)')
+    player = EnginePlayer(command, options={"threads": 2})  # another engine's option, any case
+    try:
+        with pytest.raises(EngineTerminatedError, match=r"exited with code 7.*out of cheese"):
+            player.choose(Game(), Limits(depth=1))
+    finally:
+        player.close()
+
+
+def test_an_engine_that_plays_an_illegal_move_is_caught(tmp_path: Path) -> None:
+    player = EnginePlayer(fake_engine(tmp_path, 'print("bestmove e1-e5", flush=True)'))
+    try:
+        with pytest.raises(EngineError, match="illegal move 'e1-e5'"):
+            player.choose(Game(), None)
+    finally:
+        player.close()
+
+
+def test_an_engine_that_does_not_answer_times_out(tmp_path: Path) -> None:
+    player = EnginePlayer(fake_engine(tmp_path, "pass"), timeout=0.3)
+    try:
+        started = time.monotonic()
+        with pytest.raises(EngineTimeoutError, match="did not answer 'go depth 1' in time"):
+            player.choose(Game(), Limits(depth=1))
+        assert time.monotonic() - started < 2.0
+    finally:
+        player.close()
+    with pytest.raises(EngineTimeoutError, match="did not answer 'bgi'"):
+        Engine([sys.executable, "-c", "import time; time.sleep(30)"], timeout=0.3)
+
+
+def test_an_engine_that_cannot_start_is_a_clear_error() -> None:
+    with pytest.raises(EngineError, match="cannot start engine 'no-such-engine-here'"):
+        player_from_spec("engine:no-such-engine-here")
+    with pytest.raises(EngineTerminatedError, match="exited with code 3"):
+        Engine([sys.executable, "-c", "import sys; sys.exit(3)"])
+
+
+@pytest.mark.parametrize(
+    ("spec", "message"),
+    [
+        ("engine:", "no engine command"),
+        ("engine:  ;level=3", "no engine command"),
+        (ENGINE_SPEC + ";level", "expected NAME=VALUE"),
+        (ENGINE_SPEC + ";timeout=soon", "timeout must be a positive number"),
+        ("engine:'unclosed", "No closing quotation"),
+    ],
+)
+def test_bad_engine_specs(spec: str, message: str) -> None:
+    with pytest.raises(InvalidPlayerError, match=message):
+        player_from_spec(spec)
+
+
+def test_an_engine_spec_with_an_option_the_engine_rejects() -> None:
+    with pytest.raises(EngineError, match="Level must be 1 to 8, not 9"):
+        player_from_spec(ENGINE_SPEC + ";level=9")
