@@ -1,0 +1,319 @@
+"""Load test of ``bluegray serve``: many online games at once over WebSockets.
+
+Starts a server process on a fresh SQLite file, then from a separate process drives ``--games``
+concurrent games between two WebSocket clients each, every client moving once a second on its
+turn (a finished game is replaced by a new one, so the load holds). It measures each move's
+round trip, from sending it to the acknowledgement that it is stored, and at the end re-reads
+every game from the server to check that no acknowledged move was lost.
+
+    python benchmarks/web_load.py                      # 200 games for 60 seconds
+    python benchmarks/web_load.py --games 50 --seconds 20
+
+The server runs with its per-client rate limits off (every client here has the same address).
+"""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import json
+import os
+import random
+import resource
+import signal
+import socket
+import statistics
+import subprocess
+import sys
+import tempfile
+import time
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+import httpx
+from websockets.asyncio.client import ClientConnection, connect
+from websockets.exceptions import ConnectionClosed
+
+ACK_TIMEOUT = 10.0
+
+
+@dataclass
+class Tally:
+    round_trips: list[float] = field(default_factory=list)
+    errors: list[str] = field(default_factory=list)
+    acked: dict[str, dict[int, str]] = field(default_factory=dict)
+    """Each game's acknowledged moves by the version each one made (the two clients of a game
+    hear their acknowledgements independently, so only the versions give the order)."""
+    finished: int = 0
+
+
+class Player:
+    """One side of one game: moves once a second when it is its turn."""
+
+    def __init__(self, game: Game, side: str, token: str, interval: float) -> None:
+        self.game = game
+        self.side = side
+        self.token = token
+        self.interval = interval
+        self.next_move = time.monotonic() + random.random() * interval
+
+    async def play(self, url: str, tally: Tally, stop: asyncio.Event) -> None:
+        async with connect(url, max_size=2**22, open_timeout=30) as ws:
+            await ws.send(json.dumps({"type": "hello", "token": self.token}))
+            state: dict[str, Any] = {}
+            while not stop.is_set():
+                message = await self._receive(ws, stop)
+                if message is None:
+                    return
+                kind = message["type"]
+                if kind == "error":
+                    tally.errors.append(f"{self.game.id} {self.side}: {message['message']}")
+                    continue
+                if kind != "state":
+                    continue
+                state = message["game"]
+                if state["outcome"] is not None or state["status"] != "active":
+                    self.game.over.set()
+                    return
+                if state["turn"] == self.side and state["version"] > self.game.moved_version:
+                    await self._move(ws, state, tally, stop)
+
+    async def _receive(self, ws: ClientConnection, stop: asyncio.Event) -> dict[str, Any] | None:
+        receiving = asyncio.ensure_future(ws.recv())
+        stopping = asyncio.ensure_future(stop.wait())
+        overing = asyncio.ensure_future(self.game.over.wait())
+        done, _ = await asyncio.wait(
+            {receiving, stopping, overing}, return_when=asyncio.FIRST_COMPLETED
+        )
+        for task in (receiving, stopping, overing):
+            if task not in done:
+                task.cancel()
+        if receiving not in done:
+            return None
+        message: dict[str, Any] = json.loads(receiving.result())
+        return message
+
+    async def _move(
+        self, ws: ClientConnection, state: dict[str, Any], tally: Tally, stop: asyncio.Event
+    ) -> None:
+        delay = self.next_move - time.monotonic()
+        if delay > 0:
+            try:
+                await asyncio.wait_for(stop.wait(), delay)
+                return
+            except TimeoutError:
+                pass
+        text = random.choice(state["legal_moves"])
+        version = state["version"]
+        self.game.moved_version = version
+        sent = time.perf_counter()
+        self.next_move = time.monotonic() + self.interval
+        await ws.send(json.dumps({"type": "move", "move": text, "version": version, "ref": "m"}))
+        deadline = sent + ACK_TIMEOUT
+        while True:
+            remaining = deadline - time.perf_counter()
+            if remaining <= 0:
+                tally.errors.append(f"{self.game.id} {self.side}: no ack for {text}")
+                return
+            raw = await asyncio.wait_for(ws.recv(), remaining)
+            message = json.loads(raw)
+            if message["type"] == "state":
+                if message["game"]["outcome"] is not None:
+                    self.game.over.set()
+            elif message["type"] == "ack" and message["ref"] == "m":
+                tally.round_trips.append(time.perf_counter() - sent)
+                tally.acked.setdefault(self.game.id, {})[message["version"]] = text
+                return
+            elif message["type"] == "error":
+                tally.errors.append(f"{self.game.id} {self.side}: {message['message']}")
+                return
+
+
+@dataclass
+class Game:
+    id: str
+    over: asyncio.Event = field(default_factory=asyncio.Event)
+    moved_version: int = 0
+
+
+async def new_game(client: httpx.AsyncClient) -> tuple[Game, str, str]:
+    created = (
+        await client.post("/api/games", json={"opponent": {"type": "friend"}, "color": "blue"})
+    ).json()
+    game_id = created["game"]["id"]
+    joined = (
+        await client.post(f"/api/games/{game_id}/join", json={"invite": created["invite"]["code"]})
+    ).json()
+    return Game(game_id), created["seat"]["token"], joined["seat"]["token"]
+
+
+async def slot(
+    base: str, client: httpx.AsyncClient, tally: Tally, stop: asyncio.Event, interval: float
+) -> None:
+    """One of the concurrent games: play it, and when it ends start another."""
+    ws_base = base.replace("http://", "ws://")
+    while not stop.is_set():
+        try:
+            game, blue, gray = await new_game(client)
+        except (httpx.HTTPError, KeyError) as error:
+            tally.errors.append(f"creating a game: {error!r}")
+            await asyncio.sleep(1)
+            continue
+        tally.acked.setdefault(game.id, {})
+        url = f"{ws_base}/ws/games/{game.id}"
+        players = [Player(game, "blue", blue, interval), Player(game, "gray", gray, interval)]
+        results = await asyncio.gather(
+            *(player.play(url, tally, stop) for player in players), return_exceptions=True
+        )
+        for result in results:
+            if isinstance(result, ConnectionClosed | OSError | TimeoutError):
+                tally.errors.append(f"{game.id}: {result!r}")
+            elif isinstance(result, BaseException):
+                raise result
+        if game.over.is_set():
+            tally.finished += 1
+
+
+async def drive(base: str, games: int, seconds: float, interval: float) -> dict[str, Any]:
+    tally = Tally()
+    stop = asyncio.Event()
+    limits = httpx.Limits(max_connections=50)
+    async with httpx.AsyncClient(base_url=base, limits=limits, timeout=30) as client:
+        started = time.perf_counter()
+        tasks = [
+            asyncio.create_task(slot(base, client, tally, stop, interval)) for _ in range(games)
+        ]
+        await asyncio.sleep(seconds)
+        stop.set()
+        await asyncio.gather(*tasks)
+        elapsed = time.perf_counter() - started
+        lost = 0
+        for game_id, by_version in tally.acked.items():
+            stored = (await client.get(f"/api/games/{game_id}")).json()["moves"]
+            moves = [by_version[version] for version in sorted(by_version)]
+            if stored != moves:
+                lost += 1
+                tally.errors.append(f"{game_id}: stored {len(stored)} moves, acked {len(moves)}")
+    trips = sorted(tally.round_trips)
+
+    def percentile(share: float) -> float:
+        return trips[min(len(trips) - 1, int(share * len(trips)))] * 1000 if trips else 0.0
+
+    return {
+        "games": games,
+        "seconds": round(elapsed, 1),
+        "games_played": len(tally.acked),
+        "games_finished": tally.finished,
+        "moves": len(trips),
+        "moves_per_second": round(len(trips) / elapsed, 1),
+        "errors": len(tally.errors),
+        "error_samples": tally.errors[:5],
+        "p50_ms": round(percentile(0.50), 1),
+        "p90_ms": round(percentile(0.90), 1),
+        "p99_ms": round(percentile(0.99), 1),
+        "max_ms": round(trips[-1] * 1000, 1) if trips else 0.0,
+        "mean_ms": round(statistics.fmean(trips) * 1000, 1) if trips else 0.0,
+        "lost_games": lost,
+        "driver_cpu_seconds": round(_cpu_seconds(), 1),
+    }
+
+
+def _cpu_seconds(pid: int | None = None) -> float:
+    """CPU time (user + system) of this process, or of another one from /proc."""
+    if pid is None:
+        usage = resource.getrusage(resource.RUSAGE_SELF)
+        return usage.ru_utime + usage.ru_stime
+    fields = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()
+    return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
+
+
+def free_port() -> int:
+    with socket.socket() as sock:
+        sock.bind(("127.0.0.1", 0))
+        port: int = sock.getsockname()[1]
+        return port
+
+
+def start_server(port: int, database_url: str) -> subprocess.Popen[bytes]:
+    env = {**os.environ, "BLUEGRAY_RATE_LIMITS": "off"}
+    command = [
+        sys.executable,
+        "-m",
+        "bluegray",
+        "serve",
+        "--port",
+        str(port),
+        "--database-url",
+        database_url,
+        "--no-access-log",
+        "--log-level",
+        "warning",
+    ]
+    process = subprocess.Popen(command, env=env, start_new_session=True)
+    deadline = time.monotonic() + 30
+    while time.monotonic() < deadline:
+        try:
+            if httpx.get(f"http://127.0.0.1:{port}/api/health", timeout=1).status_code == 200:
+                return process
+        except httpx.TransportError:
+            time.sleep(0.2)
+    process.kill()
+    raise SystemExit("the server did not start")
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser.add_argument("--games", type=int, default=200, help="concurrent games (default 200)")
+    parser.add_argument("--seconds", type=float, default=60, help="how long to run (default 60)")
+    parser.add_argument(
+        "--interval", type=float, default=1.0, help="seconds between a client's moves (default 1)"
+    )
+    parser.add_argument("--database-url", help="default: a SQLite file in a temporary directory")
+    parser.add_argument("--drive", metavar="URL", help=argparse.SUPPRESS)
+    args = parser.parse_args()
+    if args.drive:  # the client process: drive the games and print the figures as JSON
+        result = asyncio.run(drive(args.drive, args.games, args.seconds, args.interval))
+        print(json.dumps(result))
+        return
+    with tempfile.TemporaryDirectory() as directory:
+        database_url = args.database_url or f"sqlite:///{Path(directory) / 'load.sqlite3'}"
+        port = free_port()
+        server = start_server(port, database_url)
+        try:
+            driver = subprocess.run(
+                [
+                    sys.executable,
+                    __file__,
+                    "--drive",
+                    f"http://127.0.0.1:{port}",
+                    "--games",
+                    str(args.games),
+                    "--seconds",
+                    str(args.seconds),
+                    "--interval",
+                    str(args.interval),
+                ],
+                capture_output=True,
+                text=True,
+                check=False,
+            )
+            server_cpu = _cpu_seconds(server.pid)
+        finally:
+            os.killpg(server.pid, signal.SIGTERM)
+            server.wait(timeout=30)
+        if driver.returncode != 0:
+            raise SystemExit(f"the driver failed:\n{driver.stderr}")
+        result = json.loads(driver.stdout.strip().splitlines()[-1])
+        result["server_cpu_seconds"] = round(server_cpu, 1)
+        if result["moves"]:
+            result["server_cpu_ms_per_move"] = round(server_cpu * 1000 / result["moves"], 2)
+    width = max(len(key) for key in result)
+    for key, value in result.items():
+        print(f"{key:<{width}}  {value}")
+    ok = result["errors"] == 0 and result["lost_games"] == 0 and result["p99_ms"] < 100
+    print("target (no errors, nothing lost, p99 < 100 ms):", "met" if ok else "NOT met")
+
+
+if __name__ == "__main__":
+    main()

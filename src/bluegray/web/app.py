@@ -1,0 +1,82 @@
+"""The web app: ``create_app(settings)`` builds it, and at start-up it upgrades the database
+schema and resumes the games a stopped server left (``bluegray serve`` runs it on uvicorn)."""
+
+from __future__ import annotations
+
+from collections.abc import AsyncIterator
+from contextlib import asynccontextmanager
+from pathlib import Path
+from typing import Final
+
+from fastapi import FastAPI
+from fastapi.staticfiles import StaticFiles
+
+from bluegray import __version__
+from bluegray.web.ai import Engines
+from bluegray.web.db import Database
+from bluegray.web.errors import install_handlers
+from bluegray.web.routers import (
+    analysis,
+    boards,
+    games,
+    meta,
+    pages,
+    positions,
+    records,
+    rules,
+    sockets,
+)
+from bluegray.web.security import GuardMiddleware
+from bluegray.web.service import GameService
+from bluegray.web.settings import Settings
+
+STATIC: Final = Path(__file__).resolve().parent / "static"
+
+DESCRIPTION = """\
+Play Blue and Gray (Busch & Jaeger, 1903) against the AI, hot-seat, or with a friend in another
+browser, in real time; replay, analyse, download and import game records.
+
+Errors are JSON: `{"error": {"code": "...", "message": "..."}}`. A seat token (given when a game
+is created or joined) authorises moves and actions: send it as `Authorization: Bearer TOKEN`
+over HTTP, or in the first message of the WebSocket `/ws/games/{id}` (its messages are described
+in docs/web.md and by `/api/ws/schema`).
+"""
+
+
+def create_app(settings: Settings | None = None) -> FastAPI:
+    """The app for ``settings`` (default: from the environment, see ``Settings.from_env``)."""
+    settings = settings or Settings.from_env()
+    database = Database(
+        settings.resolved_database_url, sqlite_synchronous=settings.sqlite_synchronous
+    )
+    engines = Engines(settings.engine_workers, processes=settings.ai_processes)
+    service = GameService(database, engines, settings)
+
+    @asynccontextmanager
+    async def lifespan(app: FastAPI) -> AsyncIterator[None]:
+        database.start()
+        try:
+            await service.start()
+            yield
+            await service.stop()
+        finally:
+            engines.close()
+            database.close()
+
+    app = FastAPI(
+        title="bluegray",
+        version=__version__,
+        description=DESCRIPTION,
+        lifespan=lifespan,
+        docs_url=None,
+        redoc_url=None,
+        openapi_url="/openapi.json",
+    )
+    app.state.settings = settings
+    app.state.service = service
+    install_handlers(app)
+    for module in (rules, games, positions, boards, records, analysis, meta, sockets, pages):
+        app.include_router(module.router)
+    app.mount("/static", StaticFiles(directory=STATIC), name="static")
+    app.add_middleware(GuardMiddleware, settings=settings)
+    return app

@@ -1,0 +1,137 @@
+"""Errors of the web API: one JSON shape, ``{"error": {"code", "message"}}``, with the right
+status code, for ours, the library's and the framework's errors alike. No stack trace ever
+leaves the server."""
+
+from __future__ import annotations
+
+import logging
+from typing import Any
+
+from fastapi import FastAPI, Request
+from fastapi.exceptions import RequestValidationError
+from fastapi.responses import JSONResponse
+from starlette.exceptions import HTTPException as StarletteHTTPException
+
+from bluegray.errors import (
+    BlueGrayError,
+    GameOverError,
+    IllegalMoveError,
+    InvalidMoveError,
+    InvalidPositionError,
+    InvalidRecordError,
+    InvalidRulesError,
+    UnknownRulesError,
+)
+from bluegray.web.security import SECURITY_HEADERS
+
+log = logging.getLogger("bluegray.web")
+
+
+class ApiError(Exception):
+    """An error to report to the client as it is."""
+
+    def __init__(
+        self, status: int, code: str, message: str, details: dict[str, Any] | None = None
+    ) -> None:
+        super().__init__(message)
+        self.status = status
+        self.code = code
+        self.message = message
+        self.details = details
+
+    def body(self) -> dict[str, Any]:
+        error: dict[str, Any] = {"code": self.code, "message": self.message}
+        if self.details is not None:
+            error["details"] = self.details
+        return {"error": error}
+
+
+def not_found(what: str) -> ApiError:
+    return ApiError(404, "not_found", f"{what} not found")
+
+
+def from_library(error: BlueGrayError) -> ApiError:
+    """The API error for a library error: its message names the bad text and why."""
+    message = str(error)
+    if isinstance(error, GameOverError):
+        return ApiError(409, "game_over", message)
+    if isinstance(error, IllegalMoveError):
+        return ApiError(422, "illegal_move", message)
+    if isinstance(error, InvalidMoveError):
+        return ApiError(422, "invalid_move", message)
+    if isinstance(error, InvalidPositionError):
+        return ApiError(422, "invalid_position", message)
+    if isinstance(error, UnknownRulesError | InvalidRulesError):
+        return ApiError(422, "invalid_rules", message)
+    if isinstance(error, InvalidRecordError):
+        return ApiError(422, "invalid_record", message)
+    return ApiError(422, "invalid_input", message)
+
+
+_STATUS_CODES = {
+    400: "bad_request",
+    401: "unauthorized",
+    403: "forbidden",
+    404: "not_found",
+    405: "method_not_allowed",
+    409: "conflict",
+    413: "payload_too_large",
+    415: "unsupported_media_type",
+    429: "rate_limited",
+}
+
+
+def error_response(
+    status: int, code: str, message: str, headers: dict[str, str] | None = None
+) -> JSONResponse:
+    return JSONResponse(
+        {"error": {"code": code, "message": message}}, status_code=status, headers=headers
+    )
+
+
+def _validation_message(errors: list[Any]) -> str:
+    parts = []
+    for error in errors[:5]:
+        where = ".".join(str(part) for part in error.get("loc", ()) if part != "body")
+        what = error.get("msg", "invalid")
+        parts.append(f"{where}: {what}" if where else str(what))
+    return "invalid request: " + "; ".join(parts)
+
+
+def install_handlers(app: FastAPI) -> None:
+    @app.exception_handler(ApiError)
+    async def _api_error(_request: Request, error: ApiError) -> JSONResponse:
+        return JSONResponse(error.body(), status_code=error.status)
+
+    @app.exception_handler(BlueGrayError)
+    async def _library_error(_request: Request, error: BlueGrayError) -> JSONResponse:
+        api = from_library(error)
+        return JSONResponse(api.body(), status_code=api.status)
+
+    @app.exception_handler(RequestValidationError)
+    async def _invalid(_request: Request, error: RequestValidationError) -> JSONResponse:
+        problems = [
+            {"loc": list(item.get("loc", ())), "msg": item.get("msg"), "type": item.get("type")}
+            for item in error.errors()[:20]
+        ]
+        body = {
+            "error": {
+                "code": "invalid_request",
+                "message": _validation_message(list(error.errors())),
+                "details": {"problems": problems},
+            }
+        }
+        return JSONResponse(body, status_code=422)
+
+    @app.exception_handler(StarletteHTTPException)
+    async def _http(_request: Request, error: StarletteHTTPException) -> JSONResponse:
+        code = _STATUS_CODES.get(error.status_code, "error")
+        message = error.detail if isinstance(error.detail, str) else code.replace("_", " ")
+        return error_response(error.status_code, code, message, dict(error.headers or {}))
+
+    @app.exception_handler(Exception)
+    async def _unexpected(request: Request, error: Exception) -> JSONResponse:
+        # This answer is sent from outside the other middleware: it brings its own headers.
+        log.error("unexpected error on %s %s", request.method, request.url.path, exc_info=error)
+        headers = {name.decode(): value.decode() for name, value in SECURITY_HEADERS}
+        return error_response(500, "internal_error", "internal server error", headers)

@@ -1,0 +1,116 @@
+"""The database tables, as SQLAlchemy 2 ORM classes. Migrations in ``migrations/`` create them.
+
+Times are whole milliseconds since the Unix epoch (portable across databases, no time zones).
+Secrets are never stored: seat tokens, invite codes and browser ids only as SHA-256 digests.
+"""
+
+from __future__ import annotations
+
+from sqlalchemy import BigInteger, ForeignKey, Index, Integer, String, Text
+from sqlalchemy.orm import DeclarativeBase, Mapped, mapped_column
+
+
+class Base(DeclarativeBase):
+    pass
+
+
+class GameRow(Base):
+    """One game: its settings, where it stands, its clocks, offers and how it ended."""
+
+    __tablename__ = "games"
+    __table_args__ = (Index("ix_games_status", "status"),)
+
+    id: Mapped[str] = mapped_column(String(16), primary_key=True)
+    created_ms: Mapped[int] = mapped_column(BigInteger)
+    updated_ms: Mapped[int] = mapped_column(BigInteger)
+    mode: Mapped[str] = mapped_column(String(16))
+    """``ai``, ``hotseat``, ``friend`` or ``imported``."""
+    status: Mapped[str] = mapped_column(String(16))
+    """``waiting`` (for the invited friend), ``active``, ``finished`` or ``aborted``."""
+    version: Mapped[int] = mapped_column(Integer)
+    """Raised by one with every change: what clients resynchronise by."""
+    rules: Mapped[str] = mapped_column(Text)
+    start: Mapped[str] = mapped_column(Text)
+    position: Mapped[str] = mapped_column(Text)
+    ply: Mapped[int] = mapped_column(Integer)
+    turn: Mapped[str] = mapped_column(String(8))
+    ai_level: Mapped[int | None] = mapped_column(Integer)
+
+    clock_initial_ms: Mapped[int | None] = mapped_column(BigInteger)
+    clock_increment_ms: Mapped[int | None] = mapped_column(BigInteger)
+    blue_ms: Mapped[int | None] = mapped_column(BigInteger)
+    gray_ms: Mapped[int | None] = mapped_column(BigInteger)
+    """Each side's remaining time when the running clock last started."""
+    clock_since_ms: Mapped[int | None] = mapped_column(BigInteger)
+    """When the side to move's clock started running (``None``: no clock runs)."""
+
+    termination: Mapped[str | None] = mapped_column(String(16))
+    winner: Mapped[str | None] = mapped_column(String(8))
+    result: Mapped[str | None] = mapped_column(String(8))
+    end_reason: Mapped[str | None] = mapped_column(String(16))
+    """Why the game ended when it was not the rules' or the players' doing: ``abandoned``."""
+
+    draw_offer: Mapped[str | None] = mapped_column(String(8))
+    takeback_offer: Mapped[str | None] = mapped_column(String(8))
+    rematch_offer: Mapped[str | None] = mapped_column(String(8))
+    rematch_id: Mapped[str | None] = mapped_column(String(16))
+    parent_id: Mapped[str | None] = mapped_column(String(16))
+    invite_hash: Mapped[str | None] = mapped_column(String(64))
+    record: Mapped[str | None] = mapped_column(Text)
+    """The text of an imported record (its tags and comments are kept with its moves)."""
+
+
+class SeatRow(Base):
+    """Who plays a side: a human holding a token, or the AI."""
+
+    __tablename__ = "seats"
+
+    game_id: Mapped[str] = mapped_column(
+        String(16), ForeignKey("games.id", ondelete="CASCADE"), primary_key=True
+    )
+    side: Mapped[str] = mapped_column(String(8), primary_key=True)
+    kind: Mapped[str] = mapped_column(String(8))
+    """``human`` or ``ai``."""
+    token_hash: Mapped[str | None] = mapped_column(String(64))
+    browser_hash: Mapped[str | None] = mapped_column(String(64))
+    joined_ms: Mapped[int | None] = mapped_column(BigInteger)
+
+
+class MoveRow(Base):
+    """One move of a game, with the mover's clock after it."""
+
+    __tablename__ = "moves"
+
+    game_id: Mapped[str] = mapped_column(
+        String(16), ForeignKey("games.id", ondelete="CASCADE"), primary_key=True
+    )
+    ply: Mapped[int] = mapped_column(Integer, primary_key=True)
+    """1 for the first move."""
+    text: Mapped[str] = mapped_column(String(400))
+    side: Mapped[str] = mapped_column(String(8))
+    clock_ms: Mapped[int | None] = mapped_column(BigInteger)
+    played_ms: Mapped[int] = mapped_column(BigInteger)
+
+
+class ListingRow(Base):
+    """A game in a browser's list of games (there are no accounts: a browser is a random id)."""
+
+    __tablename__ = "listings"
+    __table_args__ = (Index("ix_listings_browser_created", "browser_hash", "created_ms"),)
+
+    browser_hash: Mapped[str] = mapped_column(String(64), primary_key=True)
+    game_id: Mapped[str] = mapped_column(
+        String(16), ForeignKey("games.id", ondelete="CASCADE"), primary_key=True
+    )
+    role: Mapped[str] = mapped_column(String(8))
+    """``blue``, ``gray``, ``both`` (hot-seat) or ``viewer`` (an imported record)."""
+    created_ms: Mapped[int] = mapped_column(BigInteger)
+
+
+class ServerStateRow(Base):
+    """Small facts about the server itself, e.g. the last moment it was known to be running."""
+
+    __tablename__ = "server_state"
+
+    key: Mapped[str] = mapped_column(String(32), primary_key=True)
+    value: Mapped[str] = mapped_column(Text)

@@ -1,0 +1,95 @@
+"""Analysis: the engine's evaluation, best move and line, for a game at a ply or for any
+position. It runs in the engine workers, a few at a time."""
+
+from __future__ import annotations
+
+from typing import Annotated, Any
+
+from fastapi import APIRouter, Query
+
+from bluegray.game import Game
+from bluegray.web.ai import AnalysisJob, AnalysisOutput
+from bluegray.web.deps import AppSettings, GameId, Service
+from bluegray.web.errors import ApiError
+from bluegray.web.schemas import AnalysisRequest, AnalysisResult, ErrorResponse, OutcomeInfo
+from bluegray.web.settings import Settings
+
+router = APIRouter(tags=["analysis"])
+
+ERRORS: dict[int | str, dict[str, Any]] = {
+    status: {"model": ErrorResponse} for status in (404, 422, 429)
+}
+
+
+def _seconds(seconds: float, settings: Settings) -> float:
+    return min(seconds, settings.max_analysis_seconds)
+
+
+def _result(output: AnalysisOutput) -> AnalysisResult:
+    outcome = output.outcome
+    return AnalysisResult(
+        position=output.position,
+        turn=output.turn.value,
+        best_move=output.best_move,
+        score=output.score,
+        blue_expected=output.blue_expected,
+        pv=list(output.pv),
+        depth=output.depth,
+        nodes=output.nodes,
+        seconds=output.seconds,
+        plies_to_end=output.plies_to_end,
+        winning_side=None if output.winning_side is None else output.winning_side.value,
+        outcome=None
+        if outcome is None
+        else OutcomeInfo(
+            winner=None if outcome.winner is None else outcome.winner.value,
+            reason=outcome.termination.value,
+            result=outcome.result,
+            description=outcome.describe(),
+        ),
+        description=output.description,
+    )
+
+
+@router.post(
+    "/api/analysis",
+    response_model=AnalysisResult,
+    summary="Analyse any position",
+    responses=ERRORS,
+)
+async def analyse_position(
+    body: AnalysisRequest, service: Service, settings: AppSettings
+) -> AnalysisResult:
+    """The rule set, a start position (default: the rule set's) and moves played from it; the
+    thinking time is capped by the server (5 s by default)."""
+    game = Game(body.rules, body.position)
+    game.push_all(body.moves)
+    job = AnalysisJob(
+        str(game.rules), str(game.start), tuple(body.moves), _seconds(body.seconds, settings)
+    )
+    return _result(await service.engines.analyse(job))
+
+
+@router.get(
+    "/api/games/{game_id}/analysis",
+    response_model=AnalysisResult,
+    summary="Analyse a game at a ply",
+    responses=ERRORS,
+)
+async def analyse_game(
+    game_id: GameId,
+    service: Service,
+    settings: AppSettings,
+    ply: Annotated[int | None, Query(ge=0, description="Default: the current position.")] = None,
+    seconds: Annotated[float, Query(gt=0, le=60)] = 1.0,
+) -> AnalysisResult:
+    live = await service.snapshot(game_id)
+    moves = [str(move) for move in live.game.moves]
+    if ply is not None:
+        if ply > len(moves):
+            raise ApiError(422, "invalid_ply", f"the game has plies 0 to {len(moves)}, not {ply}")
+        moves = moves[:ply]
+    job = AnalysisJob(
+        str(live.rules), str(live.game.start), tuple(moves), _seconds(seconds, settings)
+    )
+    return _result(await service.engines.analyse(job))

@@ -1,0 +1,111 @@
+"""``/api/games``: create a game, list a browser's games, read one, join one, and play in it
+(moves and actions also go over the WebSocket; these are the same operations over HTTP)."""
+
+from __future__ import annotations
+
+from typing import Annotated, Any
+
+from fastapi import APIRouter, Query
+
+from bluegray.pieces import Side
+from bluegray.web.deps import Browser, GameId, SeatSides, Service
+from bluegray.web.schemas import (
+    ActionRequest,
+    CreatedGame,
+    CreateGameRequest,
+    ErrorResponse,
+    GameList,
+    GameState,
+    Invite,
+    JoinedGame,
+    JoinRequest,
+    MoveAck,
+    MoveRequest,
+)
+
+router = APIRouter(prefix="/api/games", tags=["games"])
+
+ERRORS: dict[int | str, dict[str, Any]] = {
+    status: {"model": ErrorResponse} for status in (401, 403, 404, 409, 422, 429)
+}
+
+
+@router.post(
+    "",
+    response_model=CreatedGame,
+    status_code=201,
+    summary="Start a game",
+    responses=ERRORS,
+)
+async def create_game(body: CreateGameRequest, service: Service, browser: Browser) -> CreatedGame:
+    """Against the AI (levels 1-8), hot-seat (one token plays both sides), or a friend (the
+    answer holds an invite link to send them). The seat token in the answer is shown only once:
+    keep it to play."""
+    state, seat, invite = await service.create(body, browser)
+    return CreatedGame(game=state, seat=seat, invite=invite)
+
+
+@router.get("", response_model=GameList, summary="This browser's games, newest first")
+async def list_games(
+    service: Service,
+    browser: Browser,
+    limit: Annotated[int, Query(ge=1, le=100)] = 20,
+    before_ms: Annotated[int | None, Query(ge=0)] = None,
+) -> GameList:
+    return await service.list_games(browser, limit, before_ms)
+
+
+@router.get("/{game_id}", response_model=GameState, summary="A game's state", responses=ERRORS)
+async def get_game(game_id: GameId, service: Service) -> GameState:
+    return await service.state(game_id)
+
+
+@router.post(
+    "/{game_id}/join",
+    response_model=JoinedGame,
+    summary="Take the open seat of a friend's game",
+    responses=ERRORS,
+)
+async def join_game(
+    game_id: GameId, body: JoinRequest, service: Service, browser: Browser
+) -> JoinedGame:
+    state, seat = await service.join(game_id, body.invite, browser)
+    return JoinedGame(game=state, seat=seat)
+
+
+@router.post(
+    "/{game_id}/invite",
+    response_model=Invite,
+    summary="A new invite code (the old one stops working)",
+    responses=ERRORS,
+)
+async def new_invite(game_id: GameId, sides: SeatSides, service: Service) -> Invite:
+    return await service.new_invite(game_id, sides)
+
+
+@router.post(
+    "/{game_id}/moves",
+    response_model=MoveAck,
+    summary="Play a move",
+    responses=ERRORS,
+)
+async def play_move(
+    game_id: GameId, body: MoveRequest, sides: SeatSides, service: Service
+) -> MoveAck:
+    """The move as text (``d2-d3``, ``b2xb4xd4``) and the version it was chosen in; answered once
+    the move is stored. A stale version is refused (409 ``stale_version``) with nothing
+    changed."""
+    return await service.move_with_state(game_id, sides, body.move, body.version)
+
+
+@router.post(
+    "/{game_id}/actions",
+    response_model=GameState,
+    summary="Offer, answer, resign, abort, claim or ask for a rematch",
+    responses=ERRORS,
+)
+async def act(
+    game_id: GameId, body: ActionRequest, sides: SeatSides, service: Service
+) -> GameState:
+    side = None if body.side is None else Side(body.side)
+    return await service.act(game_id, sides, body.action, side, body.version)

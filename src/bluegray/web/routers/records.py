@@ -1,0 +1,87 @@
+"""``/api/games/{id}/record`` and ``/api/records``: download a game as a record (the PGN-like
+format of docs/records.md), and import a record to replay it."""
+
+from __future__ import annotations
+
+import datetime
+from typing import Any
+
+from fastapi import APIRouter
+from fastapi.responses import PlainTextResponse
+
+from bluegray.pieces import Side
+from bluegray.record import GameRecord, read_record, write_record
+from bluegray.web.deps import AppSettings, Browser, GameId, Service
+from bluegray.web.live import LiveGame
+from bluegray.web.schemas import ErrorResponse, GameState, ImportRecordRequest
+from bluegray.web.settings import Settings
+
+router = APIRouter(tags=["records"])
+
+_EVENTS = {
+    "ai": "Game against the computer",
+    "hotseat": "Hot-seat game",
+    "friend": "Online game",
+}
+
+ERRORS: dict[int | str, dict[str, Any]] = {
+    status: {"model": ErrorResponse} for status in (404, 413, 422, 429)
+}
+
+
+def record_text(live: LiveGame, settings: Settings) -> str:
+    """The game's record: an imported one as it was read, a played one with its tags."""
+    if live.record is not None:
+        return write_record(read_record(live.record))
+    date = datetime.datetime.fromtimestamp(live.created_ms / 1000, datetime.UTC)
+    tags = {
+        "Event": _EVENTS.get(live.mode, "Game"),
+        "Site": settings.site,
+        "Date": date.strftime("%Y.%m.%d"),
+        "Blue": _player(live, Side.BLUE),
+        "Gray": _player(live, Side.GRAY),
+        "GameId": live.id,
+    }
+    if live.clock is not None:
+        tags["TimeControl"] = f"{live.clock.initial_ms // 1000}+{live.clock.increment_ms // 1000}"
+    if live.end_reason is not None:
+        tags["Ending"] = live.end_reason
+    return write_record(GameRecord.from_game(live.game, **tags))
+
+
+def _player(live: LiveGame, side: Side) -> str:
+    seat = live.seats.get(side)
+    if seat is not None and seat.kind == "ai":
+        return f"AI level {live.ai_level}"
+    return "Anonymous"
+
+
+@router.get(
+    "/api/games/{game_id}/record",
+    response_class=PlainTextResponse,
+    summary="Download the game's record",
+    responses={
+        200: {"content": {"text/plain": {}}, "description": "The record text."},
+        **ERRORS,
+    },
+)
+async def download_record(game_id: GameId, service: Service, settings: AppSettings) -> Any:
+    live = await service.snapshot(game_id)
+    text = record_text(live, settings)
+    return PlainTextResponse(
+        text,
+        headers={"content-disposition": f'attachment; filename="bluegray-{live.id}.txt"'},
+    )
+
+
+@router.post(
+    "/api/records",
+    response_model=GameState,
+    status_code=201,
+    summary="Import a record to replay it",
+    responses=ERRORS,
+)
+async def import_record(body: ImportRecordRequest, service: Service, browser: Browser) -> GameState:
+    """The record becomes a read-only game in this browser's list (status ``finished``; its
+    outcome is null when the record is unfinished, ``*``)."""
+    return await service.import_record(body.text, browser)

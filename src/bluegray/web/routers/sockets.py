@@ -1,0 +1,225 @@
+"""``/ws/games/{id}``: a game in real time. The first message says who is connecting (a seat
+token, or none to watch); then moves and actions go in, and every change comes out to everyone
+as the full state with its version. docs/web.md describes every message."""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import logging
+import re
+from typing import Final
+from urllib.parse import urlsplit
+
+from fastapi import APIRouter, WebSocket, WebSocketDisconnect
+from pydantic import BaseModel, TypeAdapter, ValidationError
+
+from bluegray.errors import BlueGrayError
+from bluegray.pieces import Side
+from bluegray.web.errors import ApiError, from_library
+from bluegray.web.schemas import (
+    AckMessage,
+    ActionMessage,
+    ErrorMessage,
+    HelloMessage,
+    IncomingMessage,
+    MoveMessage,
+    PingMessage,
+    PongMessage,
+    SyncMessage,
+    WelcomeMessage,
+)
+from bluegray.web.security import TokenBucket, client_key
+from bluegray.web.service import GameService, now_ms
+from bluegray.web.settings import Settings
+from bluegray.web.ws import Connection
+
+router = APIRouter()
+log = logging.getLogger("bluegray.web")
+
+CLOSE_POLICY: Final = 1008
+CLOSE_TRY_AGAIN: Final = 1013
+CLOSE_BAD_HELLO: Final = 4400
+CLOSE_FORBIDDEN: Final = 4403
+CLOSE_NOT_FOUND: Final = 4404
+MAX_STRIKES: Final = 50
+"""Refused messages (too large, malformed, too fast) a socket may send before it is closed."""
+
+_GAME_ID: Final = re.compile(r"[A-Za-z0-9_-]{1,32}")
+_incoming: TypeAdapter[IncomingMessage] = TypeAdapter(IncomingMessage)
+
+
+class _RefusedError(Exception):
+    def __init__(self, code: str, message: str) -> None:
+        super().__init__(message)
+        self.code = code
+        self.message = message
+
+
+def _origin_allowed(websocket: WebSocket) -> bool:
+    """A browser always sends Origin: it must be this site (a page elsewhere may not drive a
+    player's socket). Clients that are not browsers send none."""
+    origin = websocket.headers.get("origin")
+    if origin is None:
+        return True
+    host = websocket.headers.get("host", "")
+    return urlsplit(origin).netloc.lower() == host.lower()
+
+
+def _error(code: str, message: str, ref: str | None = None, version: int | None = None) -> str:
+    return ErrorMessage(code=code, message=message, ref=ref, version=version).model_dump_json()
+
+
+async def _receive_text(websocket: WebSocket, limit: int) -> str:
+    """The next text message; ``_RefusedError`` for binary or oversized ones."""
+    message = await websocket.receive()
+    if message["type"] == "websocket.disconnect":
+        raise WebSocketDisconnect(message.get("code", 1000))
+    text = message.get("text")
+    if text is None:
+        raise _RefusedError("invalid_message", "messages are JSON text, not binary")
+    if len(text) > limit or len(text.encode("utf-8", "surrogatepass")) > limit:
+        raise _RefusedError("message_too_large", f"a message may be at most {limit} bytes")
+    return str(text)
+
+
+def _parse(text: str) -> BaseModel:
+    try:
+        message: BaseModel = _incoming.validate_json(text)
+    except ValidationError as error:
+        first = error.errors()[0] if error.errors() else {"msg": "invalid message"}
+        where = ".".join(str(part) for part in first.get("loc", ()))
+        what = first.get("msg", "invalid")
+        raise _RefusedError("invalid_message", f"{where}: {what}" if where else str(what)) from None
+    return message
+
+
+@router.websocket("/ws/games/{game_id}")
+async def game_socket(websocket: WebSocket, game_id: str) -> None:
+    service: GameService = websocket.app.state.service
+    settings: Settings = websocket.app.state.settings
+    if not _GAME_ID.fullmatch(game_id) or not _origin_allowed(websocket):
+        await websocket.close(CLOSE_POLICY)
+        return
+    client = client_key(websocket.scope)
+    if settings.rate_limits and not service.hub.admit(client, settings.ws_connections_per_client):
+        await websocket.close(CLOSE_TRY_AGAIN)
+        return
+    try:
+        await websocket.accept()
+        await _session(websocket, game_id, service, settings)
+    except WebSocketDisconnect:
+        pass
+    finally:
+        if settings.rate_limits:
+            service.hub.release(client)
+
+
+async def _hello(websocket: WebSocket, settings: Settings) -> HelloMessage | None:
+    try:
+        text = await asyncio.wait_for(
+            _receive_text(websocket, settings.max_ws_message_bytes), settings.hello_timeout
+        )
+        message = _parse(text)
+    except TimeoutError:
+        await websocket.send_text(_error("timeout", "no hello: say who you are when you connect"))
+        await websocket.close(CLOSE_BAD_HELLO)
+        return None
+    except _RefusedError as refused:
+        await websocket.send_text(_error(refused.code, refused.message))
+        await websocket.close(CLOSE_BAD_HELLO)
+        return None
+    if not isinstance(message, HelloMessage):
+        await websocket.send_text(_error("hello_expected", "the first message must be a hello"))
+        await websocket.close(CLOSE_BAD_HELLO)
+        return None
+    return message
+
+
+async def _session(
+    websocket: WebSocket, game_id: str, service: GameService, settings: Settings
+) -> None:
+    hello = await _hello(websocket, settings)
+    if hello is None:
+        return
+    try:
+        sides = await service.authenticate(game_id, hello.token)
+    except ApiError as error:
+        await websocket.send_text(_error(error.code, error.message, hello.ref))
+        await websocket.close(CLOSE_NOT_FOUND if error.status == 404 else CLOSE_FORBIDDEN)
+        return
+    connection = Connection(websocket, game_id, sides)
+    seat = None
+    if len(sides) == 2:
+        seat = "both"
+    elif sides:
+        seat = next(iter(sides)).value
+    welcome = WelcomeMessage(game_id=game_id, side=seat, server_time_ms=now_ms())  # type: ignore[arg-type]
+    connection.send(welcome.model_dump_json())
+    connection.send(await service.state_text(game_id))
+    service.hub.add(connection)
+    service.presence_changed(game_id)
+    bucket = TokenBucket(settings.ws_rate, settings.ws_burst)
+    strikes = 0
+    try:
+        while not connection.closed:
+            ref = None
+            try:
+                text = await _receive_text(websocket, settings.max_ws_message_bytes)
+                if settings.rate_limits and bucket.take("socket"):
+                    raise _RefusedError("rate_limited", "too many messages: slow down")
+                message = _parse(text)
+                ref = getattr(message, "ref", None)
+                await _handle(message, connection, service)
+            except _RefusedError as refused:
+                strikes += 1
+                connection.send(_error(refused.code, refused.message, ref))
+                if strikes > MAX_STRIKES:
+                    connection.send(_error("closing", "too many refused messages"))
+                    await connection.stop()
+                    await websocket.close(CLOSE_POLICY)
+                    return
+    except (WebSocketDisconnect, RuntimeError):  # RuntimeError: receiving on a closed socket
+        pass
+    finally:
+        service.hub.remove(connection, now_ms())
+        await connection.stop()
+        service.presence_changed(game_id)
+
+
+async def _handle(message: BaseModel, connection: Connection, service: GameService) -> None:
+    game_id = connection.game_id
+    sides = connection.sides
+    ref = getattr(message, "ref", None)
+    try:
+        if isinstance(message, MoveMessage):
+            version, _ = await service.move(game_id, sides, message.move, message.version)
+            connection.send(AckMessage(ref=ref, version=version).model_dump_json())
+        elif isinstance(message, ActionMessage):
+            side = None if message.side is None else Side(message.side)
+            state = await service.act(game_id, sides, message.action, side, message.version)
+            connection.send(AckMessage(ref=ref, version=state.version).model_dump_json())
+        elif isinstance(message, SyncMessage):
+            connection.send(await service.state_text(game_id))
+        elif isinstance(message, PingMessage):
+            connection.send(PongMessage(ref=ref, server_time_ms=now_ms()).model_dump_json())
+        elif isinstance(message, HelloMessage):
+            connection.send(_error("already_connected", "this socket has said hello", ref))
+    except ApiError as error:
+        connection.send(_error(error.code, error.message, ref, _version(error)))
+        if error.code in ("stale_version", "conflict"):
+            with contextlib.suppress(ApiError):
+                connection.send(await service.state_text(game_id))
+    except BlueGrayError as error:
+        api = from_library(error)
+        connection.send(_error(api.code, api.message, ref))
+    except Exception:
+        log.exception("unexpected error handling a message of game %s", game_id)
+        connection.send(_error("internal_error", "internal server error", ref))
+
+
+def _version(error: ApiError) -> int | None:
+    if error.details and isinstance(error.details.get("version"), int):
+        version: int = error.details["version"]
+        return version
+    return None

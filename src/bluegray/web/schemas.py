@@ -1,0 +1,438 @@
+"""The Pydantic models of everything the web API receives and sends: HTTP bodies and WebSocket
+messages. They are the contract a front-end is written (or generated) against; docs/web.md
+shows each with an example."""
+
+from __future__ import annotations
+
+from typing import Annotated, Any, Literal
+
+from pydantic import BaseModel, ConfigDict, Field
+
+SideName = Literal["blue", "gray"]
+SeatSide = Literal["blue", "gray", "both"]
+Mode = Literal["ai", "hotseat", "friend", "imported"]
+Status = Literal["waiting", "active", "finished", "aborted"]
+Action = Literal[
+    "offer_draw",
+    "accept_draw",
+    "decline_draw",
+    "request_takeback",
+    "accept_takeback",
+    "decline_takeback",
+    "resign",
+    "abort",
+    "claim_win",
+    "offer_rematch",
+    "accept_rematch",
+    "decline_rematch",
+]
+
+MOVE_TEXT_LIMIT = 400
+RULES_TEXT_LIMIT = 300
+POSITION_TEXT_LIMIT = 200
+RECORD_TEXT_LIMIT = 200_000
+
+
+class Request(BaseModel):
+    """A request body: unknown fields are an error, so typos do not pass silently."""
+
+    model_config = ConfigDict(extra="forbid")
+
+
+# -- errors ------------------------------------------------------------------------------------
+
+
+class ErrorBody(BaseModel):
+    code: str = Field(examples=["illegal_move"])
+    message: str = Field(examples=["illegal move 'e2-e4' in ...: that piece cannot move there"])
+    details: dict[str, Any] | None = None
+
+
+class ErrorResponse(BaseModel):
+    """Every error of the HTTP API has this shape."""
+
+    error: ErrorBody
+
+
+# -- rules ------------------------------------------------------------------------------------
+
+
+class RulesInfo(BaseModel):
+    name: str | None = Field(description="The preset's name, or null for a custom rule set.")
+    text: str = Field(description="The rule set as text: a name or key=value settings.")
+    description: str
+    settings: dict[str, str]
+    start: str = Field(description="The rule set's start position (§6 notation).")
+
+
+class LevelInfo(BaseModel):
+    level: int
+    description: str
+    seconds: float | None = Field(description="Thinking time per move (null: a fixed depth).")
+
+
+class RulesList(BaseModel):
+    presets: list[RulesInfo]
+    levels: list[LevelInfo]
+
+
+class ParseRulesRequest(Request):
+    text: str = Field(max_length=RULES_TEXT_LIMIT, examples=["cooper impasse-plies=50"])
+
+
+# -- creating and joining games ----------------------------------------------------------------
+
+
+class AiOpponent(Request):
+    type: Literal["ai"]
+    level: int = Field(ge=1, le=8, examples=[3])
+
+
+class HotseatOpponent(Request):
+    type: Literal["hotseat"]
+
+
+class FriendOpponent(Request):
+    type: Literal["friend"]
+
+
+Opponent = Annotated[AiOpponent | HotseatOpponent | FriendOpponent, Field(discriminator="type")]
+
+
+class ClockSettings(Request):
+    minutes: float = Field(gt=0, le=180, examples=[5])
+    increment_seconds: float = Field(default=0, ge=0, le=180, examples=[3])
+
+
+class CreateGameRequest(Request):
+    rules: str = Field(default="sackson", max_length=RULES_TEXT_LIMIT, examples=["cooper"])
+    position: str | None = Field(
+        default=None,
+        max_length=POSITION_TEXT_LIMIT,
+        description="Start from this position instead of the rule set's start.",
+    )
+    opponent: Opponent
+    color: Literal["blue", "gray", "random"] = "random"
+    clock: ClockSettings | None = None
+
+
+class JoinRequest(Request):
+    invite: str = Field(min_length=1, max_length=100)
+
+
+class SeatGrant(BaseModel):
+    """The secret that lets its holder play a side. Keep it: it is shown only once."""
+
+    token: str
+    side: SeatSide
+
+
+class Invite(BaseModel):
+    code: str
+    path: str = Field(description="The link to send the friend (the code is in the fragment).")
+
+
+# -- the state of a game ----------------------------------------------------------------------
+
+
+class SideCounts(BaseModel):
+    blue: int
+    gray: int
+
+
+class ClockState(BaseModel):
+    initial_ms: int
+    increment_ms: int
+    blue_ms: int = Field(description="Blue's time left at server_time_ms.")
+    gray_ms: int
+    running: SideName | None = Field(description="Whose time is going down.")
+    server_time_ms: int = Field(description="The server's clock (ms since the epoch).")
+
+
+class OutcomeInfo(BaseModel):
+    winner: SideName | None
+    reason: str = Field(
+        description="center, lead, repetition, no-progress, stalemate, resign, agreement, time "
+        "or abandoned"
+    )
+    result: str = Field(examples=["1-0"])
+    description: str = Field(examples=["Blue wins: captain reached the centre"])
+
+
+class Offers(BaseModel):
+    draw: SideName | None = None
+    takeback: SideName | None = None
+    rematch: SideName | None = None
+
+
+class SeatState(BaseModel):
+    player: Literal["human", "ai", "open"]
+    level: int | None = None
+    connected: bool
+    away_since_ms: int | None = Field(
+        default=None, description="Since when a human seat has had no connection."
+    )
+
+
+class Seats(BaseModel):
+    blue: SeatState
+    gray: SeatState
+
+
+class LastMove(BaseModel):
+    text: str
+    side: SideName
+    points: list[str]
+    captured: list[str]
+
+
+class GameState(BaseModel):
+    """Everything a client shows about a game."""
+
+    id: str
+    version: int
+    mode: Mode
+    status: Status
+    created_ms: int
+    rules: RulesInfo
+    start: str
+    moves: list[str]
+    ply: int
+    position: str
+    turn: SideName
+    legal_moves: list[str] = Field(
+        description="Every legal move as text; a capture lists every landing point (b2xb4xd4)."
+    )
+    last_move: LastMove | None
+    captures: SideCounts = Field(description="How many enemy pieces each side has captured.")
+    advancement: SideCounts = Field(description="How far each captain has come (0-17).")
+    clock: ClockState | None
+    outcome: OutcomeInfo | None
+    offers: Offers
+    seats: Seats
+    spectators: int
+    ai_thinking: bool
+    claim_win_at_ms: int | None = Field(
+        description="When the side not to move may claim the win because the side to move "
+        "has been away (null: no claim is coming)."
+    )
+    rematch_id: str | None
+    parent_id: str | None
+    tags: dict[str, str] | None = Field(default=None, description="The tags of an imported record.")
+
+
+class CreatedGame(BaseModel):
+    game: GameState
+    seat: SeatGrant | None
+    invite: Invite | None
+
+
+class JoinedGame(BaseModel):
+    game: GameState
+    seat: SeatGrant
+
+
+class MoveRequest(Request):
+    move: str = Field(min_length=1, max_length=MOVE_TEXT_LIMIT, examples=["d2-d3"])
+    version: int = Field(ge=0, description="The version the move was chosen in.")
+
+
+class MoveAck(BaseModel):
+    version: int
+    move: str
+    game: GameState
+
+
+class ActionRequest(Request):
+    action: Action
+    side: SideName | None = Field(
+        default=None, description="Which side acts (only needed in hot-seat games)."
+    )
+    version: int | None = Field(default=None, ge=0)
+
+
+class GameSummary(BaseModel):
+    id: str
+    created_ms: int
+    mode: Mode
+    status: Status
+    rules: str
+    role: str = Field(description="blue, gray, both (hot-seat) or viewer (an imported record).")
+    opponent: str
+    ply: int
+    turn: SideName
+    version: int
+    outcome: OutcomeInfo | None
+
+
+class GameList(BaseModel):
+    games: list[GameSummary]
+    next_before_ms: int | None = Field(
+        description="Pass as before_ms for the next (older) page; null at the end."
+    )
+
+
+class PositionInfo(BaseModel):
+    ply: int
+    move: str | None
+    position: str
+    turn: SideName
+    advancement: SideCounts
+    captures: SideCounts
+    clock_ms: int | None = Field(description="The mover's time left after this move.")
+
+
+class Replay(BaseModel):
+    id: str
+    rules: RulesInfo
+    positions: list[PositionInfo]
+    outcome: OutcomeInfo | None
+
+
+# -- records ----------------------------------------------------------------------------------
+
+
+class ImportRecordRequest(Request):
+    text: str = Field(min_length=1, max_length=RECORD_TEXT_LIMIT)
+
+
+# -- analysis ---------------------------------------------------------------------------------
+
+
+class AnalysisRequest(Request):
+    rules: str = Field(default="sackson", max_length=RULES_TEXT_LIMIT)
+    position: str | None = Field(default=None, max_length=POSITION_TEXT_LIMIT)
+    moves: list[Annotated[str, Field(max_length=MOVE_TEXT_LIMIT)]] = Field(
+        default_factory=list, max_length=2000
+    )
+    seconds: float = Field(default=1.0, gt=0, le=60)
+
+
+class AnalysisResult(BaseModel):
+    position: str
+    turn: SideName
+    best_move: str | None
+    score: int = Field(description="Blue's advantage in Elo-like units.")
+    blue_expected: float = Field(description="Blue's expected score: 1 win, 0.5 even, 0 loss.")
+    pv: list[str]
+    depth: int
+    nodes: int
+    seconds: float
+    plies_to_end: int | None
+    winning_side: SideName | None
+    outcome: OutcomeInfo | None
+    description: str
+
+
+class Health(BaseModel):
+    status: Literal["ok"]
+    version: str
+
+
+# -- WebSocket messages -----------------------------------------------------------------------
+
+
+class ClientMessage(Request):
+    ref: str | None = Field(
+        default=None, max_length=64, description="Echoed in the ack or error it causes."
+    )
+
+
+class HelloMessage(ClientMessage):
+    """The first message on a socket: a seat token to play, none to watch."""
+
+    type: Literal["hello"]
+    token: str | None = Field(default=None, max_length=200)
+    version: int | None = Field(default=None, ge=0, description="The version the client has.")
+
+
+class MoveMessage(ClientMessage):
+    type: Literal["move"]
+    move: str = Field(min_length=1, max_length=MOVE_TEXT_LIMIT)
+    version: int = Field(ge=0)
+
+
+class ActionMessage(ClientMessage):
+    type: Literal["action"]
+    action: Action
+    side: SideName | None = None
+    version: int | None = Field(default=None, ge=0)
+
+
+class SyncMessage(ClientMessage):
+    """Ask for the full state (after a suspected gap)."""
+
+    type: Literal["sync"]
+
+
+class PingMessage(ClientMessage):
+    type: Literal["ping"]
+
+
+IncomingMessage = Annotated[
+    HelloMessage | MoveMessage | ActionMessage | SyncMessage | PingMessage,
+    Field(discriminator="type"),
+]
+
+
+class GameEvent(BaseModel):
+    """What just happened, so a client can animate or announce it."""
+
+    kind: str = Field(
+        examples=["move"],
+        description="created, joined, move, draw_offered, draw_declined, takeback_requested, "
+        "takeback_declined, takeback, resigned, aborted, time, abandoned, agreed, "
+        "rematch_offered, rematch_declined, rematch, invite",
+    )
+    side: SideName | None = None
+    move: str | None = None
+    game_id: str | None = Field(default=None, description="The new game (rematch).")
+
+
+class WelcomeMessage(BaseModel):
+    type: Literal["welcome"] = "welcome"
+    protocol: int = 1
+    game_id: str
+    side: SeatSide | None = Field(description="The side(s) this socket plays; null: spectator.")
+    server_time_ms: int
+
+
+class StateMessage(BaseModel):
+    type: Literal["state"] = "state"
+    version: int
+    event: GameEvent | None
+    game: GameState
+
+
+class AckMessage(BaseModel):
+    type: Literal["ack"] = "ack"
+    ref: str | None
+    version: int
+
+
+class ErrorMessage(BaseModel):
+    type: Literal["error"] = "error"
+    code: str
+    message: str
+    ref: str | None = None
+    version: int | None = Field(default=None, description="The game's current version.")
+
+
+class PresenceMessage(BaseModel):
+    type: Literal["presence"] = "presence"
+    version: int
+    seats: Seats
+    spectators: int
+    claim_win_at_ms: int | None
+
+
+class PongMessage(BaseModel):
+    type: Literal["pong"] = "pong"
+    ref: str | None
+    server_time_ms: int
+
+
+OutgoingMessage = Annotated[
+    WelcomeMessage | StateMessage | AckMessage | ErrorMessage | PresenceMessage | PongMessage,
+    Field(discriminator="type"),
+]

@@ -1,0 +1,95 @@
+"""A game against the AI, played to its end through the API; the AI thinks in a worker process."""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from concurrent.futures.process import BrokenProcessPool
+
+import httpx
+import pytest
+
+from bluegray import Game, read_record
+from bluegray.web import service as service_module
+from bluegray.web.ai import MoveJob
+from tests.web.conftest import Json, LiveServer, Socket
+
+RULES = "classic-light impasse-plies=30"
+
+
+def wait_for_human(socket: Socket, human: str, after: int) -> Json:
+    """The state once the game is past ``after`` and it is the human's turn (or it is over)."""
+    while True:
+        state = socket.state
+        if state["version"] > after and (state["outcome"] or state["turn"] == human):
+            return state
+        socket.next(timeout=30)
+
+
+def test_an_ai_game_is_played_to_its_end(make_server: Callable[..., LiveServer]) -> None:
+    server = make_server(ai_processes=True, ai_workers=1)
+    created = httpx.post(
+        f"{server.url}/api/games",
+        json={"rules": RULES, "opponent": {"type": "ai", "level": 1}, "color": "gray"},
+    ).json()
+    game_id, token = created["game"]["id"], created["seat"]["token"]
+    with Socket(server.ws_url(game_id), token) as gray:
+        assert gray.welcome["side"] == "gray"
+        state = wait_for_human(gray, "gray", 0)  # the AI plays Blue and moves first
+        assert len(state["moves"]) == 1 and state["last_move"]["side"] == "blue"
+
+        # A takeback against the AI is granted at once and undoes its reply too.
+        gray.send({"type": "move", "move": state["legal_moves"][0], "version": state["version"]})
+        state = wait_for_human(gray, "gray", state["version"])
+        assert len(state["moves"]) == 3
+        gray.send({"type": "action", "action": "request_takeback", "version": state["version"]})
+        state = gray.receive(
+            "state", event={"kind": "takeback", "side": "gray", "move": None, "game_id": None}
+        )["game"]
+        assert len(state["moves"]) == 1 and state["turn"] == "gray"
+
+        for _ in range(400):
+            if state["outcome"] is not None:
+                break
+            gray.send(
+                {"type": "move", "move": state["legal_moves"][-1], "version": state["version"]}
+            )
+            state = wait_for_human(gray, "gray", state["version"])
+        outcome = state["outcome"]
+        assert outcome is not None, "the game did not end"
+        assert state["status"] == "finished" and state["legal_moves"] == []
+        assert state["seats"]["blue"]["player"] == "ai"
+
+    # The moves were all legal, and the rules end the game exactly there.
+    replay = Game(RULES)
+    replay.push_all(state["moves"])
+    assert replay.outcome() is not None
+    assert replay.outcome().termination.value == outcome["reason"]  # type: ignore[union-attr]
+    record = read_record(httpx.get(f"{server.url}/api/games/{game_id}/record").text)
+    assert record.tags["Result"] == outcome["result"]
+    assert record.tags["Blue"] == "AI level 1"
+
+
+def test_the_ai_tries_again_when_its_worker_fails(
+    make_server: Callable[..., LiveServer], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    server = make_server()
+    service = server.app.state.service
+    real_choose = service.engines.choose
+    calls: list[MoveJob] = []
+
+    async def failing_once(job: MoveJob) -> str:
+        calls.append(job)
+        if len(calls) == 1:
+            raise BrokenProcessPool("a worker died")
+        result: str = await real_choose(job)
+        return result
+
+    monkeypatch.setattr(service_module, "AI_RETRY_SECONDS", 0.05)
+    monkeypatch.setattr(service.engines, "choose", failing_once)
+    created = httpx.post(
+        f"{server.url}/api/games", json={"opponent": {"type": "ai", "level": 2}, "color": "gray"}
+    ).json()
+    with Socket(server.ws_url(created["game"]["id"]), created["seat"]["token"]) as gray:
+        state = wait_for_human(gray, "gray", 0)
+    assert len(calls) == 2 and calls[0] == calls[1]
+    assert len(state["moves"]) == 1 and state["last_move"]["side"] == "blue"

@@ -1,0 +1,176 @@
+"""The parts under the app: clocks, the schema migrations, group commit, settings, the rate
+limiter, and the ``serve`` command's errors."""
+
+from __future__ import annotations
+
+import asyncio
+import dataclasses
+import random
+import socket
+from collections.abc import Callable
+from pathlib import Path
+
+import pytest
+from alembic.autogenerate import compare_metadata
+from alembic.migration import MigrationContext
+from sqlalchemy import Connection, insert, inspect, select, text
+
+from bluegray.cli.main import main
+from bluegray.game import Game
+from bluegray.pieces import Side
+from bluegray.web.clocks import Clock
+from bluegray.web.db import ConflictError, Database
+from bluegray.web.live import LiveGame, Played
+from bluegray.web.models import Base, ServerStateRow
+from bluegray.web.security import TokenBucket, digest, matches, new_token
+from bluegray.web.settings import InvalidSettingError, Settings
+
+# -- clocks -----------------------------------------------------------------------------------
+
+
+def test_a_clock_charges_the_mover_and_adds_the_increment() -> None:
+    clock = Clock.new(60_000, 2_000)
+    assert clock.running is None and clock.flag_at() is None
+    clock = clock.after_move(Side.BLUE, 1_000, running_next=True)  # the first move is free
+    assert (clock.blue_ms, clock.gray_ms, clock.running, clock.since_ms) == (
+        60_000,
+        60_000,
+        Side.GRAY,
+        1_000,
+    )
+    assert clock.left(Side.GRAY, 6_000) == 55_000 and clock.flag_at() == 61_000
+    clock = clock.after_move(Side.GRAY, 6_000, running_next=True)
+    assert clock.gray_ms == 57_000 and clock.running is Side.BLUE
+    stopped = clock.switched(None, 10_000)
+    assert stopped.blue_ms == 56_000 and stopped.running is None
+    assert clock.shifted(500).flag_at() == 6_000 + 500 + 60_000
+
+
+# -- the database -----------------------------------------------------------------------------
+
+
+def test_the_migrations_build_exactly_the_models_schema(tmp_path: Path) -> None:
+    database = Database(f"sqlite:///{tmp_path / 'schema.sqlite3'}")
+    database.start()
+    try:
+        with database.engine.connect() as connection:
+            context = MigrationContext.configure(connection)
+            assert compare_metadata(context, Base.metadata) == []
+            assert context.get_current_revision() == "0001"
+            mode = connection.execute(text("PRAGMA journal_mode")).scalar()
+            assert mode == "wal"
+        tables = set(inspect(database.engine).get_table_names())
+        assert {"games", "seats", "moves", "listings", "server_state"} <= tables
+    finally:
+        database.close()
+    again = Database(f"sqlite:///{tmp_path / 'schema.sqlite3'}")
+    again.start()  # upgrading an up-to-date database changes nothing
+    again.close()
+
+
+def test_writes_share_commits_and_a_failing_one_fails_alone(tmp_path: Path) -> None:
+    database = Database(f"sqlite:///{tmp_path / 'writes.sqlite3'}")
+    database.start()
+
+    def put(key: str) -> Callable[[Connection], str | None]:
+        def work(connection: Connection) -> str | None:
+            connection.execute(insert(ServerStateRow).values(key=key, value=key))
+            return key
+
+        return work
+
+    def conflict(connection: Connection) -> str | None:
+        raise ConflictError("changed")
+
+    async def run() -> list[str | BaseException | None]:
+        jobs = [database.write(put(f"k{i}")) for i in range(20)]
+        jobs.insert(7, database.write(conflict))
+        return list(await asyncio.gather(*jobs, return_exceptions=True))
+
+    try:
+        results = asyncio.run(run())
+        assert isinstance(results[7], ConflictError)
+        assert [r for i, r in enumerate(results) if i != 7] == [f"k{i}" for i in range(20)]
+        keys = database.run(lambda c: set(c.execute(select(ServerStateRow.key)).scalars()))
+        assert keys == {f"k{i}" for i in range(20)}
+    finally:
+        database.close()
+
+
+# -- security and settings --------------------------------------------------------------------
+
+
+def test_tokens_are_stored_as_digests_and_checked_in_constant_time() -> None:
+    token = new_token()
+    stored = digest(token)
+    assert token not in stored and len(stored) == 64
+    assert matches(token, stored) and not matches(token + "x", stored)
+    assert not matches(token, None)
+
+
+def test_the_token_bucket_allows_a_burst_then_the_rate() -> None:
+    bucket = TokenBucket(rate=2, burst=3)
+    assert [bucket.take("a", now=0.0) for _ in range(3)] == [0.0, 0.0, 0.0]
+    assert bucket.take("a", now=0.0) == pytest.approx(0.5)
+    assert bucket.take("b", now=0.0) == 0.0  # another client has its own bucket
+    assert bucket.take("a", now=0.5) == 0.0
+
+
+def test_settings_come_from_the_environment() -> None:
+    settings = Settings.from_env(
+        {"BLUEGRAY_AI_WORKERS": "3", "BLUEGRAY_RATE_LIMITS": "off", "BLUEGRAY_HTTP_RATE": "2.5"}
+    )
+    assert settings.ai_workers == 3 and settings.rate_limits is False
+    assert settings.http_rate == 2.5
+    with pytest.raises(InvalidSettingError, match="BLUEGRAY_AI_WORKERS"):
+        Settings.from_env({"BLUEGRAY_AI_WORKERS": "many"})
+
+
+# -- the serve command ------------------------------------------------------------------------
+
+
+def test_serve_reports_a_busy_port_in_one_line(capsys: pytest.CaptureFixture[str]) -> None:
+    with socket.socket() as busy:
+        busy.bind(("127.0.0.1", 0))
+        busy.listen()
+        port = busy.getsockname()[1]
+        assert main(["serve", "--port", str(port), "--database-url", "sqlite://"]) == 2
+    error = capsys.readouterr().err.strip()
+    assert error == f"bluegray: error: cannot listen on 127.0.0.1:{port}: the port is in use"
+
+
+def test_serve_reports_a_bad_database_url(capsys: pytest.CaptureFixture[str]) -> None:
+    assert main(["serve", "--database-url", "not a url"]) == 2
+    assert "invalid --database-url" in capsys.readouterr().err
+
+
+# -- what clients see, computed incrementally -------------------------------------------------
+
+
+def test_the_incremental_view_of_a_game_equals_the_full_one() -> None:
+    rng = random.Random(7)
+    live = LiveGame(
+        id="g",
+        mode="hotseat",
+        status="active",
+        game=Game("super-light"),
+        version=1,
+        created_ms=0,
+        updated_ms=0,
+    )
+    for step in range(150):
+        draft = live.copy()
+        if draft.game.ply and rng.random() < 0.15:
+            draft.game.pop()
+            draft.played.pop()
+        elif draft.game.legal_moves:
+            draft.game.push(rng.choice(draft.game.legal_moves))
+            draft.played.append(Played(step))
+        else:
+            break
+        draft.version += 1
+        draft.sync_status()
+        fresh = dataclasses.replace(draft.copy(), _derived=None)
+        assert draft.derived() == dataclasses.replace(fresh.derived(), last=draft.derived().last)
+        assert draft.derived().moves == [str(move) for move in draft.game.moves]
+        live = draft

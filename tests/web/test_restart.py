@@ -1,0 +1,168 @@
+"""Durability: a real ``bluegray serve`` killed with SIGKILL in the middle of games comes back
+on the same SQLite file with every move, clock and version, and play goes on (an AI whose turn
+it was moves)."""
+
+from __future__ import annotations
+
+import contextlib
+import os
+import signal
+import subprocess
+import sys
+import time
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
+
+import httpx
+import pytest
+
+from tests.web.conftest import Json, Socket, free_port
+
+
+class ServeProcess:
+    """``python -m bluegray serve`` on a port, in its own process group."""
+
+    def __init__(self, port: int, database: Path) -> None:
+        self.port = port
+        self.url = f"http://127.0.0.1:{port}"
+        env = {**os.environ, "BLUEGRAY_AI_WORKERS": "1", "BLUEGRAY_HEARTBEAT_SECONDS": "0.5"}
+        self.process = subprocess.Popen(
+            [
+                sys.executable,
+                "-m",
+                "bluegray",
+                "serve",
+                "--port",
+                str(port),
+                "--database-url",
+                f"sqlite:///{database}",
+                "--no-access-log",
+            ],
+            stdout=subprocess.PIPE,
+            stderr=subprocess.STDOUT,
+            env=env,
+            start_new_session=True,
+            text=True,
+        )
+
+    def wait_ready(self) -> str:
+        """The line the server printed with its address, once it answers."""
+        assert self.process.stdout is not None
+        first = self.process.stdout.readline()
+        deadline = time.monotonic() + 30
+        while time.monotonic() < deadline:
+            assert self.process.poll() is None, first + self.process.stdout.read()
+            try:
+                if httpx.get(f"{self.url}/api/health", timeout=1).status_code == 200:
+                    return first
+            except httpx.TransportError:
+                time.sleep(0.1)
+        raise AssertionError("the server did not start")
+
+    def kill(self) -> None:
+        """SIGKILL the server and whatever it started."""
+        if self.process.poll() is None:
+            os.killpg(self.process.pid, signal.SIGKILL)
+        self.process.wait(timeout=10)
+
+    def get(self, path: str) -> Any:
+        return httpx.get(f"{self.url}{path}", timeout=10).json()
+
+    def post(self, path: str, body: Json, token: str | None = None) -> httpx.Response:
+        headers = {} if token is None else {"Authorization": f"Bearer {token}"}
+        return httpx.post(f"{self.url}{path}", json=body, headers=headers, timeout=10)
+
+
+@pytest.fixture
+def processes() -> Iterator[list[ServeProcess]]:
+    started: list[ServeProcess] = []
+    yield started
+    for process in started:
+        with contextlib.suppress(ProcessLookupError):
+            os.killpg(process.process.pid, signal.SIGKILL)
+        process.process.wait(timeout=10)
+
+
+def test_a_killed_server_resumes_every_game(tmp_path: Path, processes: list[ServeProcess]) -> None:
+    database = tmp_path / "games.sqlite3"
+    port = free_port()
+    first = ServeProcess(port, database)
+    processes.append(first)
+    banner = first.wait_ready()
+    assert f"http://127.0.0.1:{port}/" in banner
+
+    # A clocked game between two browsers, played over HTTP and the WebSocket.
+    created = first.post(
+        "/api/games",
+        {
+            "opponent": {"type": "friend"},
+            "color": "blue",
+            "rules": "cooper",
+            "clock": {"minutes": 10, "increment_seconds": 0},
+        },
+    ).json()
+    game_id, blue = created["game"]["id"], created["seat"]["token"]
+    invite = {"invite": created["invite"]["code"]}
+    gray = first.post(f"/api/games/{game_id}/join", invite).json()["seat"]["token"]
+    moves = ["d2-d3", "f8-f7", "c2-c3"]
+    version = 2
+    for text, token in zip(moves[:2], (blue, gray), strict=True):
+        answer = first.post(
+            f"/api/games/{game_id}/moves", {"move": text, "version": version}, token
+        )
+        assert answer.status_code == 200, answer.text
+        version = answer.json()["version"]
+    with Socket(f"ws://127.0.0.1:{port}/ws/games/{game_id}", blue) as socket:
+        socket.send({"type": "move", "move": moves[2], "version": version})
+        version = socket.receive("ack")["version"]
+
+    # A game against the AI, killed while the AI thinks about its reply.
+    ai_game = first.post(
+        "/api/games", {"opponent": {"type": "ai", "level": 7}, "color": "blue", "rules": "cooper"}
+    ).json()
+    ai_id, ai_token = ai_game["game"]["id"], ai_game["seat"]["token"]
+    reply = first.post(f"/api/games/{ai_id}/moves", {"move": "d2-d3", "version": 1}, ai_token)
+    assert reply.status_code == 200, reply.text
+
+    before = first.get(f"/api/games/{game_id}")
+    assert before["moves"] == moves and before["version"] == version
+    assert before["clock"]["running"] == "gray"
+    assert len(first.get(f"/api/games/{ai_id}")["moves"]) == 1  # the AI is still thinking
+    time.sleep(0.3)
+    first.kill()
+
+    second = ServeProcess(port, database)
+    processes.append(second)
+    second.wait_ready()
+    after = second.get(f"/api/games/{game_id}")
+    assert after["moves"] == moves and after["version"] == version
+    assert after["position"] == before["position"] and after["status"] == "active"
+    clock = after["clock"]
+    assert clock["running"] == "gray" and clock["blue_ms"] == before["clock"]["blue_ms"]
+    assert 0 < before["clock"]["gray_ms"] - 5000 < clock["gray_ms"] <= 600_000
+    time.sleep(0.3)
+    later = second.get(f"/api/games/{game_id}")["clock"]["gray_ms"]
+    assert later < clock["gray_ms"]  # Gray's clock runs again
+
+    # Play goes on: Gray reconnects with the version it had and moves.
+    with Socket(f"ws://127.0.0.1:{port}/ws/games/{game_id}", gray) as socket:
+        assert socket.welcome["side"] == "gray" and socket.state["version"] == version
+        socket.send({"type": "move", "move": "f7-f6", "version": version})
+        assert socket.receive("ack")["version"] == version + 1
+    assert second.get(f"/api/games/{game_id}")["moves"] == [*moves, "f7-f6"]
+
+    # The AI, whose turn it was when the server died, moves after the restart.
+    deadline = time.monotonic() + 30
+    state = second.get(f"/api/games/{ai_id}")
+    while len(state["moves"]) < 2 and time.monotonic() < deadline:
+        time.sleep(0.2)
+        state = second.get(f"/api/games/{ai_id}")
+    assert state["moves"][0] == "d2-d3" and len(state["moves"]) == 2
+    assert state["turn"] == "blue" and state["version"] == 3
+
+    # SIGTERM stops it gracefully (uvicorn then ends the process by that same signal).
+    os.kill(second.process.pid, signal.SIGTERM)
+    assert second.process.wait(timeout=20) in (0, -signal.SIGTERM)
+    assert second.process.stdout is not None
+    assert "Application shutdown complete" in second.process.stdout.read()
