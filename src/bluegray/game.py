@@ -70,6 +70,9 @@ class Game:
         self._raw: list[bitboard.RawMove] = []
         self._declared: Outcome | None = None
         self._outcome_cache: tuple[int, Outcome | None] | None = None
+        # What is derived from the current position, kept until the next push or pop.
+        self._position_cache: Position | None = None
+        self._moves_cache: list[Move] | None = None
 
     # -- state -----------------------------------------------------------------------------
 
@@ -92,15 +95,18 @@ class Game:
     def position(self) -> Position:
         """The current position."""
         board = self._board
-        return Position(
-            self.rules,
-            (board.guards[0], board.guards[1]),
-            (board.privates[0], board.privates[1]),
-            (board.captains[0], board.captains[1]),
-            self.turn,
-            board.count,
-            board.number,
-        )
+        cached = self._position_cache
+        if cached is None:
+            cached = self._position_cache = Position._unchecked(
+                self.rules,
+                (board.guards[0], board.guards[1]),
+                (board.privates[0], board.privates[1]),
+                (board.captains[0], board.captains[1]),
+                self.turn,
+                board.count,
+                board.number,
+            )
+        return cached
 
     def positions(self) -> list[Position]:
         """Every position of the game, the start first and the current one last."""
@@ -130,6 +136,8 @@ class Game:
         game._raw = self._raw[:]
         game._declared = self._declared
         game._outcome_cache = self._outcome_cache
+        game._position_cache = self._position_cache
+        game._moves_cache = self._moves_cache
         return game
 
     # -- moves -------------------------------------------------------------------------------
@@ -142,7 +150,12 @@ class Game:
     @property
     def legal_moves(self) -> list[Move]:
         """The legal moves, sorted by their text (none once the game is over)."""
-        return sorted((move_from_raw(raw) for raw in self._raw_moves()), key=str)
+        cached = self._moves_cache
+        if cached is None:
+            cached = self._moves_cache = sorted(
+                (move_from_raw(raw) for raw in self._raw_moves()), key=str
+            )
+        return cached[:]
 
     def _find(self, move: Move) -> bitboard.RawMove | None:
         for raw in self._raw_moves():
@@ -214,6 +227,8 @@ class Game:
         self._moves.append(move)
         self._raw.append(raw)
         self._outcome_cache = None
+        self._position_cache = None
+        self._moves_cache = None
         return move
 
     def push_all(self, moves: Iterable[Move | str]) -> None:
@@ -235,6 +250,8 @@ class Game:
         self._moves.append(move)
         self._raw.append(raw)
         self._outcome_cache = None
+        self._position_cache = None
+        self._moves_cache = None
 
     def pop(self) -> Move:
         """Take back the last move, and any resignation, agreement or time-out declared after it."""
@@ -244,6 +261,8 @@ class Game:
         self._raw.pop()
         self._declared = None
         self._outcome_cache = None
+        self._position_cache = None
+        self._moves_cache = None
         return self._moves.pop()
 
     undo = pop
@@ -270,6 +289,7 @@ class Game:
         if current is not None:
             raise GameOverError(f"the game is already over ({current.describe()})")
         self._declared = outcome
+        self._moves_cache = None
         return outcome
 
     def resign(self, side: Side | None = None) -> Outcome:

@@ -67,6 +67,34 @@ class Position:
     def __post_init__(self) -> None:
         _validate(self)
 
+    @classmethod
+    def _unchecked(
+        cls,
+        rules: RuleSet,
+        guards: tuple[int, int],
+        privates: tuple[int, int],
+        captains: tuple[Point, Point],
+        turn: Side,
+        count: int,
+        number: int,
+    ) -> Position:
+        """A position known to be valid (one the move generator reached): built without the
+        checks, which cost more than everything else a game does per move."""
+        position = object.__new__(cls)
+        for name, value in (
+            ("rules", rules),
+            ("guards", guards),
+            ("privates", privates),
+            ("captains", captains),
+            ("turn", turn),
+            ("count", count),
+            ("number", number),
+            ("_board", None),
+            ("_symbol_cache", None),
+        ):
+            object.__setattr__(position, name, value)
+        return position
+
     # -- construction and notation ---------------------------------------------------------
 
     @classmethod
@@ -172,11 +200,12 @@ class Position:
 
     def path(self, side: Side) -> tuple[Point, ...]:
         """The path a side's captain follows under the rule set, from its start to the centre."""
-        return self.board().tables.paths[side.index]
+        return bitboard.rule_tables(self.rules).paths[side.index]
 
     def advancement(self, side: Side) -> int:
         """How far a side's captain has come along its path: 0 at its start, 17 on the centre."""
-        return self.board().advancement(side.index)
+        index = side.index
+        return bitboard.rule_tables(self.rules).advancement[index][self.captains[index]]
 
     # -- moves and the end of the game ---------------------------------------------------------
 
