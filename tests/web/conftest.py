@@ -162,3 +162,6 @@ class Socket:
 
     def __exit__(self, *_: object) -> None:
         self.close()
+
+
+from tests.web.browser_fixtures import *  # noqa: E402, F403 (the Playwright fixtures)
