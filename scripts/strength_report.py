@@ -77,6 +77,7 @@ def play(
         "average_plies": data["average_plies"],
         "seconds": round(time.perf_counter() - started),
         "date": time.strftime("%Y-%m-%d"),
+        "seed": seed,
     }
     print(
         f"{kind} {rules}: {a} vs {b}: {entry['wins']}-{entry['draws']}-{entry['losses']} "
@@ -116,6 +117,16 @@ def versus(args: argparse.Namespace) -> None:
             record(play("versus", top, opponent, rules, args.games, args.time, args.seed))
 
 
+def command(entry: dict[str, Any]) -> str:
+    """The match runner's command line that plays a recorded match again."""
+    limit = "" if entry["time"] is None else f" --time {entry['time']:g}"
+    seed = entry.get("seed", 1)
+    return (
+        f"bluegray match {entry['a']} {entry['b']} --rules {entry['rules']} "
+        f"--games {entry['games']}{limit} --seed {seed}"
+    )
+
+
 def _elo(value: float | None) -> str:
     if value is None or math.isinf(value):
         return "∞" if value is None or value > 0 else "-∞"
@@ -129,9 +140,11 @@ def render(args: argparse.Namespace) -> None:
         "",
         "Measured with the match runner (`bluegray match`) on a shared 2-core machine; every match",
         "alternates colours over pairs of games from a book of balanced random openings. Elo",
-        "differences come with 95% intervals. Reproduce any line with the command shown, or all",
-        "of them with `python scripts/strength_report.py ladder|versus` (results are kept in",
-        "`docs/data/strength.json`; `render` rewrites this page from them).",
+        "differences come with 95% intervals. Reproduce any line with the command under its",
+        "table, or all of them with `python scripts/strength_report.py ladder|versus` (results",
+        "are kept in `docs/data/strength.json`; `render` rewrites this page from them). Matches",
+        "limited by time ran while other jobs used the same cores, so each side searched less",
+        "than its nominal time would give on an idle machine (both sides alike).",
         "",
     ]
     versus_rows = [r for r in results if r["kind"] == "versus"]
@@ -151,6 +164,10 @@ def render(args: argparse.Namespace) -> None:
                 f"{r['wins']}-{r['draws']}-{r['losses']} | {100 * r['score']:.1f}% | "
                 f"{_elo(r['elo'])} ({_elo(r['elo_low'])} to {_elo(r['elo_high'])}) |"
             )
+        lines += ["", "Commands:", ""]
+        lines += [
+            f"    {command(r)}" for r in sorted(versus_rows, key=lambda r: (r["b"], r["rules"]))
+        ]
         lines.append("")
     ladder_rows = [r for r in results if r["kind"] == "ladder"]
     for rules in sorted({r["rules"] for r in ladder_rows}):
@@ -158,8 +175,8 @@ def render(args: argparse.Namespace) -> None:
         lines += [
             f"## The level ladder: `{rules}`",
             "",
-            "Each level against the one below it, each with its own search limits "
-            "(levels 1-5 a fixed depth with occasional mistakes, 6-8 a time per move).",
+            "Each level against the one below it, each with its own search limits (levels 1-5",
+            "a fixed depth with occasional mistakes, 6-8 a time per move).",
             "",
             "| match | games | W-D-L | score | Elo difference (95% interval) |",
             "|---|---|---|---|---|",
@@ -170,12 +187,14 @@ def render(args: argparse.Namespace) -> None:
                 f"{r['wins']}-{r['draws']}-{r['losses']} | {100 * r['score']:.1f}% | "
                 f"{_elo(r['elo'])} ({_elo(r['elo_low'])} to {_elo(r['elo_high'])}) |"
             )
+        lines += ["", "Commands:", ""]
+        lines += [f"    {command(r)}" for r in rows]
         chain = _chain(rows)
         if chain:
             lines += [
                 "",
-                "Chained from random = 0 (each step's interval adds up, so the top of the",
-                "ladder is the least certain):",
+                "Ratings chained along the ladder from level 1 = 0 (each step's interval adds",
+                "up, so the top of the ladder is the least certain):",
                 "",
                 "| player | Elo | description |",
                 "|---|---|---|",
@@ -190,10 +209,11 @@ def render(args: argparse.Namespace) -> None:
 
 
 def _chain(rows: list[dict[str, Any]]) -> list[tuple[str, float]]:
-    """Ratings from random = 0 along the ladder, while each step has a finite difference."""
-    step = {r["b"]: (r["a"], r["elo"]) for r in rows if r["b"] != "greedy"}
-    chain = [("random", 0.0)]
-    current = "random"
+    """Ratings from level 1 = 0 up the ladder, while each step has a finite difference (the
+    step from random is usually a clean sweep, an infinite difference, so it is left out)."""
+    step = {r["b"]: (r["a"], r["elo"]) for r in rows if r["b"].startswith("level:")}
+    chain = [("level:1", 0.0)]
+    current = "level:1"
     while current in step:
         nxt, diff = step[current]
         if diff is None or math.isinf(diff):
