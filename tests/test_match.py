@@ -13,6 +13,7 @@ from bluegray import Game, RuleSet, read_records
 from bluegray.cli.main import main
 from bluegray.engine.match import (
     MAX_PLIES_REASON,
+    InvalidMatchError,
     MatchGame,
     MatchSettings,
     MatchSummary,
@@ -263,3 +264,17 @@ def test_bad_input_is_one_line_and_exit_2(
     assert out == ""
     assert len(err.strip().splitlines()) == 1
     assert err.startswith("bluegray: error: ") and message in err
+
+
+@pytest.mark.parametrize(
+    ("changes", "message"),
+    [
+        ({"games": 0}, "at least one game"),
+        ({"concurrency": 0}, "concurrency must be at least 1"),
+        ({"max_plies": 0}, "length cap"),
+        ({"sprt": (5.0, 0.0)}, "elo0 must be below elo1"),
+    ],
+)
+def test_bad_settings_raise_a_typed_error(changes: dict[str, Any], message: str) -> None:
+    with pytest.raises(InvalidMatchError, match=message):
+        settings(**changes)

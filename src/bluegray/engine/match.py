@@ -25,6 +25,7 @@ from bluegray.engine.openings import DEFAULT_PLIES, Opening, opening_book
 from bluegray.engine.players import Player, player_from_spec
 from bluegray.engine.search import Limits
 from bluegray.engine.stats import GameOutcome, MatchStats, Tally, summarize
+from bluegray.errors import BlueGrayError
 from bluegray.game import Game
 from bluegray.moves import Move
 from bluegray.outcome import Outcome, Termination
@@ -130,6 +131,10 @@ def play_game(
 # -- the match ------------------------------------------------------------------------------------
 
 
+class InvalidMatchError(BlueGrayError):
+    """Match settings that cannot be played: no games, no workers, a bad SPRT window."""
+
+
 @dataclass(frozen=True)
 class MatchSettings:
     """What a match plays: players A and B by spec, the rules, how many games, and how."""
@@ -152,13 +157,13 @@ class MatchSettings:
 
     def __post_init__(self) -> None:
         if self.games < 1:
-            raise ValueError(f"a match needs at least one game, not {self.games}")
+            raise InvalidMatchError(f"a match needs at least one game, not {self.games}")
         if self.concurrency < 1:
-            raise ValueError(f"concurrency must be at least 1, not {self.concurrency}")
+            raise InvalidMatchError(f"concurrency must be at least 1, not {self.concurrency}")
         if self.max_plies < 1:
-            raise ValueError(f"the length cap must be at least 1 ply, not {self.max_plies}")
+            raise InvalidMatchError(f"the length cap must be at least 1 ply, not {self.max_plies}")
         if self.sprt is not None and not self.sprt[0] < self.sprt[1]:
-            raise ValueError(f"SPRT bounds {self.sprt}: elo0 must be below elo1")
+            raise InvalidMatchError(f"SPRT bounds {self.sprt}: elo0 must be below elo1")
 
 
 @dataclass(frozen=True)
