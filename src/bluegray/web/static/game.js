@@ -1,22 +1,33 @@
-// A game page: the board from board.svg, a text box for moves, and the state kept up to date
-// over the WebSocket (reconnecting, and resynchronising by the full state, when it drops).
-"use strict";
+// A game page: the board (board.js), clocks, moves, captures, advancement, offers and the
+// game-over message, kept current over the WebSocket. When the socket drops it reconnects with
+// backoff and the server's full state replaces whatever was shown (docs/web.md).
+import { Board, movePoints, parsePosition, travelled } from "./board.js";
 
 const main = document.getElementById("main");
 const gameId = main.dataset.gameId;
-const SEAT_KEY = `bluegray.seat.${gameId}`;
-const INVITE_KEY = `bluegray.invite.${gameId}`;
-
-let socket = null;
-let state = null;
-let mySide = null; // "blue", "gray", "both" or null (spectator)
-let stateReceivedAt = 0;
-let retryDelay = 500;
-let refCounter = 0;
-let stopped = false;
+const SEAT_KEY = (id) => `bluegray.seat.${id}`;
+const INVITE_KEY = (id) => `bluegray.invite.${id}`;
 
 const $ = (id) => document.getElementById(id);
 const title = (side) => (side === "blue" ? "Blue" : "Gray");
+const other = (side) => (side === "blue" ? "gray" : "blue");
+
+let socket = null;
+let state = null;
+let mySide = null; // "blue", "gray", "both" or null (a spectator)
+let stateReceivedAt = 0;
+let serverOffset = 0; // server clock minus ours, in ms
+let retryDelay = 500;
+let retryTimer = null;
+let refCounter = 0;
+let stopped = false;
+let selection = []; // the points clicked so far for the move being entered
+let flipped = false;
+let flipChosen = false;
+
+const board = new Board($("board"), { onPoint: pointChosen });
+
+// -- talking to the server -----------------------------------------------------------------
 
 function say(text, isError = false) {
   const box = $("message");
@@ -24,12 +35,17 @@ function say(text, isError = false) {
   box.classList.toggle("error", isError);
 }
 
+/** A server message without the position text it quotes (players see the board). */
+function cleanMessage(text) {
+  return text.replace(/ in [1-9a-zA-Z/]+ [bg] \d+ \d+:/, ":");
+}
+
 async function joinFromLink() {
   // An invite arrives in the fragment (#join=CODE), which never reaches the server's logs.
   const match = location.hash.match(/^#join=([A-Za-z0-9_-]+)$/);
   if (!match) return;
   history.replaceState(null, "", location.pathname);
-  if (localStorage.getItem(SEAT_KEY)) return;
+  if (localStorage.getItem(SEAT_KEY(gameId))) return;
   const response = await fetch(`/api/games/${encodeURIComponent(gameId)}/join`, {
     method: "POST",
     headers: { "Content-Type": "application/json" },
@@ -38,9 +54,9 @@ async function joinFromLink() {
   });
   const data = await response.json().catch(() => ({}));
   if (response.ok) {
-    localStorage.setItem(SEAT_KEY, data.seat.token);
+    localStorage.setItem(SEAT_KEY(gameId), data.seat.token);
   } else {
-    say(data.error ? data.error.message : "Could not join the game.", true);
+    say(data.error ? `Could not join: ${data.error.message}. You are watching.` : "Could not join the game.", true);
   }
 }
 
@@ -54,114 +70,298 @@ function send(message) {
   return false;
 }
 
+function setConnection(text, ok) {
+  const box = $("connection");
+  box.textContent = text;
+  box.classList.toggle("offline", !ok);
+}
+
 function connect() {
+  clearTimeout(retryTimer);
   const scheme = location.protocol === "https:" ? "wss" : "ws";
-  socket = new WebSocket(`${scheme}://${location.host}/ws/games/${encodeURIComponent(gameId)}`);
-  socket.addEventListener("open", () => {
-    retryDelay = 500;
+  const ws = new WebSocket(`${scheme}://${location.host}/ws/games/${encodeURIComponent(gameId)}`);
+  socket = ws;
+  ws.addEventListener("open", () => {
     const hello = { type: "hello" };
-    const token = localStorage.getItem(SEAT_KEY);
+    const token = localStorage.getItem(SEAT_KEY(gameId));
     if (token) hello.token = token;
     if (state) hello.version = state.version;
-    socket.send(JSON.stringify(hello));
+    ws.send(JSON.stringify(hello));
   });
-  socket.addEventListener("message", (event) => receive(JSON.parse(event.data)));
-  socket.addEventListener("close", (event) => {
-    if (stopped || event.code === 4403 || event.code === 4404) {
-      if (event.code === 4403) say("This browser's seat token was refused.", true);
+  ws.addEventListener("message", (event) => {
+    if (ws === socket) receive(JSON.parse(event.data));
+  });
+  ws.addEventListener("close", (event) => {
+    if (ws !== socket || stopped) return;
+    if (event.code === 4403 || event.code === 4404) {
+      setConnection(event.code === 4403 ? "This browser's seat was refused." : "No such game.", false);
       return;
     }
-    say("Connection lost: reconnecting…", true);
-    setTimeout(connect, retryDelay);
+    const delay = retryDelay * (0.75 + Math.random() * 0.5);
+    setConnection(`Connection lost: reconnecting in ${Math.ceil(delay / 1000)} s…`, false);
+    retryTimer = setTimeout(connect, delay);
     retryDelay = Math.min(retryDelay * 2, 10000);
   });
+}
+
+function reconnectNow() {
+  if (socket && socket.readyState === WebSocket.OPEN) return;
+  retryDelay = 500;
+  connect();
 }
 
 function receive(message) {
   switch (message.type) {
     case "welcome":
+      retryDelay = 500;
       mySide = message.side;
+      serverOffset = message.server_time_ms - Date.now();
+      setConnection("Connected.", true);
       $("seat").textContent = mySide === null
         ? "You are watching."
         : mySide === "both" ? "You play both sides." : `You play ${title(mySide)}.`;
-      say("");
+      if (!flipChosen) {
+        flipped = mySide === "gray";
+        board.flipped = flipped;
+        $("flip").setAttribute("aria-pressed", String(flipped));
+      }
       break;
-    case "state":
+    case "state": {
+      const previous = state;
       state = message.game;
       stateReceivedAt = Date.now();
-      render(message.event);
+      if (!previous || previous.version !== state.version) selection = [];
+      render(previous, message.event);
       break;
+    }
     case "presence":
       if (state) {
         state.seats = message.seats;
         state.spectators = message.spectators;
         state.claim_win_at_ms = message.claim_win_at_ms;
+        renderBars();
         renderActions();
       }
       break;
     case "error":
-      say(message.message, true);
+      say(cleanMessage(message.message), true);
+      break;
+    case "pong":
+      serverOffset = message.server_time_ms - Date.now();
       break;
     default:
       break;
   }
 }
 
+// -- entering moves --------------------------------------------------------------------------
+
 function isMine(side) {
-  return mySide === "both" || mySide === side;
+  return mySide === "both" || (mySide !== null && mySide === side);
 }
 
-function render(event) {
-  const flipped = $("flip").checked;
-  const board = $("board");
-  board.src = `/api/games/${encodeURIComponent(gameId)}/board.svg?ply=${state.ply}` +
-    `&flipped=${flipped}&v=${state.version}`;
-  board.alt = `The board: ${state.position}`;
+function canMove() {
+  return Boolean(state) && state.status === "active" && !state.outcome && isMine(state.turn);
+}
+
+function legalPoints() {
+  return canMove() ? state.legal_moves.map((text) => ({ text, points: movePoints(text) })) : [];
+}
+
+function candidates() {
+  return legalPoints().filter((move) => selection.every((point, i) => move.points[i] === point));
+}
+
+function boardView() {
+  const moves = selection.length ? candidates() : [];
+  const targets = [...new Set(moves.filter((m) => m.points.length > selection.length)
+    .map((m) => m.points[selection.length]))];
+  const last = state.last_move;
+  return {
+    selected: selection,
+    targets,
+    capturing: moves.some((m) => m.text.includes("x")),
+    lastMove: last ? { points: last.points, captured: last.captured, side: last.side } : null,
+  };
+}
+
+function pointChosen(point) {
+  if (!state) return;
+  if (!canMove()) {
+    if (mySide !== null && state.status === "active" && !state.outcome) say("It is not your turn.");
+    return;
+  }
+  const starts = new Set(legalPoints().map((m) => m.points[0]));
+  if (selection.length === 0) {
+    if (starts.has(point)) {
+      selection = [point];
+      say(selectionHint());
+    } else {
+      const piece = parsePosition(state.position)[point];
+      if (piece && isMine(piece.side) && piece.side === state.turn) {
+        const capture = state.legal_moves.some((m) => m.includes("x"));
+        say(capture ? "A capture is compulsory: choose a piece that can capture." : "That piece cannot move.");
+      }
+    }
+  } else {
+    const view = boardView();
+    if (view.targets.includes(point)) {
+      selection = [...selection, point];
+      const moves = candidates();
+      const done = moves.find((m) => m.points.length === selection.length);
+      if (done && moves.length === 1) {
+        play(done.text);
+        return;
+      }
+      say(selectionHint());
+    } else if (selection.length === 1 && point === selection[0]) {
+      selection = [];
+      say("");
+    } else if (selection.length === 1 && starts.has(point)) {
+      selection = [point];
+      say(selectionHint());
+    } else {
+      say(selection.length > 1 ? "Capture cancelled." : "");
+      selection = [];
+    }
+  }
+  board.show(state.position, boardView());
+}
+
+function selectionHint() {
+  const view = boardView();
+  const next = view.targets.join(", ");
+  if (selection.length === 1) return `${selection[0]} selected: it can go to ${next}.`;
+  return `Capture so far ${selection.join("x")}: jump on to ${next}.`;
+}
+
+function play(text) {
+  selection = [];
+  if (send({ type: "move", move: text, version: state.version })) {
+    say(`Playing ${text}…`);
+  }
+  board.show(state.position, boardView());
+}
+
+function typedMove(event) {
+  event.preventDefault();
+  const input = $("move");
+  const text = input.value.trim().toLowerCase().replace(/\s+/g, "");
+  if (!text || !canMove()) return;
+  const legal = state.legal_moves.find((m) => m.toLowerCase() === text);
+  if (legal) {
+    input.value = "";
+    play(legal);
+    return;
+  }
+  const longer = state.legal_moves.filter((m) => m.toLowerCase().startsWith(text));
+  let why;
+  if (!/^[a-i][1-9]([-x][a-i][1-9])+$/.test(text)) {
+    why = "write it from-to, like d2-d3, or a capture like c3xc5xe5.";
+  } else if (longer.length) {
+    why = `the capture goes on: ${longer.join(", ")}.`;
+  } else if (state.legal_moves.some((m) => m.includes("x"))) {
+    why = `a capture is compulsory: ${state.legal_moves.join(", ")}.`;
+  } else {
+    why = "choose one of the suggestions.";
+  }
+  say(`Illegal move “${input.value.trim()}”: ${why}`, true);
+  input.select();
+}
+
+// -- showing the state -----------------------------------------------------------------------
+
+const REASONS = {
+  center: () => "captain reached the centre",
+  lead: () => "captain far enough ahead",
+  repetition: () => "position repeated three times",
+  "no-progress": (s) => `no progress in ${s.rules.settings["impasse-plies"] || 100} moves`,
+  stalemate: (s) => `${title(s.turn)} has no legal move`,
+  resign: (s, o) => `${title(other(o.winner))} resigned`,
+  agreement: () => "agreed",
+  time: (s, o) => o.winner ? `${title(other(o.winner))}'s time ran out` : "time ran out",
+  abandoned: (s, o) => `${title(other(o.winner))} left the game`,
+};
+
+/** The end of the game in words, e.g. "Gray wins: impasse (…) — captain farther advanced". */
+export function outcomeText(game) {
+  if (game.status === "aborted") return "Game aborted — no result.";
+  const outcome = game.outcome;
+  if (!outcome) return "";
+  const words = REASONS[outcome.reason];
+  let reason = words ? words(game, outcome) : outcome.description;
+  const impasse = outcome.reason === "repetition" || outcome.reason === "no-progress" ||
+    (outcome.reason === "stalemate" && game.rules.settings.stalemate === "impasse");
+  if (impasse) {
+    reason = `impasse (${reason})`;
+    if (outcome.winner) reason += " — captain farther advanced";
+  }
+  const head = outcome.winner ? `${title(outcome.winner)} wins` : "Draw";
+  return `${head}: ${reason}. ${outcome.result}`;
+}
+
+function render(previous, event) {
+  board.setRules(state.rules.settings);
+  let animate = null;
+  const last = state.last_move;
+  if (previous && last && state.ply === previous.ply + 1 && event && event.kind === "move") {
+    const piece = parsePosition(state.position)[last.points[last.points.length - 1]];
+    if (piece) animate = travelled(last.points, piece.kind, board.paths[piece.side]);
+  }
+  board.show(state.position, boardView(), animate);
+
+  const over = Boolean(state.outcome) || state.status === "aborted";
+  const banner = $("game-over");
+  banner.hidden = !over;
+  if (over) {
+    banner.replaceChildren();
+    const head = document.createElement("strong");
+    head.textContent = outcomeText(state);
+    banner.append(head);
+    if (state.outcome && mySide && mySide !== "both") {
+      const you = document.createElement("span");
+      you.textContent = state.outcome.winner === null ? " You drew."
+        : state.outcome.winner === mySide ? " You win!" : " You lose.";
+      banner.append(you);
+    }
+  }
 
   let status;
-  if (state.outcome) status = state.outcome.description;
-  else if (state.status === "aborted") status = "The game was aborted.";
-  else if (state.status === "waiting") status = "Waiting for your friend to join.";
-  else status = `${title(state.turn)} to move` + (state.ai_thinking ? " (thinking…)" : "");
-  $("status").textContent = `${state.rules.text} · ${status} · ` +
-    `advancement Blue ${state.advancement.blue}, Gray ${state.advancement.gray} · ` +
-    `captured by Blue ${state.captures.blue}, by Gray ${state.captures.gray}`;
+  if (over) status = "Game over.";
+  else if (state.status === "waiting") status = "Waiting for the second player to join.";
+  else if (state.ai_thinking) status = `${title(state.turn)} (AI) is thinking…`;
+  else if (isMine(state.turn)) status = mySide === "both" ? `${title(state.turn)} to move.` : "Your move.";
+  else status = `${title(state.turn)} to move.`;
+  $("status").textContent = status;
+  main.dataset.version = String(state.version);
+  main.dataset.status = state.status;
+  main.dataset.ply = String(state.ply);
+  main.dataset.turn = state.turn;
+  main.dataset.myTurn = String(canMove());
 
-  const moves = $("moves");
-  moves.replaceChildren();
-  state.moves.forEach((move) => {
-    const item = document.createElement("li");
-    item.textContent = move;
-    moves.append(item);
-  });
-
-  const myTurn = state.status === "active" && !state.outcome && isMine(state.turn);
-  $("move-form").hidden = !myTurn;
-  const legal = $("legal-moves");
-  legal.replaceChildren();
-  for (const move of myTurn ? state.legal_moves : []) {
-    const option = document.createElement("option");
-    option.value = move;
-    legal.append(option);
-  }
-  $("legal").textContent = myTurn ? `Legal moves: ${state.legal_moves.join(" ")}` : "";
-
-  const invite = localStorage.getItem(INVITE_KEY);
-  $("invite").hidden = !(invite && state.status === "waiting");
-  if (invite) $("invite-link").value = invite;
+  renderMoves();
+  renderMoveForm();
+  renderInvite();
+  renderBars();
 
   if (state.rematch_id) {
     $("next-game").hidden = false;
     $("next-game-link").href = `/game/${encodeURIComponent(state.rematch_id)}`;
-    const token = localStorage.getItem(SEAT_KEY);
+    const token = localStorage.getItem(SEAT_KEY(gameId));
     // A rematch keeps each player's token: the same secret plays the new game.
-    if (token) localStorage.setItem(`bluegray.seat.${state.rematch_id}`, token);
+    if (token) localStorage.setItem(SEAT_KEY(state.rematch_id), token);
+    if (event && event.kind === "rematch" && token) {
+      location.assign(`/game/${encodeURIComponent(state.rematch_id)}`);
+    }
   } else {
     $("next-game").hidden = true;
   }
-  if (event && event.kind !== "move") say(describeEvent(event));
+  if (event) {
+    const words = describeEvent(event);
+    if (words) say(words);
+    else if (event.kind === "move" && $("message").textContent.startsWith("Playing")) say("");
+  }
   renderActions();
-  renderClocks();
 }
 
 function describeEvent(event) {
@@ -172,12 +372,153 @@ function describeEvent(event) {
     draw_declined: `${who} declined the draw.`,
     takeback_requested: `${who} asks to take back a move.`,
     takeback_declined: `${who} refused the takeback.`,
-    takeback: `${who}'s move was taken back.`,
+    takeback: "A move was taken back.",
     rematch_offered: `${who} offers a rematch.`,
     rematch_declined: `${who} declined the rematch.`,
     rematch: "The rematch is ready.",
+    invite: "A new invite link was made.",
   };
   return words[event.kind] || "";
+}
+
+function renderMoves() {
+  const list = $("moves");
+  list.replaceChildren();
+  for (let i = 0; i < state.moves.length; i += 2) {
+    const item = document.createElement("li");
+    for (const [offset, side] of [[0, "blue"], [1, "gray"]]) {
+      const text = state.moves[i + offset];
+      if (text === undefined) break;
+      const span = document.createElement("span");
+      span.className = `mv ${side}`;
+      span.dataset.ply = String(i + offset + 1);
+      if (i + offset + 1 === state.ply) span.classList.add("current");
+      span.textContent = text;
+      item.append(span);
+    }
+    list.append(item);
+  }
+  list.scrollTop = list.scrollHeight;
+}
+
+function renderMoveForm() {
+  const myTurn = canMove();
+  $("move-form").hidden = !myTurn;
+  const datalist = $("legal-moves");
+  datalist.replaceChildren();
+  for (const move of myTurn ? state.legal_moves : []) {
+    const option = document.createElement("option");
+    option.value = move;
+    datalist.append(option);
+  }
+  $("legal").textContent = myTurn ? `Legal: ${state.legal_moves.join(" ")}` : "";
+}
+
+function renderInvite() {
+  const waiting = state.status === "waiting" && mySide !== null;
+  const invite = localStorage.getItem(INVITE_KEY(gameId));
+  $("invite").hidden = !waiting;
+  $("invite-link").value = invite || "";
+  $("invite-link").hidden = !invite;
+  $("copy-invite").hidden = !invite;
+  $("new-invite").hidden = Boolean(invite);
+}
+
+function seatLabel(side) {
+  const seat = state.seats[side];
+  if (isMine(side) && mySide !== "both") return "you";
+  if (seat.player === "ai") return `AI level ${seat.level}`;
+  if (seat.player === "open") return "waiting for a player";
+  if (mySide === "both") return "hot-seat";
+  return seat.connected ? "online" : "away";
+}
+
+function clockLeft(side) {
+  const clock = state.clock;
+  const elapsed = state.outcome ? 0 : Date.now() - stateReceivedAt;
+  return clock[`${side}_ms`] - (clock.running === side ? elapsed : 0);
+}
+
+function formatMs(ms) {
+  const tenths = Math.max(0, Math.ceil(ms / 100));
+  const total = tenths / 10;
+  const minutes = Math.floor(total / 60);
+  const seconds = total - minutes * 60;
+  return total < 20
+    ? `${minutes}:${seconds.toFixed(1).padStart(4, "0")}`
+    : `${minutes}:${String(Math.floor(seconds)).padStart(2, "0")}`;
+}
+
+function renderBars() {
+  if (!state) return;
+  const [upper, lower] = flipped ? ["blue", "gray"] : ["gray", "blue"];
+  for (const [id, side] of [["bar-top", upper], ["bar-bottom", lower]]) {
+    const bar = $(id);
+    bar.replaceChildren();
+    bar.dataset.side = side;
+    bar.classList.toggle("to-move", !state.outcome && state.status === "active" && state.turn === side);
+    const name = document.createElement("div");
+    name.className = "who";
+    const swatch = document.createElement("span");
+    swatch.className = `swatch ${side}`;
+    swatch.setAttribute("aria-hidden", "true");
+    const label = document.createElement("span");
+    label.textContent = `${title(side)} (${seatLabel(side)})`;
+    name.append(swatch, label);
+
+    const taken = document.createElement("div");
+    taken.className = "taken";
+    const count = state.captures[side];
+    taken.title = `${title(side)} has captured ${count} ${count === 1 ? "piece" : "pieces"}`;
+    const takenLabel = document.createElement("span");
+    takenLabel.className = "sr-only";
+    takenLabel.textContent = taken.title;
+    taken.append(takenLabel);
+    for (let i = 0; i < Math.min(count, 18); i += 1) {
+      const dot = document.createElement("span");
+      dot.className = `dot ${other(side)}`;
+      dot.setAttribute("aria-hidden", "true");
+      taken.append(dot);
+    }
+    const number = document.createElement("span");
+    number.className = "taken-count";
+    number.dataset.captures = String(count);
+    number.setAttribute("aria-hidden", "true");
+    number.textContent = count ? `×${count}` : "";
+    taken.append(number);
+
+    const advance = document.createElement("label");
+    advance.className = "advance";
+    const value = state.advancement[side];
+    advance.textContent = `Captain ${value}/17 `;
+    const bar17 = document.createElement("progress");
+    bar17.max = 17;
+    bar17.value = value;
+    bar17.dataset.advancement = String(value);
+    advance.append(bar17);
+
+    const clock = document.createElement("div");
+    clock.className = "clock";
+    clock.dataset.clock = side;
+    bar.append(name, taken, advance, clock);
+  }
+  renderClocks();
+}
+
+function renderClocks() {
+  if (!state) return;
+  for (const box of document.querySelectorAll("[data-clock]")) {
+    const side = box.dataset.clock;
+    if (!state.clock) {
+      box.hidden = true;
+      continue;
+    }
+    box.hidden = false;
+    const left = clockLeft(side);
+    box.textContent = formatMs(left);
+    box.classList.toggle("running", state.clock.running === side && !state.outcome);
+    box.classList.toggle("low", left < 20000);
+  }
 }
 
 function renderActions() {
@@ -186,92 +527,109 @@ function renderActions() {
   const over = state.outcome !== null || state.status === "aborted";
   const offers = state.offers;
   const mine = mySide === "both" ? null : mySide;
-  const other = mine === "blue" ? "gray" : mine === "gray" ? "blue" : null;
+  const them = mine ? other(mine) : null;
+  const now = Date.now() + serverOffset;
   const show = {
-    offer_draw: playing && state.mode !== "ai" && offers.draw !== mine,
-    accept_draw: playing && offers.draw !== null && (mine === null || offers.draw === other),
-    decline_draw: playing && offers.draw !== null && (mine === null || offers.draw === other),
+    offer_draw: playing && state.mode !== "ai" && offers.draw === null,
+    accept_draw: playing && offers.draw !== null && (mine === null || offers.draw === them),
+    decline_draw: playing && offers.draw !== null && (mine === null || offers.draw === them),
     request_takeback: playing && state.ply > 0 && offers.takeback === null,
-    accept_takeback: playing && offers.takeback !== null && offers.takeback === other,
-    decline_takeback: playing && offers.takeback !== null && offers.takeback === other,
-    abort: mySide !== null && !over && state.ply < 2,
+    accept_takeback: playing && offers.takeback !== null && offers.takeback === them,
+    decline_takeback: playing && offers.takeback !== null && offers.takeback === them,
+    abort: mySide !== null && !over && state.ply < 2 && state.mode !== "imported",
     resign: playing,
     claim_win: playing && state.claim_win_at_ms !== null && mine !== null &&
-      state.turn === other && Date.now() >= state.claim_win_at_ms,
+      state.turn === them && now >= state.claim_win_at_ms,
     offer_rematch: mySide !== null && over && state.mode !== "imported" &&
-      !state.rematch_id && offers.rematch !== mine,
-    accept_rematch: mySide !== null && over && offers.rematch !== null && offers.rematch === other,
-    decline_rematch: mySide !== null && over && offers.rematch !== null && offers.rematch === other,
+      !state.rematch_id && offers.rematch === null,
+    accept_rematch: mySide !== null && over && offers.rematch !== null && offers.rematch === them,
+    decline_rematch: mySide !== null && over && offers.rematch !== null && offers.rematch === them,
   };
   for (const button of document.querySelectorAll("#actions button")) {
     button.hidden = !show[button.dataset.action];
   }
+  if (!playing) $("confirm-resign").hidden = true;
 }
 
-function formatMs(ms) {
-  const total = Math.max(0, Math.ceil(ms / 100)) / 10;
-  const minutes = Math.floor(total / 60);
-  const seconds = total - minutes * 60;
-  return total < 20
-    ? `${minutes}:${seconds.toFixed(1).padStart(4, "0")}`
-    : `${minutes}:${String(Math.floor(seconds)).padStart(2, "0")}`;
+function action(name) {
+  const message = { type: "action", action: name, version: state.version };
+  if (mySide === "both" && name === "resign") message.side = state.turn;
+  send(message);
 }
 
-function renderClocks() {
-  const top = $("clock-top");
-  const bottom = $("clock-bottom");
-  if (!state || !state.clock) {
-    top.textContent = bottom.textContent = "";
-    return;
-  }
-  const clock = state.clock;
-  const elapsed = Date.now() - stateReceivedAt;
-  const left = {
-    blue: clock.blue_ms - (clock.running === "blue" ? elapsed : 0),
-    gray: clock.gray_ms - (clock.running === "gray" ? elapsed : 0),
-  };
-  const flipped = $("flip").checked;
-  const [upper, lower] = flipped ? ["blue", "gray"] : ["gray", "blue"];
-  top.textContent = `${title(upper)} ${formatMs(left[upper])}`;
-  bottom.textContent = `${title(lower)} ${formatMs(left[lower])}`;
-  top.classList.toggle("running", clock.running === upper);
-  bottom.classList.toggle("running", clock.running === lower);
-}
+// -- wiring ------------------------------------------------------------------------------
 
-$("move-form").addEventListener("submit", (event) => {
-  event.preventDefault();
-  const input = $("move");
-  const text = input.value.trim();
-  if (!text || !state) return;
-  if (send({ type: "move", move: text, version: state.version })) input.value = "";
-});
+$("move-form").addEventListener("submit", typedMove);
 
 for (const button of document.querySelectorAll("#actions button")) {
   button.addEventListener("click", () => {
-    const action = button.dataset.action;
-    if (action === "resign" && !confirm("Resign this game?")) return;
-    const message = { type: "action", action };
-    if (mySide === "both") {
-      if (action === "resign") message.side = state.turn;
+    if (!state) return;
+    if (button.dataset.action === "resign") {
+      $("confirm-resign").hidden = false;
+      $("resign-yes").focus();
+      return;
     }
-    send(message);
+    action(button.dataset.action);
   });
 }
+$("resign-yes").addEventListener("click", () => {
+  $("confirm-resign").hidden = true;
+  action("resign");
+});
+$("resign-no").addEventListener("click", () => { $("confirm-resign").hidden = true; });
 
-$("flip").addEventListener("change", () => state && render(null));
+$("flip").addEventListener("click", () => {
+  flipped = !flipped;
+  flipChosen = true;
+  $("flip").setAttribute("aria-pressed", String(flipped));
+  board.setFlipped(flipped);
+  renderBars();
+});
+
 $("copy-invite").addEventListener("click", () => {
   const input = $("invite-link");
   input.select();
-  if (navigator.clipboard) navigator.clipboard.writeText(input.value);
+  if (navigator.clipboard) {
+    navigator.clipboard.writeText(input.value).then(() => say("Link copied."), () => {});
+  }
+});
+
+$("new-invite").addEventListener("click", async () => {
+  const token = localStorage.getItem(SEAT_KEY(gameId));
+  const response = await fetch(`/api/games/${encodeURIComponent(gameId)}/invite`, {
+    method: "POST",
+    headers: { "Content-Type": "application/json", Authorization: `Bearer ${token}` },
+    body: "{}",
+    credentials: "same-origin",
+  });
+  const data = await response.json().catch(() => ({}));
+  if (response.ok) {
+    localStorage.setItem(INVITE_KEY(gameId), location.origin + data.path);
+    renderInvite();
+  } else {
+    say(data.error ? data.error.message : "Could not make an invite.", true);
+  }
+});
+
+$("board").addEventListener("keydown", (event) => {
+  if (event.key === "Escape" && selection.length) {
+    selection = [];
+    board.show(state.position, boardView());
+    say("");
+  }
 });
 
 setInterval(() => {
   renderClocks();
   if (state && state.claim_win_at_ms) renderActions();
-}, 200);
+}, 100);
 
-if (localStorage.getItem(SEAT_KEY) === null && main.dataset.version === "1" && !location.hash) {
-  $("seat").textContent = "You are watching.";
-}
+window.addEventListener("online", reconnectNow);
+document.addEventListener("visibilitychange", () => {
+  if (document.visibilityState === "visible") reconnectNow();
+});
+window.addEventListener("pagehide", () => { stopped = true; });
+// Tests and the curious can look at the live state.
+window.bluegray = { get state() { return state; }, get side() { return mySide; } };
+
 joinFromLink().finally(connect);
-window.addEventListener("beforeunload", () => { stopped = true; });

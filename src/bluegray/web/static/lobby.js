@@ -1,8 +1,12 @@
-// The lobby: start a game, list this browser's games, import a record.
-"use strict";
+// The lobby: start a game (rule set, opponent, colour, clock), list this browser's games,
+// import a record. Seat tokens go to localStorage, never into a URL (docs/web.md).
 
 const SEAT_KEY = (id) => `bluegray.seat.${id}`;
 const INVITE_KEY = (id) => `bluegray.invite.${id}`;
+const $ = (id) => document.getElementById(id);
+
+let nextBefore = null;
+let customChecked = null; // the custom text last checked, and whether it was valid
 
 async function postJson(url, body) {
   const response = await fetch(url, {
@@ -13,109 +17,157 @@ async function postJson(url, body) {
   });
   const data = await response.json().catch(() => ({}));
   if (!response.ok) {
-    const message = data.error ? data.error.message : `error ${response.status}`;
-    throw new Error(message);
+    throw new Error(data.error ? data.error.message : `error ${response.status}`);
   }
   return data;
 }
 
-function selectedRules() {
-  const select = document.getElementById("rules");
-  if (select.value === "custom") {
-    return document.getElementById("custom-rules").value.trim() || "sackson";
-  }
-  return select.value;
+const checked = (name) => document.querySelector(`input[name="${name}"]:checked`).value;
+
+function showChoices() {
+  const select = $("rules");
+  const option = select.options[select.selectedIndex];
+  $("rules-description").textContent = option.dataset.description || "";
+  $("custom-rules-row").hidden = select.value !== "custom";
+  $("level-row").hidden = checked("opponent") !== "ai";
+  $("color-set").hidden = checked("opponent") === "hotseat";
+  $("clock-row").hidden = checked("clock") !== "on";
 }
 
-function showDescription() {
-  const select = document.getElementById("rules");
-  const option = select.options[select.selectedIndex];
-  document.getElementById("rules-description").textContent = option.dataset.description || "";
-  document.getElementById("custom-rules-row").hidden = select.value !== "custom";
+async function checkCustom() {
+  const text = $("custom-rules").value.trim();
+  const box = $("custom-rules-result");
+  box.classList.remove("error", "ok");
+  if (!text) {
+    customChecked = { text, ok: false };
+    box.textContent = "Type the settings, e.g. cooper impasse-plies=50.";
+    return false;
+  }
+  try {
+    const rules = await postJson("/api/rules/parse", { text });
+    customChecked = { text, ok: true };
+    box.textContent = `✓ ${rules.text} — ${rules.description}`;
+    box.classList.add("ok");
+    return true;
+  } catch (error) {
+    customChecked = { text, ok: false };
+    box.textContent = `✗ ${error.message}`;
+    box.classList.add("error");
+    return false;
+  }
 }
 
 async function startGame(event) {
   event.preventDefault();
-  const form = event.target;
-  const errorBox = document.getElementById("new-game-error");
+  const errorBox = $("new-game-error");
   errorBox.textContent = "";
-  const kind = form.querySelector('input[name="opponent"]:checked').value;
-  const opponent = kind === "ai"
-    ? { type: "ai", level: Number(document.getElementById("level").value) }
-    : { type: kind };
-  const body = {
-    rules: selectedRules(),
-    opponent,
-    color: document.getElementById("color").value,
-  };
-  if (document.getElementById("clock").checked) {
-    body.clock = {
-      minutes: Number(document.getElementById("minutes").value),
-      increment_seconds: Number(document.getElementById("increment").value),
-    };
+  let rules = $("rules").value;
+  if (rules === "custom") {
+    rules = $("custom-rules").value.trim();
+    const valid = customChecked && customChecked.text === rules ? customChecked.ok : await checkCustom();
+    if (!valid) {
+      errorBox.textContent = "Fix the custom settings first.";
+      $("custom-rules").focus();
+      return;
+    }
   }
+  const kind = checked("opponent");
+  const body = {
+    rules,
+    opponent: kind === "ai" ? { type: "ai", level: Number($("level").value) } : { type: kind },
+    color: kind === "hotseat" ? "blue" : checked("color"),
+  };
+  if (checked("clock") === "on") {
+    const minutes = Number($("minutes").value);
+    const increment = Number($("increment").value);
+    if (!(minutes > 0) || !(increment >= 0)) {
+      errorBox.textContent = "The clock needs a number of minutes and an increment (0 or more).";
+      return;
+    }
+    body.clock = { minutes, increment_seconds: increment };
+  }
+  $("start").disabled = true;
   try {
     const created = await postJson("/api/games", body);
     const id = created.game.id;
     localStorage.setItem(SEAT_KEY(id), created.seat.token);
-    if (created.invite) {
-      localStorage.setItem(INVITE_KEY(id), location.origin + created.invite.path);
-    }
+    if (created.invite) localStorage.setItem(INVITE_KEY(id), location.origin + created.invite.path);
     location.assign(`/game/${encodeURIComponent(id)}`);
   } catch (error) {
     errorBox.textContent = error.message;
+    $("start").disabled = false;
   }
 }
 
 function describeGame(game) {
-  const when = new Date(game.created_ms).toLocaleString();
   let state;
   if (game.outcome) state = game.outcome.description;
   else if (game.status === "aborted") state = "aborted";
   else if (game.status === "waiting") state = "waiting for your friend";
-  else state = `${game.turn === "blue" ? "Blue" : "Gray"} to move, ply ${game.ply}`;
-  return `${game.rules} vs ${game.opponent} (you: ${game.role}) — ${state} — ${when}`;
+  else state = `${game.turn === "blue" ? "Blue" : "Gray"} to move`;
+  const role = { blue: "you: Blue", gray: "you: Gray", both: "hot-seat", viewer: "replay" }[game.role] || game.role;
+  return { title: `${game.rules} · vs ${game.opponent} · ${role}`, state, ply: game.ply };
 }
 
-async function listGames() {
-  const list = document.getElementById("games");
+async function listGames(more = false) {
+  const list = $("games");
+  const url = `/api/games?limit=20${more && nextBefore ? `&before_ms=${nextBefore}` : ""}`;
   try {
-    const response = await fetch("/api/games?limit=50", { credentials: "same-origin" });
+    const response = await fetch(url, { credentials: "same-origin" });
     const data = await response.json();
-    list.replaceChildren();
-    if (!data.games || data.games.length === 0) {
+    if (!more) list.replaceChildren();
+    if (!more && (!data.games || data.games.length === 0)) {
       const item = document.createElement("li");
-      item.textContent = "No games yet.";
+      item.className = "hint";
+      item.textContent = "No games yet: start one!";
       list.append(item);
-      return;
     }
-    for (const game of data.games) {
+    for (const game of data.games || []) {
+      const words = describeGame(game);
       const item = document.createElement("li");
       const link = document.createElement("a");
       link.href = `/game/${encodeURIComponent(game.id)}`;
-      link.textContent = describeGame(game);
-      item.append(link);
+      link.textContent = words.title;
+      const detail = document.createElement("span");
+      detail.className = "hint";
+      detail.textContent = `${words.state} · ${words.ply} ${words.ply === 1 ? "move" : "moves"} · ` +
+        new Date(game.created_ms).toLocaleString();
+      item.append(link, detail);
       list.append(item);
     }
-  } catch (error) {
+    nextBefore = data.next_before_ms;
+    $("more-games").hidden = !nextBefore;
+  } catch {
     list.textContent = "Could not load your games.";
   }
 }
 
 async function importRecord(event) {
   event.preventDefault();
-  const errorBox = document.getElementById("import-error");
+  const errorBox = $("import-error");
   errorBox.textContent = "";
   try {
-    const game = await postJson("/api/records", { text: document.getElementById("record").value });
+    const game = await postJson("/api/records", { text: $("record").value });
     location.assign(`/game/${encodeURIComponent(game.id)}`);
   } catch (error) {
     errorBox.textContent = error.message;
   }
 }
 
-document.getElementById("rules").addEventListener("change", showDescription);
-document.getElementById("new-game").addEventListener("submit", startGame);
-document.getElementById("import").addEventListener("submit", importRecord);
-showDescription();
+$("new-game").addEventListener("change", showChoices);
+$("new-game").addEventListener("submit", startGame);
+$("check-rules").addEventListener("click", checkCustom);
+$("custom-rules").addEventListener("input", () => {
+  customChecked = null;
+  $("custom-rules-result").classList.remove("error", "ok");
+});
+$("custom-rules").addEventListener("keydown", (event) => {
+  if (event.key === "Enter") {
+    event.preventDefault();
+    checkCustom();
+  }
+});
+$("import").addEventListener("submit", importRecord);
+$("more-games").addEventListener("click", () => listGames(true));
+showChoices();
 listGames();
