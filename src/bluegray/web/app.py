@@ -25,6 +25,7 @@ from bluegray.web.routers import (
     records,
     rules,
     sockets,
+    study_pages,
 )
 from bluegray.web.security import GuardMiddleware
 from bluegray.web.service import GameService
@@ -77,6 +78,7 @@ def create_app(settings: Settings | None = None) -> FastAPI:
     install_handlers(app)
     for module in (rules, games, positions, boards, records, analysis, meta, sockets, pages):
         app.include_router(module.router)
+    app.include_router(study_pages.router)  # learn, my games, replay, study
     app.mount("/static", StaticFiles(directory=STATIC), name="static")
     app.add_middleware(GuardMiddleware, settings=settings)
     return app
