@@ -9,10 +9,13 @@ from __future__ import annotations
 
 import re
 from collections.abc import Callable
+from typing import Any
 
 from playwright.sync_api import Page, expect
 
 from bluegray import Game
+
+Json = dict[str, Any]
 
 PHONE = {"width": 360, "height": 740}
 
@@ -245,3 +248,40 @@ def test_moves_typed_or_entered_with_the_keyboard_and_flipping(
     page.click('#actions [data-action="resign"]')
     page.click("#resign-yes")
     expect(page.locator("#game-over")).to_contain_text("Gray wins: Blue resigned")
+
+
+def test_every_ending_is_put_in_words(live_url: str, new_page: Callable[..., Page]) -> None:
+    page = new_page()
+    page.goto(live_url + "/")
+    sackson = {"settings": {"lead": "none", "stalemate": "impasse", "impasse-plies": "100"}}
+    cooper = {"settings": {"lead": "3", "stalemate": "loss", "impasse-plies": "100"}}
+
+    def ended(reason: str, winner: str | None, rules: Json = sackson, turn: str = "blue") -> Json:
+        result = {"blue": "1-0", "gray": "0-1", None: "1/2-1/2"}[winner]
+        outcome = {"winner": winner, "reason": reason, "result": result, "description": ""}
+        return {"status": "finished", "rules": rules, "turn": turn, "outcome": outcome}
+
+    cases: list[tuple[Json, str]] = [
+        (ended("center", "blue"), "Blue wins: captain reached the centre (1-0)."),
+        (ended("lead", "gray", cooper), "Gray wins: captain 3 steps ahead (0-1)."),
+        (ended("repetition", None), "Draw: impasse (position repeated three times) (1/2-1/2)."),
+        (
+            ended("no-progress", "gray"),
+            "Gray wins: impasse (no progress in 100 moves) — captain farther advanced (0-1).",
+        ),
+        (
+            ended("stalemate", "gray"),
+            "Gray wins: impasse (Blue has no legal move) — captain farther advanced (0-1).",
+        ),
+        (ended("stalemate", "blue", cooper, "gray"), "Blue wins: Gray has no legal move (1-0)."),
+        (ended("resign", "blue"), "Blue wins: Gray resigned (1-0)."),
+        (ended("agreement", None), "Draw: agreed (1/2-1/2)."),
+        (ended("time", "gray"), "Gray wins: Blue's time ran out (0-1)."),
+        (ended("abandoned", "blue"), "Blue wins: Gray left the game (1-0)."),
+        ({"status": "aborted", "outcome": None, "rules": sackson}, "Game aborted — no result."),
+    ]
+    words = page.evaluate(
+        "async (games) => games.map((await import('/static/play-outcome.js')).outcomeText)",
+        [game for game, _ in cases],
+    )
+    assert words == [text for _, text in cases]

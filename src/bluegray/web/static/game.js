@@ -2,6 +2,7 @@
 // game-over message, kept current over the WebSocket. When the socket drops it reconnects with
 // backoff and the server's full state replaces whatever was shown (docs/web.md).
 import { Board, movePoints, parsePosition, travelled } from "./board.js";
+import { outcomeText } from "./play-outcome.js";
 
 const main = document.getElementById("main");
 const gameId = main.dataset.gameId;
@@ -270,35 +271,6 @@ function typedMove(event) {
 }
 
 // -- showing the state -----------------------------------------------------------------------
-
-const REASONS = {
-  center: () => "captain reached the centre",
-  lead: () => "captain far enough ahead",
-  repetition: () => "position repeated three times",
-  "no-progress": (s) => `no progress in ${s.rules.settings["impasse-plies"] || 100} moves`,
-  stalemate: (s) => `${title(s.turn)} has no legal move`,
-  resign: (s, o) => `${title(other(o.winner))} resigned`,
-  agreement: () => "agreed",
-  time: (s, o) => o.winner ? `${title(other(o.winner))}'s time ran out` : "time ran out",
-  abandoned: (s, o) => `${title(other(o.winner))} left the game`,
-};
-
-/** The end of the game in words, e.g. "Gray wins: impasse (…) — captain farther advanced". */
-export function outcomeText(game) {
-  if (game.status === "aborted") return "Game aborted — no result.";
-  const outcome = game.outcome;
-  if (!outcome) return "";
-  const words = REASONS[outcome.reason];
-  let reason = words ? words(game, outcome) : outcome.description;
-  const impasse = outcome.reason === "repetition" || outcome.reason === "no-progress" ||
-    (outcome.reason === "stalemate" && game.rules.settings.stalemate === "impasse");
-  if (impasse) {
-    reason = `impasse (${reason})`;
-    if (outcome.winner) reason += " — captain farther advanced";
-  }
-  const head = outcome.winner ? `${title(outcome.winner)} wins` : "Draw";
-  return `${head}: ${reason}. ${outcome.result}`;
-}
 
 function render(previous, event) {
   board.setRules(state.rules.settings);
