@@ -15,14 +15,14 @@ import time
 from pathlib import Path
 
 import uvicorn
-from playwright.sync_api import Page, sync_playwright
+from playwright.sync_api import Page, ViewportSize, sync_playwright
 
 from bluegray.web import Settings, create_app
 
 CHROMIUM = "/usr/bin/chromium"
 ARGS = ["--headless", "--no-sandbox", "--disable-gpu", "--disable-background-networking"]
-DESKTOP = {"width": 1180, "height": 860}
-PHONE = {"width": 360, "height": 740}
+DESKTOP: ViewportSize = {"width": 1180, "height": 860}
+PHONE: ViewportSize = {"width": 360, "height": 740}
 
 
 def serve(database: Path) -> tuple[str, uvicorn.Server, threading.Thread]:
