@@ -271,10 +271,11 @@ class StudyPosition(BaseModel):
     responses={status: {"model": ErrorResponse} for status in (422, 429)},
 )
 async def study_position(body: StudyRequest) -> StudyPosition:
-    """Checks the rule set, the start position and every move (422 ``invalid_rules``,
-    ``invalid_position``, ``invalid_move`` or ``illegal_move`` naming the problem)."""
+    """Checks the rule set, the start position and every move, case-insensitive (422
+    ``invalid_rules``, ``invalid_position``, ``invalid_move`` or ``illegal_move`` naming the
+    problem)."""
     game = Game(body.rules, body.position)
-    game.push_all(body.moves)
+    game.push_all(text.strip().lower() for text in body.moves)  # case-insensitive, as for games
     position = game.position
     outcome = game.outcome()
     return StudyPosition(
