@@ -47,7 +47,7 @@ def test_the_lobby_offers_every_rule_set_opponent_colour_and_clock(client: TestC
     assert 'name="clock" value="none" checked' in html and 'id="minutes"' in html
     assert re.findall(r'<option value="(\d)"', html) == [str(level) for level in range(1, 9)]
     assert 'id="import"' in html and 'id="games"' in html
-    assert '<script type="module" src="/static/lobby.js">' in html
+    assert '<script src="/static/lobby.js" type="module">' in html
     assert "script-src 'self'" in page.headers["content-security-policy"]
     assert_no_inline_code(html)
     assert_navigation(html, "Play")
@@ -61,7 +61,7 @@ def test_the_game_page_links_its_replay_and_loads_the_board_module(client: TestC
     assert f'data-game-id="{game["id"]}"' in html
     assert f'<a href="/replay/{game["id"]}">Replay and analyse</a>' in html
     assert 'id="board" class="board" tabindex="0"' in html
-    assert '<script type="module" src="/static/game.js">' in html
+    assert '<script src="/static/game.js" type="module">' in html
     assert_no_inline_code(html)
     assert_navigation(html, "Play")
 
