@@ -1,0 +1,161 @@
+"""The replay and the study board in a real browser (headless Chromium driven by Playwright):
+stepping through a stored game with the buttons, the keyboard and the move list, analysing a ply,
+importing a record from My games; and setting up, playing and analysing a position on /study.
+
+Every wait is on a condition of the page (the board image's ``src`` and ``data-*`` attributes,
+the highlighted move, the analysis box), never a fixed sleep."""
+
+from __future__ import annotations
+
+import json
+import re
+from collections.abc import Callable
+from typing import Any
+
+from playwright.sync_api import Page, expect
+
+from bluegray import Game, Position
+
+MOVES = ["d2-d3", "f8-f7", "e2-e3", "e8-e7"]
+
+
+def api(page: Page, url: str, body: dict[str, Any], token: str | None = None) -> Any:
+    headers = {"Content-Type": "application/json"}
+    if token:
+        headers["Authorization"] = f"Bearer {token}"
+    response = page.request.post(url, data=json.dumps(body), headers=headers)
+    assert response.ok, response.text()
+    return response.json()
+
+
+def board_loaded(page: Page) -> None:
+    page.wait_for_function(
+        "() => { const b = document.getElementById('board');"
+        " return b.complete && b.naturalWidth > 0; }"
+    )
+
+
+def expect_ply(page: Page, game_id: str, ply: int, flipped: bool = False) -> None:
+    expect(page.locator("#board")).to_have_attribute(
+        "src", f"/api/games/{game_id}/board.svg?ply={ply}&flipped={str(flipped).lower()}"
+    )
+    current = page.locator("#move-list button.current")
+    expect(current).to_have_count(1)
+    expect(current).to_have_attribute("data-ply", str(ply))
+    expect(current).to_have_attribute("aria-current", "step")
+    board_loaded(page)
+
+
+def test_replay_steps_through_a_game_and_analyses_it(
+    live_url: str, new_page: Callable[..., Page]
+) -> None:
+    page = new_page()
+    page.goto(f"{live_url}/games")
+    created = api(
+        page, f"{live_url}/api/games", {"rules": "cooper", "opponent": {"type": "hotseat"}}
+    )
+    game_id, token = created["game"]["id"], created["seat"]["token"]
+    version = created["game"]["version"]
+    for move in MOVES:
+        version = api(
+            page,
+            f"{live_url}/api/games/{game_id}/moves",
+            {"move": move, "version": version},
+            token,
+        )["version"]
+
+    # My games lists it; its Replay link opens the replay at the last position.
+    page.reload()
+    page.locator(f'tr[data-game-id="{game_id}"] a[href="/replay/{game_id}"]').click()
+    expect(page).to_have_url(re.compile(f"/replay/{game_id}"))
+    expect_ply(page, game_id, 4)
+    expect(page.locator("#next")).to_be_disabled()
+    expect(page.locator("#ply-status")).to_contain_text("Gray played e8-e7")
+
+    page.locator("#previous").click()
+    expect_ply(page, game_id, 3)
+    expect(page.locator("#ply-status")).to_contain_text("Blue played e2-e3")
+    page.keyboard.press("ArrowLeft")
+    expect_ply(page, game_id, 2)
+    page.keyboard.press("Home")
+    expect_ply(page, game_id, 0)
+    expect(page.locator("#first")).to_be_disabled()
+    expect(page.locator("#previous")).to_be_disabled()
+    page.keyboard.press("ArrowRight")
+    expect_ply(page, game_id, 1)
+    page.locator("#last").click()
+    expect_ply(page, game_id, 4)
+    page.locator('#move-list button[data-ply="2"]').click()
+    expect_ply(page, game_id, 2)
+    expect(page).to_have_url(re.compile("#ply=2$"))
+    page.locator("#flip").click()
+    expect_ply(page, game_id, 2, flipped=True)
+    expect(page.locator("#flip")).to_have_attribute("aria-pressed", "true")
+    expect(page.locator("#download-svg")).to_have_attribute(
+        "href", f"/api/games/{game_id}/board.svg?ply=2&flipped=true&size=720"
+    )
+
+    # Analysing ply 2: Blue to move after d2-d3 f8-f7.
+    game = Game("cooper")
+    game.push_all(MOVES[:2])
+    legal = {str(move) for move in game.legal_moves}
+    page.locator("#analysis-seconds").select_option("0.5")
+    page.locator("#analyse").click()
+    facts = page.locator("#analysis dl")
+    expect(facts).to_contain_text("Best move")
+    expect(facts).to_contain_text("Blue's expected score")
+    best = page.locator("#analysis").get_attribute("data-best-move")
+    assert best in legal
+    expect(page.locator("#analysis .verdict")).to_have_text(re.compile(r"\S"))
+    # Stepping away clears it; coming back shows it again without asking the server.
+    page.keyboard.press("ArrowRight")
+    expect_ply(page, game_id, 3, flipped=True)
+    expect(page.locator("#analysis dl")).to_have_count(0)
+    page.keyboard.press("ArrowLeft")
+    expect(page.locator("#analysis")).to_have_attribute("data-best-move", best or "")
+
+
+def test_import_errors_then_replays_and_the_study_board_analyses(
+    live_url: str, new_page: Callable[..., Page]
+) -> None:
+    page = new_page(viewport={"width": 360, "height": 740})
+    page.goto(f"{live_url}/games")
+    page.locator("#record-text").fill('[Rules "cooper"]\n\n1. d2-d9 *\n')
+    page.locator("#import-button").click()
+    expect(page.locator("#import-error")).to_contain_text("d2-d9")
+    page.locator("#record-text").fill('[Rules "cooper"]\n\n1. d2-d3 f8-f7 *\n')
+    page.locator("#import-button").click()
+    expect(page).to_have_url(re.compile(r"/replay/[A-Za-z0-9_-]+#ply=2$"))
+    expect(page.locator("#move-list button.move")).to_have_text(["start", "d2-d3", "f8-f7"])
+    assert page.evaluate("document.documentElement.scrollWidth") <= 360
+
+    # The study board: the start of cooper, a move played by choosing it, a bad position
+    # refused without changing anything, and an analysis.
+    page.goto(f"{live_url}/study?rules=cooper")
+    start = Position.start("cooper")
+    legal = page.locator("#legal-moves button")
+    expect(legal).to_have_text([str(move) for move in start.legal_moves()])
+    page.locator('#legal-moves button[data-move="d2-d3"]').click()
+    after = start.push("d2-d3")
+    expect(page.locator("#board")).to_have_attribute("data-position", str(after))
+    expect(legal).to_have_text([str(move) for move in after.legal_moves()])
+    expect(page.locator("#moves")).to_have_value("d2-d3")
+    board_loaded(page)
+    source = page.locator("#board").get_attribute("src")
+    assert source is not None and "last_move=d2-d3" in source
+
+    page.locator("#position").fill("ggggcgggg/9/9 b 0 1")
+    page.locator("#show").click()
+    expect(page.locator("#study-error")).to_contain_text("Nothing changed: invalid position")
+    expect(page.locator("#board")).to_have_attribute("src", source)
+    expect(legal).to_have_count(len(after.legal_moves()))
+
+    page.locator("#analysis-seconds").select_option("0.5")
+    page.locator("#analyse").click()
+    expect(page.locator("#analysis dl")).to_contain_text("Best line")
+    best = page.locator("#analysis").get_attribute("data-best-move")
+    assert best in {str(move) for move in after.legal_moves()}
+
+    page.locator("#undo").click()
+    expect(page.locator("#board")).to_have_attribute("data-position", str(start))
+    expect(page.locator("#undo")).to_be_disabled()
