@@ -1,7 +1,10 @@
 """Playwright fixtures for the web app's browser tests, shared by every ``test_*browser*`` file.
 
-- ``browser``: one headless Chromium for the whole session (the system's ``/usr/bin/chromium``;
-  Playwright's own browsers are never downloaded).
+- ``browser``: one headless Chromium for each test module that uses it (the system's
+  ``/usr/bin/chromium``; Playwright's own browsers are never downloaded). Not for the whole
+  session: while Playwright's sync API is alive it marks an asyncio loop as running in the main
+  thread, so ``asyncio.run`` in a later, unrelated test would fail; a module's browser is closed
+  when the module is done (starting one takes well under a second).
 - ``live_url``: the base URL (``http://127.0.0.1:PORT``) of the app on a real port, on a fresh
   SQLite file, for one test (uvicorn in a thread: ``conftest.LiveServer``).
 - ``new_page``: make a page in a new browser context (its own cookies and ``localStorage``, so
@@ -35,15 +38,15 @@ CHROMIUM_ARGS: list[str] = [
 TIMEOUT_MS: int = 15_000
 
 
-@pytest.fixture(scope="session")
+@pytest.fixture(scope="module")
 def playwright_instance() -> Iterator[Playwright]:
     with sync_playwright() as playwright:
         yield playwright
 
 
-@pytest.fixture(scope="session")
+@pytest.fixture(scope="module")
 def browser(playwright_instance: Playwright) -> Iterator[Browser]:
-    """A headless Chromium shared by the whole session."""
+    """A headless Chromium shared by the tests of a module."""
     chromium = playwright_instance.chromium.launch(
         executable_path=CHROMIUM, args=CHROMIUM_ARGS, headless=True
     )
