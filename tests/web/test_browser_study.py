@@ -159,3 +159,14 @@ def test_import_errors_then_replays_and_the_study_board_analyses(
     page.locator("#undo").click()
     expect(page.locator("#board")).to_have_attribute("data-position", str(start))
     expect(page.locator("#undo")).to_be_disabled()
+
+    # Another rule set starts from its start; a bad custom rule set changes nothing.
+    page.locator("#rules").select_option("pow-super-light")
+    pow_start = Position.start("pow-super-light")
+    expect(page.locator("#board")).to_have_attribute("data-position", str(pow_start))
+    expect(legal).to_have_text([str(move) for move in pow_start.legal_moves()])
+    page.locator("#rules").select_option("custom")
+    page.locator("#custom-rules").fill("cooper captain=warp")
+    page.locator("#show").click()
+    expect(page.locator("#study-error")).to_contain_text("invalid value 'warp'")
+    expect(page.locator("#board")).to_have_attribute("data-position", str(pow_start))

@@ -35,18 +35,18 @@ from bluegray.svg import board_svg
 
 HISTORY: Final = (
     "Blue and Gray was patented in 1903 by Henry Busch and Arthur Jaeger (US patent 726,023). "
-    "It has been sold and played under other names too: Cats and Dogs, Wild West, Thumps Game, "
-    "and Captain and Soldiers.",
-    "Sid Sackson brought it back to a wide public in his book A Gamut of Games (1969). His "
+    "It is also known as Cats and Dogs, Wild West, Thumps Game, and Captain and Soldiers.",
+    "Sid Sackson published the game in his book A Gamut of Games (1969). His "
     "rules are the default here (the rule set called sackson): when the two captains block "
     "each other for good, the captain farther along its path wins — and Sackson writes that "
     "in a series he counted such a win as half a game.",
-    "In 2000 Roger Cooper programmed the game for Zillions of Games. In place of Sackson's "
+    "In 2000 Roger Cooper implemented the game for Zillions of Games. In place of Sackson's "
     "impasse rule he added the lead rule: a captain three steps ahead of the other wins at "
     "once, and a deadlock is a draw (the rule set cooper).",
     "In 2003 Richard Hutnik extended Cooper's version into Super Blue and Gray, a family of "
-    "twelve variants. He calls the guard a Sargeant and adds a weaker soldier, the private, "
-    "which can only go forward or sideways and becomes a guard on the far rank. His variants "
+    "twelve variants. He calls the guard a Sargeant and adds a second kind of soldier, the "
+    "private, which can only go forward or sideways and becomes a guard on the far rank. His "
+    "variants "
     "combine three choices: guards (the Classic family) or privates (the Super family); full "
     "armies or light ones; and captains that step or turbo captains that slide. The POW "
     "variants start each captain behind enemy lines. In all of them the longest capture is "
@@ -255,7 +255,8 @@ SETTINGS: Final = (
             Choice(
                 "impasse",
                 "The game ends in an impasse (decided by the impasse setting below).",
-                "Sackson's deadlock rule: total blockade is judged like both captains being stuck.",
+                "Sackson speaks of both captains being blockaded; this site treats a side that "
+                "cannot move at all as the same deadlock.",
                 "With Sackson's impasse rule, a side that is ahead in advancement may even "
                 "welcome a complete deadlock.",
             ),

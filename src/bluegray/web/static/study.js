@@ -105,6 +105,7 @@
       applied = { rules: request.rules, position: request.position, moves: answer.moves };
       shown = answer;
       fillForm(applied);
+      positionInput.placeholder = answer.rules.start;
       render();
       return true;
     } catch (error) {
@@ -121,10 +122,22 @@
     event.preventDefault();
     apply(formRequest());
   });
-  rulesSelect.addEventListener("change", () => {
+  // Another rule set starts from its own start, or from the position typed in (without the
+  // moves, which belonged to the old rules); if the server refuses, the choice goes back.
+  rulesSelect.addEventListener("change", async () => {
     showDescription();
-    if (rulesSelect.value !== "custom") apply(formRequest());
-    else customInput.focus();
+    if (rulesSelect.value === "custom") {
+      customInput.focus();
+      return;
+    }
+    const request = formRequest();
+    const ok = await apply({ ...request, moves: [] });
+    if (!ok && applied) {
+      const preset = Array.from(rulesSelect.options).some((o) => o.value === applied.rules);
+      rulesSelect.value = preset ? applied.rules : "custom";
+      if (!preset) customInput.value = applied.rules;
+      showDescription();
+    }
   });
   document.getElementById("start-position").addEventListener("click", () => {
     apply({ rules: rulesText(), position: null, moves: [] });
