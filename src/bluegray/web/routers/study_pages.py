@@ -85,7 +85,6 @@ async def learn_page(request: Request, settings: AppSettings) -> HTMLResponse:
         request,
         "learn.html",
         settings,
-        section="learn",
         history=learn.HISTORY,
         decisions=learn.DECISIONS,
         settings_list=learn.SETTINGS,
@@ -106,7 +105,6 @@ async def learn_preset_page(request: Request, name: str, settings: AppSettings) 
         request,
         "learn_preset.html",
         settings,
-        section="learn",
         preset=info,
         family=learn.FAMILIES[info.family],
         start_svg=Markup(learn.start_svg(name)),
@@ -158,7 +156,7 @@ async def games_page(request: Request, service: Service, settings: AppSettings) 
             }
             for game in listing.games
         ]
-    return _page(request, "games.html", settings, section="games", games=rows, more=more)
+    return _page(request, "games.html", settings, games=rows, more=more)
 
 
 # -- replay -----------------------------------------------------------------------------------
@@ -199,7 +197,6 @@ async def replay_page(
         request,
         "replay.html",
         settings,
-        section="games",
         game_id=live.id,
         rules=cached_rules_info(live.rules),
         mode=live.mode,
@@ -228,7 +225,6 @@ async def study_page(
         request,
         "study.html",
         settings,
-        section="study",
         presets=[cached_rules_info(rule_set) for rule_set in PRESETS.values()],
         chosen=preset,
         custom="" if preset != "custom" else rules,
