@@ -285,3 +285,27 @@ def test_every_ending_is_put_in_words(live_url: str, new_page: Callable[..., Pag
         [game for game, _ in cases],
     )
     assert words == [text for _, text in cases]
+
+
+def test_a_dropped_connection_reconnects_and_catches_up(
+    live_url: str, new_page: Callable[..., Page]
+) -> None:
+    page = new_page()
+    game_id = start_from_lobby(page, live_url, rules="sackson", opponent="hotseat")
+    expect(page.locator("#connection")).to_have_text("Connected.")
+    token = page.evaluate(f"localStorage.getItem('bluegray.seat.{game_id}')")
+    page.evaluate("window.bluegray.dropConnection()")
+    expect(page.locator("#connection")).to_contain_text("reconnecting")
+    # A move made meanwhile (over HTTP) is shown once the page is back.
+    answer = page.request.post(
+        f"{live_url}/api/games/{game_id}/moves",
+        data={
+            "move": "d2-d3",
+            "version": int(page.locator("#main").get_attribute("data-version") or 0),
+        },
+        headers={"Authorization": f"Bearer {token}"},
+    )
+    assert answer.ok, answer.text()
+    wait_ply(page, 1)
+    expect(page.locator("#connection")).to_have_text("Connected.")
+    expect(page.locator("#moves .mv")).to_have_text(["d2-d3"])

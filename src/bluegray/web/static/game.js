@@ -602,6 +602,11 @@ document.addEventListener("visibilitychange", () => {
 });
 window.addEventListener("pagehide", () => { stopped = true; });
 // Tests and the curious can look at the live state.
-window.bluegray = { get state() { return state; }, get side() { return mySide; } };
+// (`dropConnection` closes the socket as a network failure would: the tests use it.)
+window.bluegray = {
+  get state() { return state; },
+  get side() { return mySide; },
+  dropConnection() { if (socket) socket.close(); },
+};
 
 joinFromLink().finally(connect);
