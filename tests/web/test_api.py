@@ -407,6 +407,68 @@ def test_analysis_of_a_game_and_of_a_position(client: TestClient) -> None:
     assert illegal.status_code == 422 and error_of(illegal)["code"] == "illegal_move"
 
 
+def analysis_of(client: TestClient, game_id: str, query: str = "seconds=0.1") -> Any:
+    return client.get(f"/api/games/{game_id}/analysis?{query}")
+
+
+def assert_analysis_refused(response: Any) -> None:
+    assert response.status_code == 409, response.text
+    error = error_of(response)
+    assert error["code"] == "not_allowed"
+    assert "analysis is off" in error["message"] and "game ends" in error["message"]
+
+
+def test_a_friend_game_is_not_analysed_while_it_is_played(
+    make_client: Callable[..., TestClient],
+) -> None:
+    client = make_client(analysis_burst=20)  # more analyses than the default burst of 5
+    created = create(client, opponent={"type": "friend"}, color="blue")
+    game_id, blue = created["game"]["id"], created["seat"]["token"]
+    assert_analysis_refused(analysis_of(client, game_id))  # waiting for the friend
+    joined = client.post(f"/api/games/{game_id}/join", json={"invite": created["invite"]["code"]})
+    assert joined.status_code == 200, joined.text
+    game = joined.json()["game"]
+    assert move(client, game, blue, BLUE_MOVE, game["version"]).status_code == 200
+    # Active: refused at every ply, for players and spectators alike, with or without a token.
+    assert_analysis_refused(analysis_of(client, game_id))
+    assert_analysis_refused(analysis_of(client, game_id, "ply=0&seconds=0.1"))
+    with_token = client.get(f"/api/games/{game_id}/analysis?seconds=0.1", headers=auth(blue))
+    assert_analysis_refused(with_token)
+    # A pasted position stays open, like a local engine.
+    pasted = client.post("/api/analysis", json={"moves": [BLUE_MOVE], "seconds": 0.1})
+    assert pasted.status_code == 200, pasted.text
+    # Once the game ends (here by resignation), it opens.
+    resigned = client.post(
+        f"/api/games/{game_id}/actions", json={"action": "resign"}, headers=auth(blue)
+    )
+    assert resigned.status_code == 200 and resigned.json()["status"] == "finished"
+    opened = analysis_of(client, game_id, "ply=1&seconds=0.1")
+    assert opened.status_code == 200, opened.text
+    assert opened.json()["turn"] == "gray" and opened.json()["best_move"]
+
+
+def test_an_aborted_friend_game_is_analysed(client: TestClient) -> None:
+    created = create(client, opponent={"type": "friend"})
+    game_id, token = created["game"]["id"], created["seat"]["token"]
+    aborted = client.post(
+        f"/api/games/{game_id}/actions", json={"action": "abort"}, headers=auth(token)
+    )
+    assert aborted.status_code == 200 and aborted.json()["status"] == "aborted"
+    assert analysis_of(client, game_id).status_code == 200
+
+
+def test_ai_hotseat_and_imported_games_are_analysed_while_played(client: TestClient) -> None:
+    ai = create(client, opponent={"type": "ai", "level": 1}, color="blue")["game"]
+    hotseat = create(client)["game"]
+    record = '[Rules "cooper"]\n[Result "*"]\n\n1. d2-d3 *\n'
+    imported = client.post("/api/records", json={"text": record}).json()
+    assert ai["status"] == "active" and hotseat["status"] == "active"
+    for game_id in (ai["id"], hotseat["id"], imported["id"]):
+        response = analysis_of(client, game_id)
+        assert response.status_code == 200, response.text
+        assert response.json()["best_move"]
+
+
 # -- the page and the schema ------------------------------------------------------------------
 
 

@@ -309,3 +309,51 @@ def test_a_dropped_connection_reconnects_and_catches_up(
     wait_ply(page, 1)
     expect(page.locator("#connection")).to_have_text("Connected.")
     expect(page.locator("#moves .mv")).to_have_text(["d2-d3"])
+
+
+def test_a_hint_suggests_a_legal_move_and_marks_it_on_the_board(
+    live_url: str, new_page: Callable[..., Page]
+) -> None:
+    page = new_page()
+    game_id = start_from_lobby(page, live_url, rules="sackson", opponent="ai", level=1)
+    page.wait_for_selector('#main[data-my-turn="true"]')
+    moves = legal_moves(page)
+    button = page.locator("#hint")
+    expect(button).to_be_visible()
+    expect(page.locator("#board [data-hint]")).to_have_count(0)
+
+    # Asked with the keyboard: the button waits (disabled, keeping the focus), then the move
+    # shows in words and on the board.
+    button.focus()
+    button.press("Enter")
+    expect(button).to_have_attribute("aria-disabled", "true")
+    words = page.locator("#hint-text")
+    expect(words).to_have_attribute("data-move", re.compile(r"\S"))
+    hinted = words.get_attribute("data-move") or ""
+    assert hinted in moves, (hinted, moves)
+    expect(words).to_have_text(re.compile(rf"^Hint: {re.escape(hinted)} — \S"))
+    expect(button).to_have_attribute("aria-disabled", "false")
+    expect(button).to_be_focused()
+    start, *landings = re.split(r"[-x]", hinted)
+    marks = page.locator("#board [data-hint]")
+    expect(marks).to_have_count(1 + len(landings))
+    expect(page.locator(f'#board [data-hint="{start}"][data-hint-role="from"]')).to_have_count(1)
+    for point in landings:
+        expect(page.locator(f'#board [data-hint="{point}"][data-hint-role="to"]')).to_have_count(1)
+    path = page.locator("#board [data-hint-path]")
+    expect(path).to_have_count(1)
+    assert (path.get_attribute("data-hint-path") or "").split()[0] == start
+    expect(page.locator("#message")).not_to_have_class(re.compile(r"\berror\b"))
+
+    # Playing it clears the hint; the AI answers and the button is back for the next move.
+    click_move(page, hinted)
+    page.wait_for_selector('#main[data-ply="2"][data-my-turn="true"]')
+    expect(marks).to_have_count(0)
+    expect(words).to_have_text("")
+    expect(button).to_be_visible()
+
+    # A spectator gets no hint button.
+    watcher = new_page()
+    watcher.goto(f"{live_url}/game/{game_id}")
+    expect(watcher.locator("#seat")).to_have_text("You are watching.")
+    expect(watcher.locator("#hint-box")).to_be_hidden()

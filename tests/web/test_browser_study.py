@@ -170,3 +170,21 @@ def test_import_errors_then_replays_and_the_study_board_analyses(
     page.locator("#show").click()
     expect(page.locator("#study-error")).to_contain_text("invalid value 'warp'")
     expect(page.locator("#board")).to_have_attribute("data-position", str(pow_start))
+
+
+def test_the_replay_of_a_friend_game_being_played_says_why_it_is_not_analysed(
+    live_url: str, new_page: Callable[..., Page]
+) -> None:
+    page = new_page()
+    page.goto(f"{live_url}/games")
+    created = api(page, f"{live_url}/api/games", {"opponent": {"type": "friend"}})
+    game_id = created["game"]["id"]
+    api(page, f"{live_url}/api/games/{game_id}/join", {"invite": created["invite"]["code"]})
+    page.goto(f"{live_url}/replay/{game_id}")
+    page.locator("#analyse").click()
+    expect(page.locator("#analysis-error")).to_have_text(
+        "Analysis failed: analysis is off while a game between two people is being played;"
+        " it opens when the game ends"
+    )
+    expect(page.locator("#analysis dl")).to_have_count(0)
+    expect(page.locator("#analyse")).to_be_enabled()

@@ -19,6 +19,14 @@ router = APIRouter(tags=["analysis"])
 ERRORS: dict[int | str, dict[str, Any]] = {
     status: {"model": ErrorResponse} for status in (404, 422, 429)
 }
+GAME_ERRORS: dict[int | str, dict[str, Any]] = {
+    status: {"model": ErrorResponse} for status in (404, 409, 422, 429)
+}
+
+#: Why a game between two people cannot be analysed while it is played (fair play).
+NOT_WHILE_PLAYED = (
+    "analysis is off while a game between two people is being played; it opens when the game ends"
+)
 
 
 def _seconds(seconds: float, settings: Settings) -> float:
@@ -74,7 +82,7 @@ async def analyse_position(
     "/api/games/{game_id}/analysis",
     response_model=AnalysisResult,
     summary="Analyse a game at a ply",
-    responses=ERRORS,
+    responses=GAME_ERRORS,
 )
 async def analyse_game(
     game_id: GameId,
@@ -83,7 +91,11 @@ async def analyse_game(
     ply: Annotated[int | None, Query(ge=0, description="Default: the current position.")] = None,
     seconds: Annotated[float, Query(gt=0, le=60)] = 1.0,
 ) -> AnalysisResult:
+    """The game's position at a ply. Fair play: a game between two people (mode `friend`) is
+    not analysed while it is waiting or active (409 `not_allowed`); it opens when it ends."""
     live = await service.snapshot(game_id)
+    if live.mode == "friend" and live.status in ("waiting", "active"):
+        raise ApiError(409, "not_allowed", NOT_WHILE_PLAYED)
     moves = [str(move) for move in live.game.moves]
     if ply is not None:
         if ply > len(moves):

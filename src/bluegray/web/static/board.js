@@ -66,7 +66,7 @@ export class Board {
     this.flipped = false;
     this.paths = { blue: BLUE_PATH, gray: GRAY_PATH };
     this.pieces = {};
-    this.view = { selected: [], targets: [], lastMove: null, turn: null };
+    this.view = { selected: [], targets: [], lastMove: null, hint: null, turn: null };
     this.cursor = CENTER;
     this.keyboard = true; // whether the cursor shows (not after a click or tap)
     this.svg = el("svg", {
@@ -111,8 +111,9 @@ export class Board {
 
   /**
    * Show a position. `view`: {selected: [points clicked so far], targets: [points that may come
-   * next], lastMove: {points, captured, side} or null, turn}. `animate` is the list of points
-   * a piece has just travelled through (ending where it stands now), or null.
+   * next], lastMove: {points, captured, side} or null, hint: {move, points, path} or null (a
+   * suggested move: its points and the way its piece would go), turn}. `animate` is the list of
+   * points a piece has just travelled through (ending where it stands now), or null.
    */
   show(position, view, animate = null) {
     this.pieces = parsePosition(position);
@@ -130,6 +131,7 @@ export class Board {
     this.drawPaths(svg);
     this.drawCenter(svg);
     this.drawCoordinates(svg);
+    this.drawHint(svg);
     this.drawSelection(svg);
     this.drawPieces(svg);
     this.drawTargets(svg);
@@ -193,6 +195,23 @@ export class Board {
         class: "last-captured", "data-captured": point,
       }, group);
     }
+  }
+
+  /** A suggested move: its start and landing points, and the way its piece would go. */
+  drawHint(svg) {
+    const hint = this.view.hint;
+    if (!hint) return;
+    const group = el("g", { class: "hint-move", "data-hint-move": hint.move }, svg);
+    for (const [index, point] of hint.points.entries()) {
+      const [x, y] = this.xy(point);
+      const role = index === 0 ? "from" : "to";
+      el("rect", {
+        x: x - 4.4, y: y - 4.4, width: 8.8, height: 8.8, rx: 1.5,
+        class: `hint-${role}`, "data-hint": point, "data-hint-role": role,
+      }, group);
+    }
+    const line = hint.path.map((point) => this.xy(point).join(",")).join(" ");
+    el("polyline", { points: line, class: "hint-line", "data-hint-path": hint.path.join(" ") }, group);
   }
 
   drawSelection(svg) {
@@ -295,12 +314,14 @@ export class Board {
     const piece = this.pieces[point];
     let text = piece ? `${point}: ${piece.side === "blue" ? "Blue" : "Gray"} ${piece.kind}` : `${point}: empty`;
     if (this.view.targets.includes(point)) text += ", a destination";
+    if (this.view.hint && this.view.hint.points.includes(point)) text += ", on the hinted move";
     return text;
   }
 
   describe() {
     const selected = this.view.selected;
-    const base = "The board. Arrow keys move the cursor, Enter selects.";
+    let base = "The board. Arrow keys move the cursor, Enter selects.";
+    if (this.view.hint) base += ` Hint: ${this.view.hint.move}.`;
     if (!selected.length) return base;
     return `${base} Selected ${selected.join(", ")}; possible: ${this.view.targets.join(", ") || "none"}.`;
   }

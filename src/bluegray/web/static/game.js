@@ -25,6 +25,8 @@ let stopped = false;
 let selection = []; // the points clicked so far for the move being entered
 let flipped = false;
 let flipChosen = false;
+let hint = null; // the engine's suggestion: {version, move, points, path, words}, for one version
+let hintPending = false;
 
 const board = new Board($("board"), { onPoint: pointChosen });
 
@@ -131,7 +133,10 @@ function receive(message) {
       const previous = state;
       state = message.game;
       stateReceivedAt = Date.now();
-      if (!previous || previous.version !== state.version) selection = [];
+      if (!previous || previous.version !== state.version) {
+        selection = [];
+        hint = null; // a move (or a takeback) makes the hint stale
+      }
       render(previous, message.event);
       break;
     }
@@ -178,11 +183,13 @@ function boardView() {
   const targets = [...new Set(moves.filter((m) => m.points.length > selection.length)
     .map((m) => m.points[selection.length]))];
   const last = state.last_move;
+  const shown = currentHint();
   return {
     selected: selection,
     targets,
     capturing: moves.some((m) => m.text.includes("x")),
     lastMove: last ? { points: last.points, captured: last.captured, side: last.side } : null,
+    hint: shown ? { move: shown.move, points: shown.points, path: shown.path } : null,
   };
 }
 
@@ -238,6 +245,8 @@ function selectionHint() {
 
 function play(text) {
   selection = [];
+  hint = null;
+  renderHint();
   if (send({ type: "move", move: text, version: state.version })) {
     say(`Playing ${text}…`);
   }
@@ -268,6 +277,79 @@ function typedMove(event) {
   }
   say(`Illegal move “${input.value.trim()}”: ${why}`, true);
   input.select();
+}
+
+// -- hints -------------------------------------------------------------------------------------
+
+/** Hints are for the player to move against the AI or hot-seat: never in a game between two
+ * people (the server refuses to analyse those while they are played), nor for spectators. */
+function canHint() {
+  return canMove() && (state.mode === "ai" || state.mode === "hotseat");
+}
+
+function currentHint() {
+  return hint && state && hint.version === state.version ? hint : null;
+}
+
+/** The engine's verdict in a few words: "Blue is better", "About even". */
+function hintVerdict(result) {
+  const words = result.description.split(":")[0];
+  return words.charAt(0).toUpperCase() + words.slice(1);
+}
+
+async function askHint() {
+  if (!canHint() || hintPending) return;
+  const asked = state.version;
+  hintPending = true;
+  hint = null;
+  renderHint();
+  say("");
+  try {
+    const url = `/api/games/${encodeURIComponent(gameId)}/analysis?ply=${state.ply}&seconds=1`;
+    const response = await fetch(url, { credentials: "same-origin" });
+    const data = await response.json().catch(() => ({}));
+    if (!response.ok) {
+      const why = data.error ? cleanMessage(data.error.message) : `the server answered ${response.status}`;
+      say(`No hint: ${why}.`, true);
+      return;
+    }
+    if (!state || state.version !== asked) return; // the game moved on meanwhile
+    if (!data.best_move) {
+      say(`No hint: ${data.description}.`);
+      return;
+    }
+    const points = movePoints(data.best_move);
+    const piece = parsePosition(state.position)[points[0]];
+    const path = piece ? travelled(points, piece.kind, board.paths[piece.side]) : points;
+    hint = {
+      version: asked,
+      move: data.best_move,
+      points,
+      path,
+      words: `Hint: ${data.best_move} — ${hintVerdict(data)}`,
+    };
+    board.show(state.position, boardView());
+  } catch {
+    say("No hint: the server could not be reached.", true);
+  } finally {
+    hintPending = false;
+    renderHint();
+  }
+}
+
+function renderHint() {
+  if (!state) return;
+  const button = $("hint");
+  const shown = currentHint();
+  $("hint-box").hidden = !canHint();
+  // aria-disabled rather than disabled: a disabled button would lose the keyboard focus.
+  button.setAttribute("aria-disabled", String(hintPending));
+  button.setAttribute("aria-busy", String(hintPending));
+  button.textContent = hintPending ? "Thinking…" : "Hint";
+  const text = $("hint-text");
+  text.textContent = shown ? shown.words : "";
+  if (shown) text.dataset.move = shown.move;
+  else delete text.dataset.move;
 }
 
 // -- showing the state -----------------------------------------------------------------------
@@ -313,6 +395,7 @@ function render(previous, event) {
 
   renderMoves();
   renderMoveForm();
+  renderHint();
   renderInvite();
   renderBars();
 
@@ -532,6 +615,7 @@ function action(name) {
 // -- wiring ------------------------------------------------------------------------------
 
 $("move-form").addEventListener("submit", typedMove);
+$("hint").addEventListener("click", askHint);
 
 for (const button of document.querySelectorAll("#actions button")) {
   button.addEventListener("click", () => {
