@@ -14,6 +14,7 @@ into the report, chaining the ladder's Elo differences from random (0).
 from __future__ import annotations
 
 import argparse
+import fcntl
 import json
 import math
 import os
@@ -89,15 +90,19 @@ def play(
 
 
 def record(entry: dict[str, Any]) -> None:
-    """Keep a match's result, replacing an earlier one of the same pairing and settings."""
-    results = [
-        old
-        for old in load()
-        if (old["kind"], old["a"], old["b"], old["rules"], old["time"])
-        != (entry["kind"], entry["a"], entry["b"], entry["rules"], entry["time"])
-    ]
-    results.append(entry)
-    save(results)
+    """Keep a match's result, replacing an earlier one of the same pairing and settings (under a
+    lock, so that several runs at once can share the results file)."""
+    RESULTS.parent.mkdir(parents=True, exist_ok=True)
+    with open(RESULTS.with_suffix(".lock"), "w") as lock:
+        fcntl.flock(lock, fcntl.LOCK_EX)
+        results = [
+            old
+            for old in load()
+            if (old["kind"], old["a"], old["b"], old["rules"], old["time"])
+            != (entry["kind"], entry["a"], entry["b"], entry["rules"], entry["time"])
+        ]
+        results.append(entry)
+        save(results)
 
 
 def ladder(args: argparse.Namespace) -> None:
