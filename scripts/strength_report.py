@@ -20,7 +20,7 @@ import math
 import os
 import time
 from pathlib import Path
-from typing import Any
+from typing import Any, Final
 
 from bluegray.engine.levels import LEVELS, TOP_LEVEL
 from bluegray.engine.match import MatchSettings, run_match
@@ -158,8 +158,10 @@ def render(args: argparse.Namespace) -> None:
             "## The top level against greedy and MCTS",
             "",
             f"Level {TOP_LEVEL} (the strongest) at the given seconds per move against the one-ply",
-            "greedy player and against the MCTS player given the same time per move.",
+            "greedy player and against the MCTS player given the same time per move. The",
+            "targets: at least 95% against greedy and 75% against MCTS.",
             "",
+            *_verdicts(versus_rows),
             "| rule set | opponent | s/move | games | W-D-L | score | Elo (95% interval) |",
             "|---|---|---|---|---|---|---|",
         ]
@@ -211,6 +213,24 @@ def render(args: argparse.Namespace) -> None:
         lines.append("")
     REPORT.write_text("\n".join(lines), encoding="utf-8")
     print(f"wrote {REPORT}")
+
+
+TARGETS: Final = {"greedy": 0.95, "mcts": 0.75}
+"""The score the top level should reach against each opponent."""
+
+
+def _verdicts(rows: list[dict[str, Any]]) -> list[str]:
+    """One line per opponent: how many rule sets reach the target score."""
+    lines = []
+    for opponent, target in TARGETS.items():
+        mine = [r for r in rows if r["b"] == opponent]
+        if not mine:
+            continue
+        reached = [r["rules"] for r in mine if r["score"] >= target]
+        missed = [f"`{r['rules']}` ({100 * r['score']:.0f}%)" for r in mine if r["score"] < target]
+        text = f"- Against `{opponent}`: {len(reached)} of {len(mine)} rule sets reach {target:.0%}"
+        lines.append(text + (f"; below it: {', '.join(missed)}." if missed else "."))
+    return [*lines, ""] if lines else []
 
 
 def _chain(rows: list[dict[str, Any]]) -> list[tuple[str, float]]:
