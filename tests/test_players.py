@@ -132,3 +132,12 @@ def test_a_search_player_keeps_its_table_within_a_game_only() -> None:
     player.new_game(PRESETS["cooper"])
     assert not searcher.table
     assert player.searcher(PRESETS["super"]).rules == PRESETS["super"]
+
+
+def test_contempt_is_an_option_and_applies_only_where_an_impasse_is_a_draw() -> None:
+    player = player_from_spec("level:8,nodes=200,contempt=25", seed=1)
+    assert isinstance(player, SearchPlayer)
+    assert player.searcher(PRESETS["cooper"]).contempt == 25
+    assert player.searcher(PRESETS["sackson"]).contempt == 0  # an impasse is decided there
+    with pytest.raises(InvalidPlayerError, match="contempt must be a whole number"):
+        player_from_spec("level:8,contempt=-3")

@@ -165,3 +165,12 @@ def test_expected_score_scale() -> None:
     assert expected_score(0) == 0.5
     assert expected_score(400) == pytest.approx(10 / 11)
     assert expected_score(-400) == pytest.approx(1 / 11)
+
+
+def test_contempt_scores_a_draw_below_zero_for_the_side_that_searches() -> None:
+    # Cooper's rules, one ply from the no-progress limit, and no move that makes progress: every
+    # move ends the game in an impasse, which these rules score as a draw.
+    game = Game("cooper", "ggggcgggg/9/9/9/9/9/9/3G5/G3C4 b 99 80")
+    assert Searcher(game.rules).search(game.board(), Limits(depth=3)).score == 0
+    disliking = Searcher(game.rules, contempt=40)
+    assert disliking.search(game.board(), Limits(depth=3)).score == -40

@@ -30,6 +30,9 @@ class LevelConfig:
     margin: float = 0.0
     """The most a mistake may cost, in evaluation units, by the level's own search."""
     description: str = ""
+    contempt: int = 0
+    """How much the level dislikes a draw (evaluation units), in rule sets where an impasse is a
+    draw: the strong levels play on rather than repeat against a weaker opponent."""
 
     @property
     def fixed_depth(self) -> bool:

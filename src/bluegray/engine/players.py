@@ -20,7 +20,7 @@ from bluegray.errors import BlueGrayError, GameOverError
 from bluegray.game import Game
 from bluegray.moves import Move
 from bluegray.position import move_from_raw
-from bluegray.rules import RuleSet
+from bluegray.rules import Impasse, RuleSet
 
 
 class InvalidPlayerError(BlueGrayError):
@@ -114,6 +114,7 @@ class SearchPlayer(Player):
         depth: int | None = None,
         hash_entries: int = 1 << 20,
         weights: dict[str, float] | None = None,
+        contempt: int | None = None,
     ) -> None:
         self.config = level_config(level)
         self.level = level
@@ -123,6 +124,7 @@ class SearchPlayer(Player):
         self._hash_entries = hash_entries
         self._weights = weights
         """Evaluation weights instead of the fitted ones (for tuning and measuring them)."""
+        self._contempt = self.config.contempt if contempt is None else contempt
         self._searcher: Searcher | None = None
         self.last_result: SearchResult | None = None
 
@@ -131,7 +133,10 @@ class SearchPlayer(Player):
             self._searcher.new_game()
         else:
             self._searcher = Searcher(
-                rules, evaluator=Evaluator(rules, self._weights), hash_entries=self._hash_entries
+                rules,
+                evaluator=Evaluator(rules, self._weights),
+                hash_entries=self._hash_entries,
+                contempt=self._contempt if rules.impasse is Impasse.DRAW else 0,
             )
 
     def searcher(self, rules: RuleSet) -> Searcher:
@@ -212,7 +217,8 @@ def parse_spec(spec: str) -> PlayerSpec:
 
 PLAYER_NAMES = ("level", "mcts", "greedy", "random", "engine")
 SPEC_HELP = (
-    "level:N (1-8, e.g. level:5 or level:8,time=2), mcts (mcts:time=1 or mcts:iterations=2000), "
+    "level:N (1-8, e.g. level:5 or level:8,time=2; options time, nodes, depth, contempt, "
+    "weights=default), mcts (mcts:time=1 or mcts:iterations=2000), "
     "greedy (one move ahead), random, "
     "engine:COMMAND[;OPTION=VALUE...] (a program speaking the BGI protocol, docs/protocol.md, "
     "e.g. 'engine:bluegray engine;level=5'; timeout=SECONDS caps each move)"
@@ -260,6 +266,11 @@ def player_from_spec(spec: str, *, seed: int | None = None) -> Player:
         nodes = options.pop("nodes", None)
         depth = options.pop("depth", None)
         weights = options.pop("weights", "fitted")
+        contempt = options.pop("contempt", None)
+        if contempt is not None and not contempt.isdigit():
+            raise InvalidPlayerError(
+                f"invalid player {spec!r}: contempt must be a whole number >= 0, not {contempt!r}"
+            )
         if weights not in ("fitted", "default"):
             raise InvalidPlayerError(
                 f"invalid player {spec!r}: weights must be 'fitted' or 'default', not {weights!r}"
@@ -272,6 +283,7 @@ def player_from_spec(spec: str, *, seed: int | None = None) -> Player:
             nodes=None if nodes is None else int(_number(spec, "nodes", nodes, int)),
             depth=None if depth is None else int(_number(spec, "depth", depth, int)),
             weights=dict(DEFAULT_WEIGHTS) if weights == "default" else None,
+            contempt=None if contempt is None else int(contempt),
         )
         player.spec = spec.strip()
         return player

@@ -114,12 +114,16 @@ class Searcher:
         *,
         evaluator: Evaluator | None = None,
         hash_entries: int = 1 << 20,
-        draw_score: int = 0,
+        contempt: int = 0,
     ) -> None:
         self.rules = rules
         self.evaluator = evaluator or Evaluator(rules)
         self.hash_entries = hash_entries
-        self.draw_score = draw_score
+        self.contempt = contempt
+        """How much the side that searches dislikes a draw, in evaluation units: a drawn end
+        scores ``-contempt`` for it and ``+contempt`` for its opponent. Against a weaker
+        opponent a positive value plays on instead of settling for a repetition."""
+        self._root_side = 0
         self.table: dict[int, tuple[int, int, int, RawMove | None]] = {}
         self.history: dict[tuple[int, int], int] = {}
         self.killers: list[list[RawMove | None]] = [[None, None] for _ in range(MAX_PLY + 1)]
@@ -161,6 +165,7 @@ class Searcher:
         if not moves or board.end() != bitboard.ONGOING:
             raise GameOverError("cannot search a finished position: there is no move to choose")
         self.nodes = 0
+        self._root_side = board.turn
         self._node_limit = limits.nodes or 0
         self._deadline = started + limits.time if limits.time is not None else 0.0
         self._stop_requested = should_stop
@@ -277,7 +282,7 @@ class Searcher:
         """The score, for the side that just moved, of a game that has ended at ``ply``."""
         winner = board.winner(code)
         if winner is None:
-            return self.draw_score
+            return -self.contempt if mover == self._root_side else self.contempt
         base = IMPASSE_WIN if board.is_impasse(code) else WIN
         return base - ply if winner == mover else ply - base
 
