@@ -25,6 +25,7 @@ from typing import Any, Final
 from bluegray.engine.levels import LEVELS, TOP_LEVEL
 from bluegray.engine.match import MatchSettings, run_match
 from bluegray.engine.search import Limits
+from bluegray.engine.stats import elo_estimate
 from bluegray.rules import PRESETS
 
 REPOSITORY = Path(__file__).resolve().parents[1]
@@ -98,8 +99,7 @@ def record(entry: dict[str, Any]) -> None:
         results = [
             old
             for old in load()
-            if (old["kind"], old["a"], old["b"], old["rules"], old["time"])
-            != (entry["kind"], entry["a"], entry["b"], entry["rules"], entry["time"])
+            if (*_key(old), old.get("seed", 1)) != (*_key(entry), entry.get("seed", 1))
         ]
         results.append(entry)
         save(results)
@@ -123,12 +123,13 @@ def versus(args: argparse.Namespace) -> None:
 
 
 def command(entry: dict[str, Any]) -> str:
-    """The match runner's command line that plays a recorded match again."""
+    """The match runner's command lines that play a recorded match again (one per seed)."""
     limit = "" if entry["time"] is None else f" --time {entry['time']:g}"
-    seed = entry.get("seed", 1)
-    return (
+    parts = entry.get("parts", [(entry.get("seed", 1), entry["games"])])
+    return "\n    ".join(
         f"bluegray match {entry['a']} {entry['b']} --rules {entry['rules']} "
-        f"--games {entry['games']}{limit} --seed {seed}"
+        f"--games {games}{limit} --seed {seed}"
+        for seed, games in parts
     )
 
 
@@ -138,8 +139,51 @@ def _elo(value: float | None) -> str:
     return f"{value:+.0f}"
 
 
+def _key(entry: dict[str, Any]) -> tuple[Any, ...]:
+    return (entry["kind"], entry["a"], entry["b"], entry["rules"], entry["time"])
+
+
+def merged(results: list[dict[str, Any]]) -> list[dict[str, Any]]:
+    """One entry per pairing and settings: matches played with different seeds (more openings)
+    add up, and the score and Elo interval are computed from all their games."""
+    groups: dict[tuple[Any, ...], list[dict[str, Any]]] = {}
+    for entry in results:
+        groups.setdefault(_key(entry), []).append(entry)
+    combined = []
+    for entries in groups.values():
+        if len(entries) == 1:
+            combined.append(entries[0])
+            continue
+        wins = sum(e["wins"] for e in entries)
+        draws = sum(e["draws"] for e in entries)
+        losses = sum(e["losses"] for e in entries)
+        games = wins + draws + losses
+        estimate = elo_estimate([1.0] * wins + [0.5] * draws + [0.0] * losses)
+        reasons: dict[str, int] = {}
+        for e in entries:
+            for reason, count in e["reasons"].items():
+                reasons[reason] = reasons.get(reason, 0) + count
+        combined.append(
+            {
+                **entries[0],
+                "games": games,
+                "wins": wins,
+                "draws": draws,
+                "losses": losses,
+                "score": (wins + draws / 2) / games,
+                "elo": estimate.elo,
+                "elo_low": estimate.low,
+                "elo_high": estimate.high,
+                "reasons": reasons,
+                "average_plies": sum(e["average_plies"] * e["games"] for e in entries) / games,
+                "parts": [(e.get("seed", 1), e["games"]) for e in entries],
+            }
+        )
+    return combined
+
+
 def render(args: argparse.Namespace) -> None:
-    results = load()
+    results = merged(load())
     lines = [
         "# Strength",
         "",
