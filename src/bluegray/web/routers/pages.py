@@ -30,9 +30,11 @@ router = APIRouter(include_in_schema=False)
 templates = Jinja2Templates(directory=str(TEMPLATES))
 
 
-def _page(
+def render_page(
     request: Request, name: str, settings: AppSettings, status: int = 200, **context: object
 ) -> HTMLResponse:
+    """A page from ``templates/``, never cached, giving a new browser its id cookie (every
+    page of the site is rendered here)."""
     response = templates.TemplateResponse(
         request, name, {"version": __version__, **context}, status_code=status
     )
@@ -44,7 +46,7 @@ def _page(
 
 @router.get("/", response_class=HTMLResponse)
 async def lobby(request: Request, settings: AppSettings) -> HTMLResponse:
-    return _page(request, "lobby.html", settings, catalogue=rules_list())
+    return render_page(request, "lobby.html", settings, catalogue=rules_list())
 
 
 @router.get("/game/{game_id}", response_class=HTMLResponse)
@@ -56,5 +58,5 @@ async def game_page(
             raise ApiError(404, "not_found", "no such game")
         state = await service.state(game_id)
     except ApiError:
-        return _page(request, "not_found.html", settings, status=404)
-    return _page(request, "game.html", settings, game=state)
+        return render_page(request, "not_found.html", settings, status=404)
+    return render_page(request, "game.html", settings, game=state)

@@ -11,16 +11,13 @@ from __future__ import annotations
 
 import datetime
 import re
-from pathlib import Path
 from typing import Annotated, Any, Final
 
 from fastapi import APIRouter, Query, Request
 from fastapi.responses import HTMLResponse
-from fastapi.templating import Jinja2Templates
 from markupsafe import Markup
 from pydantic import BaseModel, Field
 
-from bluegray import __version__
 from bluegray.game import Game
 from bluegray.pieces import Side
 from bluegray.rules import PRESETS
@@ -30,10 +27,10 @@ from bluegray.web.deps import (
     GAME_ID_PATTERN,
     AppSettings,
     Service,
-    set_browser_cookie,
 )
 from bluegray.web.errors import ApiError
 from bluegray.web.live import cached_rules_info, outcome_info
+from bluegray.web.routers.pages import render_page
 from bluegray.web.schemas import (
     MOVE_TEXT_LIMIT,
     POSITION_TEXT_LIMIT,
@@ -47,29 +44,15 @@ from bluegray.web.schemas import (
 from bluegray.web.schemas import (
     Request as RequestBody,
 )
-from bluegray.web.security import BROWSER_COOKIE, digest, new_browser_id
+from bluegray.web.security import BROWSER_COOKIE, digest
 
-TEMPLATES: Final = Path(__file__).resolve().parent.parent / "templates"
 GAMES_PER_PAGE: Final = 50
 
 router = APIRouter()
-templates = Jinja2Templates(directory=str(TEMPLATES))
-
-
-def _page(
-    request: Request, name: str, settings: AppSettings, status: int = 200, **context: object
-) -> HTMLResponse:
-    response = templates.TemplateResponse(
-        request, name, {"version": __version__, **context}, status_code=status
-    )
-    response.headers["cache-control"] = "no-cache"
-    if not BROWSER_ID_PATTERN.fullmatch(request.cookies.get(BROWSER_COOKIE, "")):
-        set_browser_cookie(response, new_browser_id(), settings)
-    return response
 
 
 def _missing(request: Request, settings: AppSettings, what: str) -> HTMLResponse:
-    return _page(request, "study_not_found.html", settings, status=404, what=what)
+    return render_page(request, "study_not_found.html", settings, status=404, what=what)
 
 
 # -- learn ------------------------------------------------------------------------------------
@@ -81,7 +64,7 @@ async def learn_page(request: Request, settings: AppSettings) -> HTMLResponse:
         key: {"title": d.title, "caption": d.caption, "svg": Markup(d.svg)}
         for key, d in learn.diagrams().items()
     }
-    return _page(
+    return render_page(
         request,
         "learn.html",
         settings,
@@ -101,7 +84,7 @@ async def learn_preset_page(request: Request, name: str, settings: AppSettings) 
         return _missing(request, settings, "rule set")
     names = list(PRESETS)
     index = names.index(name)
-    return _page(
+    return render_page(
         request,
         "learn_preset.html",
         settings,
@@ -156,7 +139,7 @@ async def games_page(request: Request, service: Service, settings: AppSettings) 
             }
             for game in listing.games
         ]
-    return _page(request, "games.html", settings, games=rows, more=more)
+    return render_page(request, "games.html", settings, games=rows, more=more)
 
 
 # -- replay -----------------------------------------------------------------------------------
@@ -193,7 +176,7 @@ async def replay_page(
     moves = [str(move) for move in live.game.moves]
     start = str(live.game.start)
     outcome = outcome_info(live)
-    return _page(
+    return render_page(
         request,
         "replay.html",
         settings,
@@ -221,7 +204,7 @@ async def study_page(
     moves: Annotated[str, Query(max_length=4000)] = "",
 ) -> HTMLResponse:
     preset = rules if rules in PRESETS else "custom"
-    return _page(
+    return render_page(
         request,
         "study.html",
         settings,
