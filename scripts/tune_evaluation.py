@@ -151,6 +151,8 @@ def _parameters() -> tuple[Matrix, list[tuple[float | None, float | None]]]:
     for name in ("free-run", "guards", "privates", "advanced-privates", "mobility"):
         parameter({name: 1}, 0, None)
     parameter({"impasse-pressure": 1}, 0, None)
+    parameter({"siege": 1}, None, None)
+    parameter({"simplification": 1}, None, None)
     matrix = np.zeros((len(FEATURES), len(columns)))
     for j, column in enumerate(columns):
         for i, value in column.items():

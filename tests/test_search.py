@@ -8,7 +8,13 @@ import time
 import pytest
 
 from bluegray import Game, Move
-from bluegray.engine.evaluation import Evaluator, expected_score, features
+from bluegray.engine.evaluation import (
+    FEATURES,
+    Evaluator,
+    expected_score,
+    features,
+    weights_for,
+)
 from bluegray.engine.search import DECIDED, Iteration, Limits, Searcher, mate_distance
 from bluegray.errors import GameOverError
 from bluegray.rules import PRESETS
@@ -139,7 +145,9 @@ def test_impasse_by_advancement_counts_as_a_win_under_sackson() -> None:
 
 @pytest.mark.parametrize("rules", ["sackson", "super-light", "pow-classic"])
 def test_the_fast_evaluation_equals_the_plain_one(rules: str) -> None:
-    evaluator = Evaluator(PRESETS[rules])
+    # Every weight non-zero, so that every feature of the fast version is checked.
+    weights = {name: value or 7.0 for name, value in weights_for(PRESETS[rules]).items()}
+    evaluator = Evaluator(PRESETS[rules], weights)
     for seed in range(4):
         game = random_game(rules, 60, seed)
         for position in game.positions():
@@ -159,6 +167,32 @@ def test_the_evaluation_is_symmetric() -> None:
         assert evaluator.evaluate(position.board()) == evaluator.evaluate(
             position.rotated().board()
         )
+
+
+def feature(rules: str, position: str, name: str) -> float:
+    return features(Game(rules, position).board())[FEATURES.index(name)]
+
+
+def test_the_siege_counts_soldiers_round_the_blocker() -> None:
+    # Gray's guard on d2 stops Blue's captain; Blue has c2 and d3 round it, Gray nobody.
+    assert feature("cooper", "4c4/9/9/9/9/9/3G5/2Gg5/4C4 b 0 10", "siege") == 2
+    # A Gray defender on d1 takes one back; Gray's own captain has no blocker to siege.
+    assert feature("cooper", "4c4/9/9/9/9/9/3G5/2Gg5/3gC4 b 0 10", "siege") == 1
+    # Seen from Gray (to move), the same siege counts against it.
+    assert feature("cooper", "4c4/9/9/9/9/9/3G5/2Gg5/3gC4 g 0 10", "siege") == -1
+    # Blue's own soldier in the way is no siege.
+    assert feature("cooper", "4c4/9/9/9/9/9/3G5/2GG5/4C4 b 0 10", "siege") == 0
+
+
+def test_simplification_grows_as_the_board_empties() -> None:
+    # Two soldiers up: with 4 of the 34 left the lead counts 2 * (1 - 4/34).
+    value = feature("cooper", "4c4/9/9/9/6g2/9/9/1G1G1G3/4C4 b 0 10", "simplification")
+    assert value == pytest.approx(2 * (1 - 4 / 34))
+    assert feature("cooper", "4c4/9/9/9/6g2/9/9/1G1G1G3/4C4 g 0 10", "simplification") == (
+        pytest.approx(-2 * (1 - 4 / 34))
+    )
+    # Level material: nothing to gain by trading.
+    assert feature("cooper", "4c4/9/9/9/6g2/9/9/1G7/4C4 b 0 10", "simplification") == 0
 
 
 def test_expected_score_scale() -> None:

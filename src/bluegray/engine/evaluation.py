@@ -30,7 +30,7 @@ from bluegray.bitboard import (
     rule_tables,
 )
 from bluegray.points import PATH_LENGTH, SIZE
-from bluegray.rules import Captain, RuleSet, Soldiers, Start
+from bluegray.rules import Army, Captain, RuleSet, Soldiers, Start
 
 NEAR: Final = 2
 """How many points ahead of a captain count as the near part of its path."""
@@ -58,6 +58,8 @@ FEATURES: Final = (
     "mobility",
     "threatened",
     "impasse-pressure",
+    "siege",
+    "simplification",
 )
 """The names of the features, in the order of the weight vectors."""
 
@@ -75,6 +77,11 @@ ADVANCED_PRIVATES: Final = _INDEX["advanced-privates"]
 MOBILITY: Final = _INDEX["mobility"]
 THREATENED: Final = _INDEX["threatened"]
 IMPASSE_PRESSURE: Final = _INDEX["impasse-pressure"]
+SIEGE: Final = _INDEX["siege"]
+SIMPLIFICATION: Final = _INDEX["simplification"]
+
+SIEGE_REACH: Final = 2
+"""A soldier within this many orthogonal steps of a captain's blocker counts in the siege."""
 
 ELO_PER_LOGIT: Final = 400 / math.log(10)
 """Converts a logit (natural log odds) into evaluation units."""
@@ -123,6 +130,8 @@ DEFAULT_WEIGHTS: Final = {
     "mobility": 1.0,
     "threatened": -12.0,
     "impasse-pressure": 40.0,
+    "siege": 0.0,
+    "simplification": 0.0,
 }
 """Hand-set weights, used for rule set families that have no fitted weights."""
 
@@ -167,6 +176,51 @@ def _free_run(run: tuple[int, ...], occupied: int) -> int:
             break
         steps += 1
     return steps
+
+
+def _first_occupied(run: tuple[int, ...], occupied: int) -> int:
+    """The bit of the first occupied point of a path run (0 when the run is empty)."""
+    for bit in run:
+        if occupied & bit:
+            return bit
+    return 0
+
+
+@lru_cache(maxsize=1)
+def siege_zones() -> dict[int, int]:
+    """For each point's bit, the soldier points within ``SIEGE_REACH`` orthogonal steps of it
+    (the point itself left out): where attackers and defenders of a blocker stand."""
+    zones = {}
+    for point in range(SIZE * SIZE):
+        row, column = divmod(point, SIZE)
+        zone = 0
+        for other in range(SIZE * SIZE):
+            r, c = divmod(other, SIZE)
+            if 0 < abs(r - row) + abs(c - column) <= SIEGE_REACH:
+                zone |= 1 << other
+        zones[1 << point] = zone & SOLDIER_SQUARES
+    return zones
+
+
+def _siege(blocker: int, attackers: int, defenders: int) -> int:
+    """The soldiers a side has round the enemy soldier that stops its captain (``blocker``),
+    less the enemy's own there: local force to dislodge it by a capture or a forced one."""
+    if not blocker & defenders:
+        return 0
+    zone = siege_zones()[blocker]
+    return (zone & attackers).bit_count() - (zone & defenders).bit_count()
+
+
+def starting_soldiers(rules: RuleSet) -> int:
+    """How many soldiers both sides have together at the start (§2)."""
+    return 34 if rules.army is Army.FULL else 18
+
+
+def _simplification(mine: int, theirs: int, start: int) -> float:
+    """The soldier lead scaled by the share of soldiers already off the board: a lead counts
+    for more as the board empties, so the side ahead likes to trade (fewer blockers to hold a
+    captain back) and the side behind does not."""
+    return (mine - theirs) * (1 - (mine + theirs) / start)
 
 
 def _threatened(mine: int, enemy: int, empty: int) -> int:
@@ -223,12 +277,17 @@ def features(board: Board) -> list[float]:
         values[ENEMY_NEAR] += sign * (near & soldiers[other]).bit_count()
         values[ENEMY_FAR] += sign * (far & soldiers[other]).bit_count()
         values[FREE_RUN] += sign * _free_run(paths.run[who][a], occupied)
+        blocker = _first_occupied(paths.run[who][a], occupied)
+        values[SIEGE] += sign * _siege(blocker, soldiers[who], soldiers[other])
         values[GUARDS] += sign * board.guards[who].bit_count()
         values[PRIVATES] += sign * board.privates[who].bit_count()
         values[ADVANCED_PRIVATES] += sign * (board.privates[who] & _ADVANCED_HALF[who]).bit_count()
         values[MOBILITY] += sign * _mobility(board.guards[who], board.privates[who], empty, who)
     difference = advancement[side] - advancement[side ^ 1]
     values[RACE_BASE + max(-RACE, min(RACE, difference))] = 1.0
+    values[SIMPLIFICATION] = _simplification(
+        soldiers[side].bit_count(), soldiers[side ^ 1].bit_count(), starting_soldiers(tables.rules)
+    )
     values[THREATENED] = _threatened(soldiers[side], soldiers[side ^ 1], empty)
     if tables.impasse_by_advance and difference:
         pressure = min(1.0, board.count / tables.impasse_plies)
@@ -277,6 +336,10 @@ def _evaluation(w: list[float], tables: RuleTables) -> Callable[[Board], int]:
     advanced_value, mobility, threatened = w[ADVANCED_PRIVATES], w[MOBILITY], w[THREATENED]
     pressure_value = w[IMPASSE_PRESSURE] if tables.impasse_by_advance else 0.0
     plies = tables.impasse_plies
+    siege_value = w[SIEGE]
+    simplification_value = w[SIMPLIFICATION]
+    start_soldiers = starting_soldiers(tables.rules)
+    zones = siege_zones()
     advanced_half = _ADVANCED_HALF
     soldier_squares, not_a, not_i = SOLDIER_SQUARES, NOT_FILE_A, NOT_FILE_I
 
@@ -304,13 +367,17 @@ def _evaluation(w: list[float], tables: RuleTables) -> Callable[[Board], int]:
         difference = a_mine - a_theirs
         race = difference if -RACE <= difference <= RACE else (RACE if difference > 0 else -RACE)
         run_mine = 0
+        blocker_mine = 0
         for bit in runs[side][a_mine]:
             if occupied & bit:
+                blocker_mine = bit
                 break
             run_mine += 1
         run_theirs = 0
+        blocker_theirs = 0
         for bit in runs[other][a_theirs]:
             if occupied & bit:
+                blocker_theirs = bit
                 break
             run_theirs += 1
         # Soldiers of the side to move that the opponent could jump next (see _threatened).
@@ -353,6 +420,20 @@ def _evaluation(w: list[float], tables: RuleTables) -> Callable[[Board], int]:
             their_reach |= ((theirs & not_i) << 1) | ((theirs & not_a) >> 1)
             value += mobility * (
                 (mine_reach & empty).bit_count() - (their_reach & empty).bit_count()
+            )
+        if siege_value:
+            # Force round the enemy soldier that stops each captain (see _siege).
+            if blocker_mine & theirs:
+                zone = zones[blocker_mine]
+                value += siege_value * ((zone & mine).bit_count() - (zone & theirs).bit_count())
+            if blocker_theirs & mine:
+                zone = zones[blocker_theirs]
+                value -= siege_value * ((zone & theirs).bit_count() - (zone & mine).bit_count())
+        if simplification_value:
+            count_mine = mine.bit_count()
+            count_theirs = theirs.bit_count()
+            value += simplification_value * (
+                (count_mine - count_theirs) * (1 - (count_mine + count_theirs) / start_soldiers)
             )
         if difference and pressure_value and board.count:
             pressure = board.count / plies
