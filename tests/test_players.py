@@ -2,9 +2,13 @@
 
 from __future__ import annotations
 
+import json
+from pathlib import Path
+
 import pytest
 
 from bluegray import Game
+from bluegray.engine.evaluation import DEFAULT_WEIGHTS, weights_for
 from bluegray.engine.levels import LEVELS, level_config
 from bluegray.engine.players import (
     GreedyPlayer,
@@ -141,3 +145,47 @@ def test_contempt_is_an_option_and_applies_only_where_an_impasse_is_a_draw() -> 
     assert player.searcher(PRESETS["sackson"]).contempt == 0  # an impasse is decided there
     with pytest.raises(InvalidPlayerError, match="contempt must be a whole number"):
         player_from_spec("level:8,contempt=-3")
+
+
+def test_weights_from_a_file_of_features(tmp_path: Path) -> None:
+    path = tmp_path / "siege.json"
+    path.write_text(json.dumps({"siege": 33, "guards": 12.5}), encoding="utf-8")
+    player = player_from_spec(f"level:8,nodes=200,weights={path}", seed=1)
+    assert isinstance(player, SearchPlayer)
+    weights = player.searcher(PRESETS["cooper"]).evaluator.weights
+    # The file's features replace the rule set's own; the others stay as shipped.
+    assert weights == {**weights_for(PRESETS["cooper"]), "siege": 33.0, "guards": 12.5}
+
+
+def test_weights_from_an_older_table(tmp_path: Path) -> None:
+    # A table like weights.json plays as the engine that shipped it: its families' weights over
+    # the hand-set ones, and the hand-set ones for a family it does not have.
+    path = tmp_path / "weights.json"
+    family = "standard-guard-full-home-lead-draw"
+    path.write_text(json.dumps({"families": {family: {"tempo": 3}}}), encoding="utf-8")
+    player = player_from_spec(f"level:8,weights={path}", seed=1)
+    assert isinstance(player, SearchPlayer)
+    assert player.searcher(PRESETS["cooper"]).evaluator.weights == {
+        **DEFAULT_WEIGHTS,
+        "tempo": 3.0,
+    }
+    assert player.searcher(PRESETS["sackson"]).evaluator.weights == DEFAULT_WEIGHTS
+
+
+@pytest.mark.parametrize(
+    ("text", "message"),
+    [
+        (None, "cannot read the weights file"),
+        ("{not json", "is not JSON"),
+        ("[1, 2]", "must hold a JSON object"),
+        ('{"sieges": 3}', "unknown features sieges"),
+        ('{"siege": "high"}', "the weight of siege"),
+        ('{"families": {"x": {"tempo": true}}}', "the weight of tempo"),
+    ],
+)
+def test_bad_weights_files(tmp_path: Path, text: str | None, message: str) -> None:
+    path = tmp_path / "weights.json"
+    if text is not None:
+        path.write_text(text, encoding="utf-8")
+    with pytest.raises(InvalidPlayerError, match=message):
+        player_from_spec(f"level:8,weights={path}")

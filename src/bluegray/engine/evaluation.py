@@ -136,9 +136,15 @@ DEFAULT_WEIGHTS: Final = {
 """Hand-set weights, used for rule set families that have no fitted weights."""
 
 
-def weights_for(rules: RuleSet) -> dict[str, float]:
-    """The evaluation weights for a rule set: fitted ones for its family, else the defaults."""
-    fitted = _weight_file().get(family(rules))
+def weights_for(
+    rules: RuleSet, families: dict[str, dict[str, float]] | None = None
+) -> dict[str, float]:
+    """The evaluation weights for a rule set: fitted ones for its family, else the defaults.
+
+    ``families`` replaces the shipped table (``weights.json``'s ``families``), for example an
+    older one, to measure the weights against each other."""
+    table = _weight_file() if families is None else families
+    fitted = table.get(family(rules))
     weights = dict(DEFAULT_WEIGHTS)
     if fitted:
         weights.update(fitted)

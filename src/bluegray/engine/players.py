@@ -7,13 +7,15 @@ bare first value is the main option (the level's number): ``level:8,time=2``.
 
 from __future__ import annotations
 
+import json
 import random
 from abc import ABC, abstractmethod
 from collections.abc import Callable
 from dataclasses import dataclass
+from pathlib import Path
 
 from bluegray import bitboard
-from bluegray.engine.evaluation import DEFAULT_WEIGHTS, Evaluator
+from bluegray.engine.evaluation import DEFAULT_WEIGHTS, FEATURES, Evaluator, weights_for
 from bluegray.engine.levels import LEVELS, level_config
 from bluegray.engine.search import DECIDED, Limits, Searcher, SearchResult
 from bluegray.errors import BlueGrayError, GameOverError
@@ -114,6 +116,7 @@ class SearchPlayer(Player):
         depth: int | None = None,
         hash_entries: int = 1 << 20,
         weights: dict[str, float] | None = None,
+        weight_table: dict[str, dict[str, float]] | None = None,
         contempt: int | None = None,
     ) -> None:
         self.config = level_config(level)
@@ -123,7 +126,11 @@ class SearchPlayer(Player):
         self._override = Limits(depth=depth, nodes=nodes, time=time)
         self._hash_entries = hash_entries
         self._weights = weights
-        """Evaluation weights instead of the fitted ones (for tuning and measuring them)."""
+        """Evaluation weights instead of the fitted ones (for tuning and measuring them); a
+        partial set takes the rest from the rule set's weights."""
+        self._weight_table = weight_table
+        """A table of weights by family (``weights.json``'s ``families``) instead of the
+        shipped one, for example an older one."""
         self._contempt = self.config.contempt if contempt is None else contempt
         self._searcher: Searcher | None = None
         self.last_result: SearchResult | None = None
@@ -134,10 +141,16 @@ class SearchPlayer(Player):
         else:
             self._searcher = Searcher(
                 rules,
-                evaluator=Evaluator(rules, self._weights),
+                evaluator=Evaluator(rules, self._weights_for(rules)),
                 hash_entries=self._hash_entries,
                 contempt=self._contempt if rules.impasse is Impasse.DRAW else 0,
             )
+
+    def _weights_for(self, rules: RuleSet) -> dict[str, float]:
+        weights = weights_for(rules, self._weight_table)
+        if self._weights:
+            weights.update(self._weights)
+        return weights
 
     def searcher(self, rules: RuleSet) -> Searcher:
         if self._searcher is None or self._searcher.rules != rules:
@@ -218,7 +231,7 @@ def parse_spec(spec: str) -> PlayerSpec:
 PLAYER_NAMES = ("level", "mcts", "greedy", "random", "engine")
 SPEC_HELP = (
     "level:N (1-8, e.g. level:5 or level:8,time=2; options time, nodes, depth, contempt, "
-    "weights=default), mcts (mcts:time=1 or mcts:iterations=2000), "
+    "weights=default|FILE.json), mcts (mcts:time=1 or mcts:iterations=2000), "
     "greedy (one move ahead), random, "
     "engine:COMMAND[;OPTION=VALUE...] (a program speaking the BGI protocol, docs/protocol.md, "
     "e.g. 'engine:bluegray engine;level=5'; timeout=SECONDS caps each move)"
@@ -271,10 +284,12 @@ def player_from_spec(spec: str, *, seed: int | None = None) -> Player:
             raise InvalidPlayerError(
                 f"invalid player {spec!r}: contempt must be a whole number >= 0, not {contempt!r}"
             )
-        if weights not in ("fitted", "default"):
-            raise InvalidPlayerError(
-                f"invalid player {spec!r}: weights must be 'fitted' or 'default', not {weights!r}"
-            )
+        chosen_weights: dict[str, float] | None = None
+        weight_table: dict[str, dict[str, float]] | None = None
+        if weights == "default":
+            chosen_weights = dict(DEFAULT_WEIGHTS)
+        elif weights != "fitted":
+            chosen_weights, weight_table = weights_from_file(spec, weights)
         _no_options(spec, options)
         player = SearchPlayer(
             int(level_text),
@@ -282,7 +297,8 @@ def player_from_spec(spec: str, *, seed: int | None = None) -> Player:
             time=None if time is None else float(_number(spec, "time", time, float)),
             nodes=None if nodes is None else int(_number(spec, "nodes", nodes, int)),
             depth=None if depth is None else int(_number(spec, "depth", depth, int)),
-            weights=dict(DEFAULT_WEIGHTS) if weights == "default" else None,
+            weights=chosen_weights,
+            weight_table=weight_table,
             contempt=None if contempt is None else int(contempt),
         )
         player.spec = spec.strip()
@@ -294,6 +310,53 @@ def player_from_spec(spec: str, *, seed: int | None = None) -> Player:
         mcts.spec = spec.strip()
         return mcts
     raise InvalidPlayerError(f"unknown player {spec!r}; players are: {SPEC_HELP}")
+
+
+def weights_from_file(
+    spec: str, path: str
+) -> tuple[dict[str, float] | None, dict[str, dict[str, float]] | None]:
+    """The weights a ``weights=FILE`` option names: a JSON object of feature weights (the rest
+    taken from the rule set's own), or a whole table like ``weights.json`` (its ``families``
+    replace the shipped ones: an older table plays as the engine that shipped it)."""
+    try:
+        data = json.loads(Path(path).read_text(encoding="utf-8"))
+    except OSError as error:
+        raise InvalidPlayerError(
+            f"invalid player {spec!r}: cannot read the weights file {path!r}: {error.strerror}"
+        ) from None
+    except (json.JSONDecodeError, UnicodeDecodeError) as error:
+        raise InvalidPlayerError(
+            f"invalid player {spec!r}: the weights file {path!r} is not JSON ({error})"
+        ) from None
+    if isinstance(data, dict) and isinstance(data.get("families"), dict):
+        table = {
+            name: _feature_weights(spec, path, weights)
+            for name, weights in data["families"].items()
+        }
+        return None, table
+    return _feature_weights(spec, path, data), None
+
+
+def _feature_weights(spec: str, path: str, data: object) -> dict[str, float]:
+    if not isinstance(data, dict):
+        raise InvalidPlayerError(
+            f"invalid player {spec!r}: the weights file {path!r} must hold a JSON object of "
+            "feature weights or a 'families' table"
+        )
+    unknown = sorted(set(data) - set(FEATURES))
+    if unknown:
+        raise InvalidPlayerError(
+            f"invalid player {spec!r}: the weights file {path!r} names unknown features "
+            f"{', '.join(unknown)}"
+        )
+    weights = {}
+    for name, value in data.items():
+        if isinstance(value, bool) or not isinstance(value, int | float):
+            raise InvalidPlayerError(
+                f"invalid player {spec!r}: the weight of {name} in {path!r} must be a number"
+            )
+        weights[name] = float(value)
+    return weights
 
 
 def _no_options(spec: str, options: dict[str, str]) -> None:
