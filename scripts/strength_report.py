@@ -163,9 +163,11 @@ def merged(results: list[dict[str, Any]]) -> list[dict[str, Any]]:
         for e in entries:
             for reason, count in e["reasons"].items():
                 reasons[reason] = reasons.get(reason, 0) + count
+        notes = [e["note"] for e in entries if e.get("note")]
         combined.append(
             {
                 **entries[0],
+                "note": " ".join(notes),
                 "games": games,
                 "wins": wins,
                 "draws": draws,
