@@ -30,7 +30,8 @@ from bluegray.bitboard import (
     rule_tables,
 )
 from bluegray.points import PATH_LENGTH, SIZE
-from bluegray.rules import Army, Captain, RuleSet, Soldiers, Start
+from bluegray.position import Position
+from bluegray.rules import Captain, RuleSet, Soldiers, Start
 
 NEAR: Final = 2
 """How many points ahead of a captain count as the near part of its path."""
@@ -175,21 +176,13 @@ class PathTables:
             self.run.append(run_row)
 
 
-def _free_run(run: tuple[int, ...], occupied: int) -> int:
-    steps = 0
-    for bit in run:
+def _free_run(run: tuple[int, ...], occupied: int) -> tuple[int, int]:
+    """How many empty points a path run starts with, and the bit of the first occupied one
+    (the captain's blocker; 0 when the whole run is empty)."""
+    for steps, bit in enumerate(run):
         if occupied & bit:
-            break
-        steps += 1
-    return steps
-
-
-def _first_occupied(run: tuple[int, ...], occupied: int) -> int:
-    """The bit of the first occupied point of a path run (0 when the run is empty)."""
-    for bit in run:
-        if occupied & bit:
-            return bit
-    return 0
+            return steps, bit
+    return len(run), 0
 
 
 @lru_cache(maxsize=1)
@@ -217,15 +210,17 @@ def _siege(blocker: int, attackers: int, defenders: int) -> int:
     return (zone & attackers).bit_count() - (zone & defenders).bit_count()
 
 
+@lru_cache(maxsize=64)
 def starting_soldiers(rules: RuleSet) -> int:
     """How many soldiers both sides have together at the start (§2)."""
-    return 34 if rules.army is Army.FULL else 18
+    start = Position.start(rules)
+    return sum((start.guards[side] | start.privates[side]).bit_count() for side in (0, 1))
 
 
 def _simplification(mine: int, theirs: int, start: int) -> float:
-    """The soldier lead scaled by the share of soldiers already off the board: a lead counts
-    for more as the board empties, so the side ahead likes to trade (fewer blockers to hold a
-    captain back) and the side behind does not."""
+    """The soldier lead scaled by the share of soldiers already off the board. With a positive
+    weight the side ahead likes to trade (fewer blockers to hold its captain back); with a
+    negative one, as SPSA chose for ``cooper``, it keeps its soldiers."""
     return (mine - theirs) * (1 - (mine + theirs) / start)
 
 
@@ -282,8 +277,8 @@ def features(board: Board) -> list[float]:
         values[OWN_FAR] += sign * (far & soldiers[who]).bit_count()
         values[ENEMY_NEAR] += sign * (near & soldiers[other]).bit_count()
         values[ENEMY_FAR] += sign * (far & soldiers[other]).bit_count()
-        values[FREE_RUN] += sign * _free_run(paths.run[who][a], occupied)
-        blocker = _first_occupied(paths.run[who][a], occupied)
+        free_run, blocker = _free_run(paths.run[who][a], occupied)
+        values[FREE_RUN] += sign * free_run
         values[SIEGE] += sign * _siege(blocker, soldiers[who], soldiers[other])
         values[GUARDS] += sign * board.guards[who].bit_count()
         values[PRIVATES] += sign * board.privates[who].bit_count()
