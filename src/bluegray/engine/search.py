@@ -315,11 +315,11 @@ class Searcher:
         self.table[key] = (depth, flag, score, move)
 
     def _negamax(self, board: Board, depth: int, alpha: float, beta: float, ply: int) -> int:
+        if depth <= 0 or ply >= MAX_PLY:
+            return self._quiesce(board, alpha, beta, ply, 0)  # which counts the node
         self.nodes += 1
         if self.nodes >= self._next_check:
             self._tick()
-        if depth <= 0 or ply >= MAX_PLY:
-            return self._quiesce(board, alpha, beta, ply, 0)
         if ply > self.seldepth:
             self.seldepth = ply
         key = board.hash
