@@ -3,8 +3,10 @@ perft speed, measured in the same run.
 
     python benchmarks/search_speed.py [--seconds 2]
 
-Nodes per CPU second (the process's own CPU time) is the figure to compare on a shared machine:
-wall-clock nodes per second drops when other jobs take the core.
+Each position is searched by both searches: the numba-compiled core (the default when numba is
+installed, ``pip install ".[fast]"``) and the plain Python one. Nodes per CPU second (the
+process's own CPU time) is the figure to compare on a shared machine: wall-clock nodes per second
+drops when other jobs take the core.
 
 The positions are written out below, one per main rule set, so every run searches the same
 positions whatever the engine's weights: each was reached by two seeded level-3 players (18 to 20
@@ -41,23 +43,28 @@ def main() -> None:
     perft_rate = nodes / (time.perf_counter() - started)
     print(f"rules core: perft 5 (sackson start) {perft_rate:,.0f} nodes/s")
 
-    rates = []
-    cpu_rates = []
+    cores = {"compiled": True, "python": False}
+    cpu_rates: dict[str, list[float]] = {core: [] for core in cores}
     for rules, text in MIDDLEGAMES.items():
         position = Position.parse(text, rules)
-        searcher = Searcher(position.rules)
-        cpu_started = time.process_time()
-        result = searcher.search(position.board(), Limits(time=args.seconds))
-        cpu_rate = result.nodes / max(time.process_time() - cpu_started, 1e-9)
-        rates.append(result.nps)
-        cpu_rates.append(cpu_rate)
-        print(
-            f"search: {rules:<14} depth {result.depth:>2}  {result.nodes:>9,} nodes  "
-            f"{result.nps:>9,} nodes/s  {cpu_rate:>9,.0f} per CPU second  {text}"
-        )
+        for core, compiled in cores.items():
+            searcher = Searcher(position.rules, compiled=compiled)
+            cpu_started = time.process_time()
+            result = searcher.search(position.board(), Limits(time=args.seconds))
+            cpu_rate = result.nodes / max(time.process_time() - cpu_started, 1e-9)
+            cpu_rates[core].append(cpu_rate)
+            print(
+                f"search: {rules:<14} {core:<8} depth {result.depth:>2}  {result.nodes:>9,} "
+                f"nodes  {result.nps:>9,} nodes/s  {cpu_rate:>9,.0f} per CPU second"
+            )
+    medians = {core: statistics.median(rates) for core, rates in cpu_rates.items()}
+    ratios = [
+        fast / slow for fast, slow in zip(cpu_rates["compiled"], cpu_rates["python"], strict=True)
+    ]
     print(
-        f"search: median {statistics.median(rates):,.0f} nodes/s "
-        f"({statistics.median(cpu_rates):,.0f} per CPU second) over {len(rates)} positions"
+        f"search: median {medians['compiled']:,.0f} nodes per CPU second compiled, "
+        f"{medians['python']:,.0f} in Python; compiled/Python median ratio "
+        f"{statistics.median(ratios):.1f} over {len(ratios)} positions"
     )
 
 

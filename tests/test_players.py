@@ -132,9 +132,9 @@ def test_a_search_player_keeps_its_table_within_a_game_only() -> None:
     game = Game("cooper")
     player.choose(game, Limits(nodes=2000))
     searcher = player.searcher(game.rules)
-    assert searcher.table
+    assert searcher.stored_positions
     player.new_game(PRESETS["cooper"])
-    assert not searcher.table
+    assert not searcher.stored_positions
     assert player.searcher(PRESETS["super"]).rules == PRESETS["super"]
 
 

@@ -15,9 +15,34 @@ from bluegray.engine.evaluation import (
     features,
     weights_for,
 )
-from bluegray.engine.search import DECIDED, Iteration, Limits, Searcher, mate_distance
-from bluegray.errors import GameOverError
+from bluegray.engine.search import (
+    DECIDED,
+    SEARCH_ENVIRONMENT,
+    Iteration,
+    Limits,
+    Searcher,
+    mate_distance,
+)
+from bluegray.errors import BlueGrayError, GameOverError
 from bluegray.rules import PRESETS
+
+
+@pytest.fixture(autouse=True, params=["compiled", "python"])
+def core(request: pytest.FixtureRequest, monkeypatch: pytest.MonkeyPatch) -> str:
+    """Every test here runs on both searches: the compiled core and the plain Python one."""
+    monkeypatch.setenv(SEARCH_ENVIRONMENT, request.param)
+    return str(request.param)
+
+
+def test_the_environment_chooses_the_search(core: str) -> None:
+    assert Searcher(PRESETS["cooper"]).is_compiled == (core == "compiled")
+    assert not Searcher(PRESETS["cooper"], compiled=False).is_compiled
+
+
+def test_an_unknown_search_choice_is_refused(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setenv(SEARCH_ENVIRONMENT, "fastest")
+    with pytest.raises(BlueGrayError, match="BLUEGRAY_SEARCH='fastest'"):
+        Searcher(PRESETS["cooper"])
 
 
 def search(rules: str, position: str, depth: int) -> tuple[Move, int]:

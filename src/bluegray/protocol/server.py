@@ -16,7 +16,7 @@ from typing import Final, TextIO
 from bluegray import __version__
 from bluegray.engine.levels import LEVELS, TOP_LEVEL
 from bluegray.engine.players import SearchPlayer
-from bluegray.engine.search import Iteration, Limits
+from bluegray.engine.search import Iteration, Limits, warm_up
 from bluegray.errors import BlueGrayError
 from bluegray.game import Game
 from bluegray.moves import Move
@@ -160,6 +160,7 @@ class EngineServer:
                 self._write(line)
 
     def _isready(self, words: list[str]) -> None:
+        warm_up()  # the compiled search's first load must not eat into a timed move
         self.send("readyok")
 
     def _setoption(self, words: list[str]) -> None:

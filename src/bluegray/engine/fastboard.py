@@ -1,0 +1,659 @@
+"""The rules compiled with numba, for the engine's fast search: the board as arrays, move
+generation, make/unmake and the end-of-game checks of RULES.md §3-§4.
+
+This is a second implementation of ``bluegray.bitboard``, kept to what the search needs and
+written for the numba compiler (``pip install "bluegray[fast]"``). It is checked against the
+conformance vectors' perft counts and against the rules core on random games
+(``tests/test_fastboard.py``); ``bitboard`` stays the reference.
+
+Representation
+--------------
+``cells`` holds a piece code per point (``side * 4 + kind``; kinds ``GUARD``, ``PRIVATE``,
+``CAPTAIN``; 0 for an empty point). ``state`` holds the side to move, the no-progress count,
+both captains' points, the length of ``history`` (the Zobrist hashes of every position since the
+board was set up, the current one last: the same keys as ``bitboard``, so a game's history can
+be carried over) and how many moves have been made on it. A move is a row of a move buffer:
+``from, to, number of pieces taken, the points taken...``.
+"""
+
+from __future__ import annotations
+
+from typing import Final
+
+import numba
+import numpy as np
+from numba import njit
+
+from bluegray import bitboard
+from bluegray.bitboard import Board
+from bluegray.points import CENTER, DIAGONAL_LINES, SIZE
+
+GUARD: Final = 1
+PRIVATE: Final = 2
+CAPTAIN: Final = 3
+
+TURN: Final = 0
+COUNT: Final = 1
+CAPTAIN_POINT: Final = 2
+"""``state[CAPTAIN_POINT + side]`` is a side's captain's point."""
+HISTORY_LENGTH: Final = 4
+MADE: Final = 5
+STATE_SIZE: Final = 8
+
+MOVE_FROM: Final = 0
+MOVE_TO: Final = 1
+MOVE_TAKEN: Final = 2
+MOVE_FIRST_TAKEN: Final = 3
+MAX_TAKEN: Final = 18
+"""More than any army has soldiers (17)."""
+MOVE_WIDTH: Final = MOVE_FIRST_TAKEN + MAX_TAKEN
+MAX_MOVES: Final = 1024
+"""Room for the moves of one position; a position with more makes ``generate`` return -1."""
+
+UNDO_WIDTH: Final = 4 + 2 * MAX_TAKEN
+"""An undo row: from, to, the mover's code before the move, the count before, then the codes
+of the pieces taken (their points are in the move)."""
+
+# The rule switches, in the order of ``rule_switches``.
+TURBO: Final = 0
+MAXIMAL: Final = 1
+LEAD: Final = 2
+"""The lead that ends the game, or 0 for none."""
+IMPASSE_PLIES: Final = 3
+STALEMATE_LOSES: Final = 4
+IMPASSE_BY_ADVANCE: Final = 5
+
+# Game-end codes: the same as ``bitboard``'s.
+ONGOING: Final = bitboard.ONGOING
+CENTER_REACHED: Final = bitboard.CENTER_REACHED
+LEAD_END: Final = bitboard.LEAD
+REPETITION: Final = bitboard.REPETITION
+NO_PROGRESS: Final = bitboard.NO_PROGRESS
+STALEMATE: Final = bitboard.STALEMATE
+
+
+# -- tables --------------------------------------------------------------------------------
+
+
+def _step_tables() -> tuple[np.ndarray, np.ndarray]:
+    """Where a guard (8 ways, diagonals only along drawn lines) and a private of each side
+    (forward, sideways) may step from each point; -1 where there is no such step."""
+    diagonal = set()
+    for a, b in DIAGONAL_LINES:
+        diagonal.add((a, b))
+        diagonal.add((b, a))
+    guard = np.full((81, 8), -1, np.int64)
+    private = np.full((2, 81, 3), -1, np.int64)
+    for point in range(81):
+        file, rank = point % SIZE, point // SIZE
+        ways = [(0, 1), (0, -1), (1, 0), (-1, 0), (1, 1), (-1, 1), (1, -1), (-1, -1)]
+        for index, (df, dr) in enumerate(ways):
+            f, r = file + df, rank + dr
+            if not (0 <= f < SIZE and 0 <= r < SIZE):
+                continue
+            to = r * SIZE + f
+            if index >= 4 and (point, to) not in diagonal:
+                continue
+            guard[point, index] = to
+        for side, forward in ((0, 1), (1, -1)):
+            for index, (df, dr) in enumerate(((0, forward), (1, 0), (-1, 0))):
+                f, r = file + df, rank + dr
+                if 0 <= f < SIZE and 0 <= r < SIZE:
+                    private[side, point, index] = r * SIZE + f
+    return guard, private
+
+
+def _jump_tables() -> tuple[np.ndarray, np.ndarray]:
+    """For each point, the jumps ``(over, landing)`` of a guard (4 ways) and of a private of
+    each side (forward, sideways); -1 where there is none. No jump lands on the centre."""
+    guard = np.full((81, 4, 2), -1, np.int64)
+    private = np.full((2, 81, 3, 2), -1, np.int64)
+    for point in range(81):
+        file, rank = point % SIZE, point // SIZE
+
+        def jump(df: int, dr: int, file: int = file, rank: int = rank) -> tuple[int, int]:
+            lf, lr = file + 2 * df, rank + 2 * dr
+            if not (0 <= lf < SIZE and 0 <= lr < SIZE) or lr * SIZE + lf == CENTER:
+                return -1, -1
+            return (rank + dr) * SIZE + file + df, lr * SIZE + lf
+
+        for index, (df, dr) in enumerate(((0, 1), (0, -1), (1, 0), (-1, 0))):
+            guard[point, index] = jump(df, dr)
+        for side, forward in ((0, 1), (1, -1)):
+            for index, (df, dr) in enumerate(((0, forward), (1, 0), (-1, 0))):
+                private[side, point, index] = jump(df, dr)
+    return guard, private
+
+
+GUARD_STEPS, PRIVATE_STEPS = _step_tables()
+GUARD_JUMPS, PRIVATE_JUMPS = _jump_tables()
+ZOBRIST: Final = np.array(
+    [
+        [bitboard.ZOBRIST_GUARD[0], bitboard.ZOBRIST_PRIVATE[0], bitboard.ZOBRIST_CAPTAIN[0]],
+        [bitboard.ZOBRIST_GUARD[1], bitboard.ZOBRIST_PRIVATE[1], bitboard.ZOBRIST_CAPTAIN[1]],
+    ],
+    dtype=np.uint64,
+)
+"""``ZOBRIST[side, kind - 1, point]``: the keys of ``bitboard``."""
+ZOBRIST_GRAY: Final = np.uint64(bitboard.ZOBRIST_GRAY_TO_MOVE)
+
+
+class RuleArrays:
+    """A rule set's tables as arrays: each side's path, the next point and the advancement of
+    every point, and the switches."""
+
+    def __init__(self, tables: bitboard.RuleTables) -> None:
+        self.paths = np.array(tables.paths, dtype=np.int64)
+        self.next_point = np.array(tables.next_point, dtype=np.int64)
+        self.advancement = np.array(tables.advancement, dtype=np.int64)
+        self.switches = np.array(
+            [
+                tables.turbo,
+                tables.maximal,
+                tables.lead or 0,
+                tables.impasse_plies,
+                tables.stalemate_loses,
+                tables.impasse_by_advance,
+            ],
+            dtype=np.int64,
+        )
+
+
+class FastBoard:
+    """A ``bitboard.Board`` copied into arrays, with room for ``depth`` more moves."""
+
+    def __init__(self, board: Board, depth: int) -> None:
+        self.rules = RuleArrays(board.tables)
+        self.cells = np.zeros(81, np.int64)
+        for side in (0, 1):
+            for point in bitboard.bits(board.guards[side]):
+                self.cells[point] = side * 4 + GUARD
+            for point in bitboard.bits(board.privates[side]):
+                self.cells[point] = side * 4 + PRIVATE
+            self.cells[board.captains[side]] = side * 4 + CAPTAIN
+        self.state = np.zeros(STATE_SIZE, np.int64)
+        self.state[TURN] = board.turn
+        self.state[COUNT] = board.count
+        self.state[CAPTAIN_POINT] = board.captains[0]
+        self.state[CAPTAIN_POINT + 1] = board.captains[1]
+        self.state[HISTORY_LENGTH] = len(board.history)
+        self.history = np.zeros(len(board.history) + depth + 1, np.uint64)
+        self.history[: len(board.history)] = np.array(board.history, dtype=np.uint64)
+        self.undo = np.zeros((depth + 1, UNDO_WIDTH), np.int64)
+        self.made_at_start = board.ply
+        """Whether the board had moves played on it: §4's checks differ before the first."""
+
+
+# -- move generation ---------------------------------------------------------------------
+
+
+@njit(cache=True)
+def _emit(out: np.ndarray, n: int, start: int, to: int, taken: np.ndarray, n_taken: int) -> int:
+    """Write a capture into row ``n`` of ``out``; the new number of rows (-1 when full)."""
+    if n >= out.shape[0]:
+        return -1
+    out[n, MOVE_FROM] = start
+    out[n, MOVE_TO] = to
+    out[n, MOVE_TAKEN] = n_taken
+    for k in range(n_taken):
+        out[n, MOVE_FIRST_TAKEN + k] = taken[k]
+    return n + 1
+
+
+@njit(cache=True)
+def _collect_jumps(
+    cells: np.ndarray,
+    start: int,
+    enemy_side: int,
+    jumps: np.ndarray,
+    far_rank: int,
+    scratch: np.ndarray,
+    out: np.ndarray,
+    n: int,
+) -> int:
+    """Add every complete capture sequence of the soldier on ``start`` to ``out`` (from row
+    ``n``); return the new number of rows, or -1 when ``out`` is full.
+
+    A depth-first search with its own stack (numba's cache cannot hold a recursive function).
+    Jumped pieces leave the board at once (their points are cleared while the sequence goes
+    on); the mover's start point is empty, so a sequence may come back through it."""
+    points = scratch[0]
+    tried = scratch[1]
+    extended = scratch[2]
+    taken = scratch[3]
+    codes = scratch[4]
+    tried[0] = 0
+    extended[0] = 0
+    ways = jumps.shape[1]
+    mover = cells[start]
+    cells[start] = 0
+    depth = 0
+    points[0] = start
+    while depth >= 0:
+        if tried[depth] < ways:
+            index = tried[depth]
+            tried[depth] += 1
+            over = jumps[points[depth], index, 0]
+            if over < 0:
+                continue
+            land = jumps[points[depth], index, 1]
+            code = cells[over]
+            if code == 0 or code >> 2 != enemy_side or code & 3 == CAPTAIN or cells[land] != 0:
+                continue
+            extended[depth] = 1
+            taken[depth] = over
+            if land // SIZE == far_rank:
+                n = _emit(out, n, start, land, taken, depth + 1)
+                if n < 0:
+                    break
+                continue
+            codes[depth] = code
+            cells[over] = 0
+            depth += 1
+            points[depth] = land
+            tried[depth] = 0
+            extended[depth] = 0
+        else:
+            if not extended[depth] and depth:
+                n = _emit(out, n, start, points[depth], taken, depth)
+                if n < 0:
+                    break
+            depth -= 1
+            if depth >= 0:
+                cells[taken[depth]] = codes[depth]
+    while depth > 0:  # a full buffer stopped the search: put the jumped pieces back
+        depth -= 1
+        cells[taken[depth]] = codes[depth]
+    cells[start] = mover
+    return n
+
+
+@njit(cache=True)
+def generate_captures(
+    cells: np.ndarray,
+    state: np.ndarray,
+    switches: np.ndarray,
+    guard_jumps: np.ndarray,
+    private_jumps: np.ndarray,
+    out: np.ndarray,
+) -> int:
+    """Every legal capture of the side to move into ``out``; how many (0 when there is none,
+    -1 when ``out`` overflows)."""
+    side = state[TURN]
+    enemy_side = side ^ 1
+    far_rank = 8 if side == 0 else 0
+    scratch = np.empty((5, MAX_TAKEN + 1), np.int64)
+    n = 0
+    for point in range(81):
+        code = cells[point]
+        if code == 0 or code >> 2 != side:
+            continue
+        kind = code & 3
+        if kind == GUARD:
+            n = _collect_jumps(cells, point, enemy_side, guard_jumps, -1, scratch, out, n)
+        elif kind == PRIVATE:
+            n = _collect_jumps(
+                cells, point, enemy_side, private_jumps[side], far_rank, scratch, out, n
+            )
+        if n < 0:
+            return -1
+    if n and switches[MAXIMAL]:
+        most = 0
+        for i in range(n):
+            most = max(most, out[i, MOVE_TAKEN])
+        kept = 0
+        for i in range(n):
+            if out[i, MOVE_TAKEN] == most:
+                if kept != i:
+                    out[kept, :] = out[i, :]
+                kept += 1
+        n = kept
+    return n
+
+
+@njit(cache=True)
+def has_capture(
+    cells: np.ndarray, state: np.ndarray, guard_jumps: np.ndarray, private_jumps: np.ndarray
+) -> bool:
+    """Whether the side to move has a capture (and so must capture)."""
+    side = state[TURN]
+    enemy_side = side ^ 1
+    for point in range(81):
+        code = cells[point]
+        if code == 0 or code >> 2 != side:
+            continue
+        kind = code & 3
+        if kind == CAPTAIN:
+            continue
+        if kind == GUARD:
+            for index in range(4):
+                over = guard_jumps[point, index, 0]
+                if over < 0:
+                    continue
+                other = cells[over]
+                if (
+                    other != 0
+                    and other >> 2 == enemy_side
+                    and other & 3 != CAPTAIN
+                    and cells[guard_jumps[point, index, 1]] == 0
+                ):
+                    return True
+        else:
+            for index in range(3):
+                over = private_jumps[side, point, index, 0]
+                if over < 0:
+                    continue
+                other = cells[over]
+                if (
+                    other != 0
+                    and other >> 2 == enemy_side
+                    and other & 3 != CAPTAIN
+                    and cells[private_jumps[side, point, index, 1]] == 0
+                ):
+                    return True
+    return False
+
+
+@njit(cache=True)
+def captain_target(
+    cells: np.ndarray, state: np.ndarray, switches: np.ndarray, next_point: np.ndarray
+) -> int:
+    """Where the side to move's captain may go, or -1 when it cannot move."""
+    side = state[TURN]
+    steps = next_point[side]
+    to = steps[state[CAPTAIN_POINT + side]]
+    if to < 0 or cells[to] != 0:
+        return -1
+    if switches[TURBO]:
+        while to != CENTER:
+            ahead = steps[to]
+            if cells[ahead] != 0:
+                break
+            to = ahead
+    return to
+
+
+@njit(cache=True)
+def generate(
+    cells: np.ndarray,
+    state: np.ndarray,
+    switches: np.ndarray,
+    next_point: np.ndarray,
+    guard_steps: np.ndarray,
+    private_steps: np.ndarray,
+    guard_jumps: np.ndarray,
+    private_jumps: np.ndarray,
+    out: np.ndarray,
+) -> int:
+    """Every legal move of the side to move by §3 alone, into ``out``; how many (-1 when
+    ``out`` overflows). The captain's move, when there is one, comes last."""
+    if has_capture(cells, state, guard_jumps, private_jumps):
+        return generate_captures(cells, state, switches, guard_jumps, private_jumps, out)
+    side = state[TURN]
+    n = 0
+    for point in range(81):
+        code = cells[point]
+        if code == 0 or code >> 2 != side:
+            continue
+        kind = code & 3
+        if kind == CAPTAIN:
+            continue
+        ways = 8 if kind == GUARD else 3
+        for index in range(ways):
+            to = guard_steps[point, index] if kind == GUARD else private_steps[side, point, index]
+            if to < 0 or to == CENTER or cells[to] != 0:
+                continue
+            if n >= out.shape[0]:
+                return -1
+            out[n, MOVE_FROM] = point
+            out[n, MOVE_TO] = to
+            out[n, MOVE_TAKEN] = 0
+            n += 1
+    to = captain_target(cells, state, switches, next_point)
+    if to >= 0:
+        if n >= out.shape[0]:
+            return -1
+        out[n, MOVE_FROM] = state[CAPTAIN_POINT + side]
+        out[n, MOVE_TO] = to
+        out[n, MOVE_TAKEN] = 0
+        n += 1
+    return n
+
+
+# -- making moves ------------------------------------------------------------------------
+
+
+@njit(cache=True)
+def make(
+    cells: np.ndarray,
+    state: np.ndarray,
+    history: np.ndarray,
+    undo: np.ndarray,
+    move: np.ndarray,
+    zobrist: np.ndarray,
+    zobrist_gray: np.uint64,
+) -> None:
+    """Play a move (a row of a move buffer, legal here), saving what ``unmake`` needs."""
+    side = state[TURN]
+    frm = move[MOVE_FROM]
+    to = move[MOVE_TO]
+    n_taken = move[MOVE_TAKEN]
+    row = undo[state[MADE]]
+    code = cells[frm]
+    row[0] = frm
+    row[1] = to
+    row[2] = code
+    row[3] = state[COUNT]
+    h = history[state[HISTORY_LENGTH] - 1] ^ zobrist_gray
+    kind = code & 3
+    cells[frm] = 0
+    h ^= zobrist[side, kind - 1, frm]
+    if kind == CAPTAIN:
+        state[CAPTAIN_POINT + side] = to
+        count = 0
+    elif kind == GUARD:
+        count = state[COUNT] + 1
+    else:
+        far_rank = 8 if side == 0 else 0
+        if to // SIZE == far_rank:
+            code = side * 4 + GUARD
+            kind = GUARD
+            count = 0
+        elif to - frm == (SIZE if side == 0 else -SIZE):
+            count = 0
+        else:
+            count = state[COUNT] + 1
+    cells[to] = code
+    h ^= zobrist[side, kind - 1, to]
+    if n_taken:
+        count = 0
+        for k in range(n_taken):
+            point = move[MOVE_FIRST_TAKEN + k]
+            taken = cells[point]
+            row[4 + k] = taken
+            cells[point] = 0
+            h ^= zobrist[taken >> 2, (taken & 3) - 1, point]
+    state[COUNT] = count
+    state[TURN] = side ^ 1
+    history[state[HISTORY_LENGTH]] = h
+    state[HISTORY_LENGTH] += 1
+    state[MADE] += 1
+
+
+@njit(cache=True)
+def unmake(cells: np.ndarray, state: np.ndarray, undo: np.ndarray, move: np.ndarray) -> None:
+    """Take back ``move``, the last move made."""
+    state[MADE] -= 1
+    state[HISTORY_LENGTH] -= 1
+    row = undo[state[MADE]]
+    side = state[TURN] ^ 1
+    state[TURN] = side
+    state[COUNT] = row[3]
+    frm = row[0]
+    to = row[1]
+    code = row[2]
+    cells[to] = 0
+    cells[frm] = code
+    if code & 3 == CAPTAIN:
+        state[CAPTAIN_POINT + side] = frm
+    for k in range(move[MOVE_TAKEN]):
+        cells[move[MOVE_FIRST_TAKEN + k]] = row[4 + k]
+
+
+# -- the end of the game -----------------------------------------------------------------
+
+
+@njit(cache=True)
+def is_third_repetition(state: np.ndarray, history: np.ndarray) -> bool:
+    """Whether the current position stood twice before, within the no-progress count."""
+    length = state[HISTORY_LENGTH]
+    reach = min(state[COUNT], length - 1)
+    h = history[length - 1]
+    seen = 0
+    for back in range(2, reach + 1, 2):
+        if history[length - 1 - back] == h:
+            seen += 1
+            if seen == 2:
+                return True
+    return False
+
+
+@njit(cache=True)
+def end_by_move(
+    state: np.ndarray, history: np.ndarray, switches: np.ndarray, advancement: np.ndarray
+) -> int:
+    """Which of §4 rules 1-4 ends the game now (``ONGOING`` if none); stalemate is separate."""
+    blue = state[CAPTAIN_POINT]
+    gray = state[CAPTAIN_POINT + 1]
+    if blue == CENTER or gray == CENTER:
+        return CENTER_REACHED
+    lead = switches[LEAD]
+    if lead and abs(advancement[0, blue] - advancement[1, gray]) >= lead:
+        return LEAD_END
+    count = state[COUNT]
+    if count >= 8 and is_third_repetition(state, history):
+        return REPETITION
+    if count >= switches[IMPASSE_PLIES]:
+        return NO_PROGRESS
+    return ONGOING
+
+
+@njit(cache=True)
+def winner(code: int, state: np.ndarray, switches: np.ndarray, advancement: np.ndarray) -> int:
+    """The winning side of a game ended by ``code``: 0 Blue, 1 Gray, -1 a draw."""
+    blue = advancement[0, state[CAPTAIN_POINT]]
+    gray = advancement[1, state[CAPTAIN_POINT + 1]]
+    if code == CENTER_REACHED:
+        return 0 if state[CAPTAIN_POINT] == CENTER else 1
+    if code == LEAD_END:
+        return 0 if blue > gray else 1
+    if code == STALEMATE and switches[STALEMATE_LOSES]:
+        return state[TURN] ^ 1
+    if switches[IMPASSE_BY_ADVANCE] and blue != gray:
+        return 0 if blue > gray else 1
+    return -1
+
+
+@njit(cache=True)
+def is_impasse(code: int, switches: np.ndarray) -> bool:
+    """Whether the game-end ``code`` is an impasse (decided by the impasse setting)."""
+    if code in (REPETITION, NO_PROGRESS):
+        return True
+    return code == STALEMATE and not switches[STALEMATE_LOSES]
+
+
+@njit(cache=True)
+def _perft(
+    cells: np.ndarray,
+    state: np.ndarray,
+    history: np.ndarray,
+    undo: np.ndarray,
+    paths: np.ndarray,
+    next_point: np.ndarray,
+    advancement: np.ndarray,
+    switches: np.ndarray,
+    guard_steps: np.ndarray,
+    private_steps: np.ndarray,
+    guard_jumps: np.ndarray,
+    private_jumps: np.ndarray,
+    zobrist: np.ndarray,
+    zobrist_gray: np.uint64,
+    buffers: np.ndarray,
+    depth: int,
+) -> int:
+    """Perft of an unfinished board, every move played (-1 when a move buffer overflows)."""
+    out = buffers[depth]
+    n = generate(
+        cells,
+        state,
+        switches,
+        next_point,
+        guard_steps,
+        private_steps,
+        guard_jumps,
+        private_jumps,
+        out,
+    )
+    if n < 0 or depth == 1:
+        return n
+    total = 0
+    for i in range(n):
+        make(cells, state, history, undo, out[i], zobrist, zobrist_gray)
+        if end_by_move(state, history, switches, advancement) == ONGOING:
+            below = _perft(
+                cells,
+                state,
+                history,
+                undo,
+                paths,
+                next_point,
+                advancement,
+                switches,
+                guard_steps,
+                private_steps,
+                guard_jumps,
+                private_jumps,
+                zobrist,
+                zobrist_gray,
+                buffers,
+                depth - 1,
+            )
+            if below < 0:
+                unmake(cells, state, undo, out[i])
+                return -1
+            total += below
+        unmake(cells, state, undo, out[i])
+    return total
+
+
+def perft(board: Board, depth: int) -> int:
+    """The perft of ``board`` (depth >= 1) by the compiled generator: 0 for a finished game."""
+    if board.end() != bitboard.ONGOING:
+        return 0
+    fast = FastBoard(board, depth)
+    rules = fast.rules
+    buffers = np.zeros((depth + 1, MAX_MOVES, MOVE_WIDTH), np.int64)
+    total = _perft(
+        fast.cells,
+        fast.state,
+        fast.history,
+        fast.undo,
+        rules.paths,
+        rules.next_point,
+        rules.advancement,
+        rules.switches,
+        GUARD_STEPS,
+        PRIVATE_STEPS,
+        GUARD_JUMPS,
+        PRIVATE_JUMPS,
+        ZOBRIST,
+        ZOBRIST_GRAY,
+        buffers,
+        depth,
+    )
+    if total < 0:
+        raise OverflowError(f"a position has more than {MAX_MOVES} moves")
+    return int(total)
+
+
+__all__ = ["FastBoard", "numba", "perft"]

@@ -1,0 +1,198 @@
+"""The numba-compiled core against the rules core and the plain search: the same moves, hashes
+and game ends on random games, the conformance perft counts, the same evaluation, the same
+scores where both searches are exact."""
+
+from __future__ import annotations
+
+import json
+import random
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+from bluegray import Game, Position
+from bluegray.bitboard import Board
+from bluegray.engine import fastboard as fb
+from bluegray.engine.evaluation import FEATURES, Evaluator, weights_for
+from bluegray.engine.fasteval import EvaluationArrays, evaluate
+from bluegray.engine.fastsearch import FRAMES
+from bluegray.engine.search import Limits, Searcher
+from bluegray.rules import PRESETS
+
+CONFORMANCE = Path(__file__).resolve().parents[2] / "shared" / "conformance"
+BUNDLED = Path(__file__).resolve().parents[1] / "conformance"
+
+
+def perft_vectors() -> list[dict[str, object]]:
+    for folder in (CONFORMANCE, BUNDLED):
+        path = folder / "perft.jsonl"
+        if path.exists():
+            return [json.loads(line) for line in path.read_text().splitlines() if line.strip()]
+    raise AssertionError("no perft.jsonl among the conformance vectors")
+
+
+def compiled_moves(board: Board) -> set[tuple[int, int, int]]:
+    """The compiled generator's moves as (from, to, bitboard of the pieces taken)."""
+    fast = fb.FastBoard(board, 1)
+    rules = fast.rules
+    out = np.zeros((fb.MAX_MOVES, fb.MOVE_WIDTH), np.int64)
+    n = fb.generate(
+        fast.cells,
+        fast.state,
+        rules.switches,
+        rules.next_point,
+        fb.GUARD_STEPS,
+        fb.PRIVATE_STEPS,
+        fb.GUARD_JUMPS,
+        fb.PRIVATE_JUMPS,
+        out,
+    )
+    assert n >= 0
+    moves = set()
+    for row in out[:n]:
+        taken = sum(1 << int(row[fb.MOVE_FIRST_TAKEN + k]) for k in range(int(row[fb.MOVE_TAKEN])))
+        moves.add((int(row[fb.MOVE_FROM]), int(row[fb.MOVE_TO]), taken))
+    return moves
+
+
+def random_games(rules: str, games: int, seed: int) -> list[Game]:
+    """Positions along random games (every position of each game, the last one included)."""
+    rng = random.Random(seed)
+    positions = []
+    for _ in range(games):
+        game = Game(rules)
+        while not game.is_over() and game.ply < 160:
+            positions.append(game.copy())
+            game.push(rng.choice(game.legal_moves))
+    return positions
+
+
+@pytest.mark.parametrize("vector", perft_vectors(), ids=lambda vector: str(vector["position"]))
+def test_the_compiled_generator_passes_every_perft_vector(vector: dict[str, object]) -> None:
+    position = Position.parse(str(vector["position"]), str(vector["rules"]))
+    depth = int(str(vector["depth"]))
+    expected = int(str(vector["nodes"]))
+    assert (fb.perft(position.board(), depth) if depth else 1) == expected
+
+
+@pytest.mark.parametrize("rules", PRESETS)
+def test_the_compiled_board_follows_the_rules_core(rules: str) -> None:
+    for game in random_games(rules, 3, seed=len(rules)):
+        board = game.board()
+        python_moves = {(move[0], move[1], move[2]) for move in board.moves()}
+        assert compiled_moves(board) == python_moves, str(game.position)
+        if not board.moves():
+            continue
+        fast = fb.FastBoard(board, 2)
+        out = np.zeros((fb.MAX_MOVES, fb.MOVE_WIDTH), np.int64)
+        rule_arrays = fast.rules
+        n = fb.generate(
+            fast.cells,
+            fast.state,
+            rule_arrays.switches,
+            rule_arrays.next_point,
+            fb.GUARD_STEPS,
+            fb.PRIVATE_STEPS,
+            fb.GUARD_JUMPS,
+            fb.PRIVATE_JUMPS,
+            out,
+        )
+        cells_before = fast.cells.copy()
+        state_before = fast.state.copy()
+        for row in out[:n]:
+            fb.make(
+                fast.cells, fast.state, fast.history, fast.undo, row, fb.ZOBRIST, fb.ZOBRIST_GRAY
+            )
+            taken = sum(
+                1 << int(row[fb.MOVE_FIRST_TAKEN + k]) for k in range(int(row[fb.MOVE_TAKEN]))
+            )
+            raw = next(
+                move
+                for move in board.moves()
+                if (move[0], move[1], move[2]) == (int(row[0]), int(row[1]), taken)
+            )
+            board.push(raw)
+            length = fast.state[fb.HISTORY_LENGTH]
+            assert int(fast.history[length - 1]) == board.hash
+            assert int(fast.state[fb.COUNT]) == board.count
+            code = fb.end_by_move(
+                fast.state, fast.history, rule_arrays.switches, rule_arrays.advancement
+            )
+            assert code == board.end_by_move()
+            board.pop()
+            fb.unmake(fast.cells, fast.state, fast.undo, row)
+            assert np.array_equal(fast.cells, cells_before)
+            assert np.array_equal(fast.state, state_before)
+
+
+@pytest.mark.parametrize("rules", PRESETS)
+def test_the_compiled_evaluation_equals_the_plain_one(rules: str) -> None:
+    rng = random.Random(rules)
+    weights = weights_for(PRESETS[rules])
+    # Every feature counts, so that a slip in any of them shows.
+    for name in FEATURES:
+        weights[name] = weights[name] or rng.uniform(-40, 40)
+    evaluator = Evaluator(PRESETS[rules], weights)
+    arrays = EvaluationArrays(evaluator)
+    checked = 0
+    for game in random_games(rules, 2, seed=7):
+        if game.is_over():
+            continue
+        board = game.board()
+        fast = fb.FastBoard(board, 1)
+        value = evaluate(
+            fast.cells,
+            fast.state,
+            arrays.weights,
+            arrays.paths,
+            arrays.advancement,
+            arrays.advancement_value,
+            arrays.extras,
+            arrays.zone_points,
+            arrays.zone_sizes,
+        )
+        # The same sum in a different order may round the other way.
+        assert abs(value - evaluator.evaluate(board)) <= 1, str(game.position)
+        checked += 1
+    assert checked > 20
+
+
+@pytest.mark.parametrize("rules", ["sackson", "cooper", "super", "classic-turbo", "pow-classic"])
+def test_both_searches_agree_where_both_are_exact(rules: str) -> None:
+    # Below depth 3 neither search reduces a move, so both give the minimax value.
+    compiled = Searcher(PRESETS[rules], compiled=True)
+    plain = Searcher(PRESETS[rules], compiled=False)
+    for game in random_games(rules, 1, seed=3)[::6]:
+        if game.is_over():
+            continue
+        for depth in (1, 2):
+            compiled.new_game()
+            plain.new_game()
+            fast = compiled.search(game.board(), Limits(depth=depth))
+            slow = plain.search(game.board(), Limits(depth=depth))
+            assert abs(fast.score - slow.score) <= 1, (str(game.position), depth)
+
+
+def test_a_position_too_big_for_the_compiled_buffers_is_searched_in_python() -> None:
+    game = Game("cooper")
+    searcher = Searcher(game.rules, compiled=True)
+    compiled = searcher._compiled
+    assert compiled is not None
+    compiled.buffers = np.zeros((FRAMES, 4, fb.MOVE_WIDTH), np.int64)  # room for 4 moves
+    assert compiled.search(game.board(), Limits(depth=2)) is None
+    result = searcher.search(game.board(), Limits(depth=2))
+    plain = Searcher(game.rules, compiled=False).search(game.board(), Limits(depth=2))
+    assert (result.move, result.score) == (plain.move, plain.score)
+
+
+def test_the_compiled_search_reports_a_principal_variation_of_legal_moves() -> None:
+    game = Game("sackson")
+    for text in ("d2-d3", "f8-f7", "e1-d2"):
+        game.push(text)
+    result = Searcher(game.rules, compiled=True).search(game.board(), Limits(depth=6))
+    assert result.pv[0] == result.move
+    line = game.copy()
+    for move in result.pv:
+        assert move in line.legal_moves
+        line.push(move)
