@@ -24,7 +24,7 @@ from typing import Any, Final
 
 from bluegray.engine.levels import LEVELS, TOP_LEVEL
 from bluegray.engine.match import MatchSettings, run_match
-from bluegray.engine.search import Limits
+from bluegray.engine.search import Limits, Searcher
 from bluegray.engine.stats import elo_estimate
 from bluegray.rules import PRESETS
 
@@ -80,6 +80,7 @@ def play(
         "seconds": round(time.perf_counter() - started),
         "date": time.strftime("%Y-%m-%d"),
         "seed": seed,
+        "search": search_core(rules),
     }
     print(
         f"{kind} {rules}: {a} vs {b}: {entry['wins']}-{entry['draws']}-{entry['losses']} "
@@ -88,6 +89,11 @@ def play(
         flush=True,
     )
     return entry
+
+
+def search_core(rules: str) -> str:
+    """Which search the engine players of this run use: ``compiled`` (numba) or ``python``."""
+    return "compiled" if Searcher(PRESETS[rules], hash_entries=1024).is_compiled else "python"
 
 
 def record(entry: dict[str, Any]) -> None:
@@ -140,7 +146,9 @@ def _elo(value: float | None) -> str:
 
 
 def _key(entry: dict[str, Any]) -> tuple[Any, ...]:
-    return (entry["kind"], entry["a"], entry["b"], entry["rules"], entry["time"])
+    # Results from before the compiled search core were all the Python search's.
+    search = entry.get("search", "python")
+    return (entry["kind"], entry["a"], entry["b"], entry["rules"], entry["time"], search)
 
 
 def merged(results: list[dict[str, Any]]) -> list[dict[str, Any]]:
@@ -195,7 +203,10 @@ def render(args: argparse.Namespace) -> None:
         "table, or all of them with `python scripts/strength_report.py ladder|versus` (results",
         "are kept in `docs/data/strength.json`; `render` rewrites this page from them). Matches",
         "limited by time ran while other jobs used the same cores, so each side searched less",
-        "than its nominal time would give on an idle machine (both sides alike).",
+        "than its nominal time would give on an idle machine (both sides alike). The search",
+        "column says which search the engine ran on: `compiled` (the numba core, some five",
+        "times as many positions a second) or `python` (the plain search, before the compiled",
+        "core existed or without numba).",
         "",
     ]
     versus_rows = [r for r in results if r["kind"] == "versus"]
@@ -213,13 +224,14 @@ def render(args: argparse.Namespace) -> None:
             "give.",
             "",
             *_verdicts(versus_rows),
-            "| rule set | player | opponent | s/move | games | W-D-L | score "
+            "| rule set | player | opponent | search | s/move | games | W-D-L | score "
             "| Elo (95% interval) |",
-            "|---|---|---|---|---|---|---|---|",
+            "|---|---|---|---|---|---|---|---|---|",
         ]
         for r in sorted(versus_rows, key=lambda r: (r["b"], r["rules"], r["a"])):
             lines.append(
-                f"| `{r['rules']}` | `{r['a']}` | `{r['b']}` | {r['time']:g} | {r['games']} | "
+                f"| `{r['rules']}` | `{r['a']}` | `{r['b']}` | {r.get('search', 'python')} | "
+                f"{r['time']:g} | {r['games']} | "
                 f"{r['wins']}-{r['draws']}-{r['losses']} | {100 * r['score']:.1f}% | "
                 f"{_elo(r['elo'])} ({_elo(r['elo_low'])} to {_elo(r['elo_high'])}) |"
             )
@@ -241,15 +253,18 @@ def render(args: argparse.Namespace) -> None:
             "Each level against the one below it, each with its own search limits (levels 1-5",
             "a fixed depth with occasional mistakes, 6-8 a time per move).",
             "",
-            "| match | games | W-D-L | score | Elo difference (95% interval) |",
-            "|---|---|---|---|---|",
+            "| match | search | games | W-D-L | score | Elo difference (95% interval) |",
+            "|---|---|---|---|---|---|",
         ]
         for r in rows:
             lines.append(
-                f"| `{r['a']}` vs `{r['b']}` | {r['games']} | "
+                f"| `{r['a']}` vs `{r['b']}` | {r.get('search', 'python')} | {r['games']} | "
                 f"{r['wins']}-{r['draws']}-{r['losses']} | {100 * r['score']:.1f}% | "
                 f"{_elo(r['elo'])} ({_elo(r['elo_low'])} to {_elo(r['elo_high'])}) |"
             )
+        noted = [r for r in rows if r.get("note")]
+        if noted:
+            lines += ["", *(f"- `{r['a']}` vs `{r['b']}`: {r['note']}" for r in noted)]
         lines += ["", "Commands:", ""]
         lines += [f"    {command(r)}" for r in rows]
         chain = _chain(rows)
@@ -257,15 +272,18 @@ def render(args: argparse.Namespace) -> None:
             lines += [
                 "",
                 "Ratings chained along the ladder from level 1 = 0 (each step's interval adds",
-                "up, so the top of the ladder is the least certain):",
+                "up, so the top of the ladder is the least certain; after a step won without",
+                "a loss or a draw the ratings are lower bounds, from the low end of its",
+                "interval):",
                 "",
                 "| player | Elo | description |",
                 "|---|---|---|",
             ]
-            for name, elo in chain:
+            for name, elo, at_least in chain:
                 level = int(name.split(":")[1]) if name.startswith("level:") else None
                 text = LEVELS[level].description if level else name
-                lines.append(f"| `{name}` | {elo:+.0f} | {text} |")
+                rating = f"at least {elo:+.0f}" if at_least else f"{elo:+.0f}"
+                lines.append(f"| `{name}` | {rating} | {text} |")
         lines.append("")
     REPORT.write_text("\n".join(lines), encoding="utf-8")
     print(f"wrote {REPORT}")
@@ -289,17 +307,21 @@ def _verdicts(rows: list[dict[str, Any]]) -> list[str]:
     return [*lines, ""] if lines else []
 
 
-def _chain(rows: list[dict[str, Any]]) -> list[tuple[str, float]]:
-    """Ratings from level 1 = 0 up the ladder, while each step has a finite difference (the
-    step from random is usually a clean sweep, an infinite difference, so it is left out)."""
-    step = {r["b"]: (r["a"], r["elo"]) for r in rows if r["b"].startswith("level:")}
-    chain = [("level:1", 0.0)]
+def _chain(rows: list[dict[str, Any]]) -> list[tuple[str, float, bool]]:
+    """Ratings from level 1 = 0 up the ladder: ``(player, Elo, at least)``. A step won without
+    a loss or draw has an infinite difference, so it adds the lower end of its interval and
+    the ratings from there on are lower bounds."""
+    step = {r["b"]: (r["a"], r["elo"], r["elo_low"]) for r in rows if r["b"].startswith("level:")}
+    chain = [("level:1", 0.0, False)]
     current = "level:1"
     while current in step:
-        nxt, diff = step[current]
+        nxt, diff, low = step[current]
+        bound = chain[-1][2]
         if diff is None or math.isinf(diff):
-            break
-        chain.append((nxt, chain[-1][1] + diff))
+            if low is None or math.isinf(low):
+                break
+            diff, bound = low, True
+        chain.append((nxt, chain[-1][1] + diff, bound))
         current = nxt
     return chain if len(chain) > 1 else []
 

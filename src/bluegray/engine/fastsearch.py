@@ -729,7 +729,15 @@ def warm_up() -> None:
 
 class CompiledSearch:
     """The compiled search's memory for one rule set and evaluator: the transposition table,
-    the static evaluations, killers, history and the move buffers, kept between moves."""
+    the static evaluations, killers, history and the move buffers, kept between moves.
+
+    The compiled functions take four tuples (built in ``search``): the board (``cells``,
+    ``state``, ``history``, ``undo``: see ``fastboard``), the rule tables (paths, next points,
+    advancement, switches, step and jump tables, Zobrist keys), the evaluation's tables
+    (``EvaluationArrays``) and the search's own arrays (``control``, move buffers, frames,
+    move orders, static evaluations, transposition table, killers, history, ordering keys and
+    the stop flag), in the order ``search`` lists them.
+    """
 
     def __init__(self, evaluator: Evaluator, hash_entries: int) -> None:
         self.evaluator = evaluator
@@ -737,7 +745,7 @@ class CompiledSearch:
         self.rule_arrays = fb.RuleArrays(tables)
         self.scoring = EvaluationArrays(evaluator)
         size = 1 << max(10, (hash_entries - 1).bit_length())
-        self.control = np.zeros(fb.STATE_SIZE + CONTROL_SIZE, np.int64)
+        self.control = np.zeros(CONTROL_SIZE, np.int64)
         self.control[NEAR_LIMIT] = max(0, tables.impasse_plies - 24)
         self.buffers = np.zeros((FRAMES, SEARCH_MOVES, fb.MOVE_WIDTH), np.int64)
         self.frames = np.zeros((FRAMES, FRAME_WIDTH), np.int64)
