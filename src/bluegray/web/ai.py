@@ -14,7 +14,7 @@ from typing import Final, TypeVar
 from bluegray.engine.analysis import analyse
 from bluegray.engine.levels import level_config
 from bluegray.engine.players import SearchPlayer, player_from_spec
-from bluegray.engine.search import Limits
+from bluegray.engine.search import Limits, warm_up
 from bluegray.game import Game
 from bluegray.outcome import Outcome
 from bluegray.pieces import Side
@@ -130,6 +130,12 @@ class Engines:
             else:
                 self._pool = ThreadPoolExecutor(self.workers, thread_name_prefix="bluegray-ai")
         return self._pool
+
+    async def warm(self) -> None:
+        """Get the compiled search ready in a worker (compiled on the first start after an
+        install, some 20 seconds), so that the first game's AI does not keep its player
+        waiting; later workers load numba's cache quickly."""
+        await asyncio.get_running_loop().run_in_executor(self._executor(), warm_up)
 
     async def choose(self, job: MoveJob) -> str:
         return await self._run(choose_move, job)

@@ -3,6 +3,7 @@ schema and resumes the games a stopped server left (``bluegray serve`` runs it o
 
 from __future__ import annotations
 
+import asyncio
 from collections.abc import AsyncIterator
 from contextlib import asynccontextmanager
 from pathlib import Path
@@ -56,11 +57,13 @@ def create_app(settings: Settings | None = None) -> FastAPI:
     @asynccontextmanager
     async def lifespan(app: FastAPI) -> AsyncIterator[None]:
         database.start()
+        warming = asyncio.create_task(engines.warm())
         try:
             await service.start()
             yield
             await service.stop()
         finally:
+            warming.cancel()
             engines.close()
             database.close()
 
