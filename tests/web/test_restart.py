@@ -119,7 +119,7 @@ def test_a_killed_server_resumes_every_game(tmp_path: Path, processes: list[Serv
 
     # A game against the AI, killed while the AI thinks about its reply.
     ai_game = first.post(
-        "/api/games", {"opponent": {"type": "ai", "level": 7}, "color": "blue", "rules": "cooper"}
+        "/api/games", {"opponent": {"type": "ai", "level": 8}, "color": "blue", "rules": "cooper"}
     ).json()
     ai_id, ai_token = ai_game["game"]["id"], ai_game["seat"]["token"]
     reply = first.post(f"/api/games/{ai_id}/moves", {"move": "d2-d3", "version": 1}, ai_token)
