@@ -5,6 +5,7 @@ worker at a time. Jobs are plain values, so they cross the process boundary chea
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import multiprocessing
 from collections.abc import Callable
 from concurrent.futures import BrokenExecutor, Executor, ProcessPoolExecutor, ThreadPoolExecutor
@@ -119,6 +120,7 @@ class Engines:
         self.workers = max(1, workers)
         self.processes = processes
         self._pool: Executor | None = None
+        self._warming: asyncio.Future[None] | None = None
         self._analyses = asyncio.Semaphore(max(1, self.workers - 1) if self.workers > 2 else 1)
 
     def _executor(self) -> Executor:
@@ -134,8 +136,11 @@ class Engines:
     async def warm(self) -> None:
         """Get the compiled search ready in a worker (compiled on the first start after an
         install, some 20 seconds), so that the first game's AI does not keep its player
-        waiting; later workers load numba's cache quickly."""
-        await asyncio.get_running_loop().run_in_executor(self._executor(), warm_up)
+        waiting; later workers load numba's cache quickly. Jobs that come meanwhile wait for
+        it rather than compile the same code again in another worker."""
+        self._warming = asyncio.get_running_loop().run_in_executor(self._executor(), warm_up)
+        with contextlib.suppress(Exception):  # a job that needs the search reports the problem
+            await self._warming
 
     async def choose(self, job: MoveJob) -> str:
         return await self._run(choose_move, job)
@@ -147,6 +152,9 @@ class Engines:
             return await self._run(run_analysis, job)
 
     async def _run(self, function: Callable[[J], R], job: J) -> R:
+        if self._warming is not None and not self._warming.done():
+            with contextlib.suppress(Exception):
+                await asyncio.shield(self._warming)
         pool = self._executor()
         try:
             return await asyncio.get_running_loop().run_in_executor(pool, function, job)
