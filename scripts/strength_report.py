@@ -294,10 +294,18 @@ TARGETS: Final = {"greedy": 0.95, "mcts": 0.75}
 
 
 def _verdicts(rows: list[dict[str, Any]]) -> list[str]:
-    """One line per opponent: how many rule sets reach the target score."""
+    """One line per opponent: how many rule sets reach the target score (by the compiled
+    search's result where a rule set has one)."""
     lines = []
     for opponent, target in TARGETS.items():
-        mine = [r for r in rows if r["b"] == opponent and r["a"] == f"level:{TOP_LEVEL}"]
+        latest: dict[str, dict[str, Any]] = {}
+        # One row per rule set: the compiled search's result where there is one.
+        for r in rows:
+            if r["b"] != opponent or r["a"] != f"level:{TOP_LEVEL}":
+                continue
+            if r["rules"] not in latest or r.get("search") == "compiled":
+                latest[r["rules"]] = r
+        mine = list(latest.values())
         if not mine:
             continue
         reached = [r["rules"] for r in mine if r["score"] >= target]
