@@ -6,7 +6,6 @@ from __future__ import annotations
 
 import json
 import random
-from pathlib import Path
 
 import numpy as np
 import pytest
@@ -19,13 +18,11 @@ from bluegray.engine.fasteval import EvaluationArrays, evaluate
 from bluegray.engine.fastsearch import FRAMES
 from bluegray.engine.search import Limits, Searcher
 from bluegray.rules import PRESETS
-
-CONFORMANCE = Path(__file__).resolve().parents[2] / "shared" / "conformance"
-BUNDLED = Path(__file__).resolve().parents[1] / "conformance"
+from tests.paths import CONFORMANCE, SHARED_CONFORMANCE
 
 
 def perft_vectors() -> list[dict[str, object]]:
-    for folder in (CONFORMANCE, BUNDLED):
+    for folder in (SHARED_CONFORMANCE, CONFORMANCE):
         path = folder / "perft.jsonl"
         if path.exists():
             return [json.loads(line) for line in path.read_text().splitlines() if line.strip()]
@@ -35,19 +32,8 @@ def perft_vectors() -> list[dict[str, object]]:
 def compiled_moves(board: Board) -> set[tuple[int, int, int]]:
     """The compiled generator's moves as (from, to, bitboard of the pieces taken)."""
     fast = fb.FastBoard(board, 1)
-    rules = fast.rules
     out = np.zeros((fb.MAX_MOVES, fb.MOVE_WIDTH), np.int64)
-    n = fb.generate(
-        fast.cells,
-        fast.state,
-        rules.switches,
-        rules.next_point,
-        fb.GUARD_STEPS,
-        fb.PRIVATE_STEPS,
-        fb.GUARD_JUMPS,
-        fb.PRIVATE_JUMPS,
-        out,
-    )
+    n = fb.generate_moves(fast.cells, fast.state, fast.rules.tables, out)
     assert n >= 0
     moves = set()
     for row in out[:n]:
@@ -87,17 +73,7 @@ def test_the_compiled_board_follows_the_rules_core(rules: str) -> None:
         fast = fb.FastBoard(board, 2)
         out = np.zeros((fb.MAX_MOVES, fb.MOVE_WIDTH), np.int64)
         rule_arrays = fast.rules
-        n = fb.generate(
-            fast.cells,
-            fast.state,
-            rule_arrays.switches,
-            rule_arrays.next_point,
-            fb.GUARD_STEPS,
-            fb.PRIVATE_STEPS,
-            fb.GUARD_JUMPS,
-            fb.PRIVATE_JUMPS,
-            out,
-        )
+        n = fb.generate_moves(fast.cells, fast.state, fast.rules.tables, out)
         cells_before = fast.cells.copy()
         state_before = fast.state.copy()
         for row in out[:n]:
@@ -145,8 +121,8 @@ def test_the_compiled_evaluation_equals_the_plain_one(rules: str) -> None:
             fast.cells,
             fast.state,
             arrays.weights,
-            arrays.paths,
-            arrays.advancement,
+            fast.rules.paths,
+            fast.rules.advancement,
             arrays.advancement_value,
             arrays.extras,
             arrays.zone_points,

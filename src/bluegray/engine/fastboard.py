@@ -20,7 +20,6 @@ from __future__ import annotations
 
 from typing import Final
 
-import numba
 import numpy as np
 from numba import njit
 
@@ -62,6 +61,18 @@ LEAD: Final = 2
 IMPASSE_PLIES: Final = 3
 STALEMATE_LOSES: Final = 4
 IMPASSE_BY_ADVANCE: Final = 5
+
+# The places in ``RuleArrays.tables``.
+TABLE_PATHS: Final = 0
+TABLE_NEXT_POINT: Final = 1
+TABLE_ADVANCEMENT: Final = 2
+TABLE_SWITCHES: Final = 3
+TABLE_GUARD_STEPS: Final = 4
+TABLE_PRIVATE_STEPS: Final = 5
+TABLE_GUARD_JUMPS: Final = 6
+TABLE_PRIVATE_JUMPS: Final = 7
+TABLE_ZOBRIST: Final = 8
+TABLE_ZOBRIST_GRAY: Final = 9
 
 # Game-end codes: the same as ``bitboard``'s.
 ONGOING: Final = bitboard.ONGOING
@@ -140,7 +151,8 @@ ZOBRIST_GRAY: Final = np.uint64(bitboard.ZOBRIST_GRAY_TO_MOVE)
 
 class RuleArrays:
     """A rule set's tables as arrays: each side's path, the next point and the advancement of
-    every point, and the switches."""
+    every point, and the switches; ``tables`` bundles them with the step, jump and Zobrist
+    tables, as the compiled functions take them (see ``TABLE_*``)."""
 
     def __init__(self, tables: bitboard.RuleTables) -> None:
         self.paths = np.array(tables.paths, dtype=np.int64)
@@ -157,13 +169,26 @@ class RuleArrays:
             ],
             dtype=np.int64,
         )
+        self.tables = (
+            self.paths,
+            self.next_point,
+            self.advancement,
+            self.switches,
+            GUARD_STEPS,
+            PRIVATE_STEPS,
+            GUARD_JUMPS,
+            PRIVATE_JUMPS,
+            ZOBRIST,
+            ZOBRIST_GRAY,
+        )
 
 
 class FastBoard:
-    """A ``bitboard.Board`` copied into arrays, with room for ``depth`` more moves."""
+    """A ``bitboard.Board`` copied into arrays, with room for ``depth`` more moves; ``rules``
+    are its rule set's arrays when the caller already has them."""
 
-    def __init__(self, board: Board, depth: int) -> None:
-        self.rules = RuleArrays(board.tables)
+    def __init__(self, board: Board, depth: int, rules: RuleArrays | None = None) -> None:
+        self.rules = rules or RuleArrays(board.tables)
         self.cells = np.zeros(81, np.int64)
         for side in (0, 1):
             for point in bitboard.bits(board.guards[side]):
@@ -180,8 +205,6 @@ class FastBoard:
         self.history = np.zeros(len(board.history) + depth + 1, np.uint64)
         self.history[: len(board.history)] = np.array(board.history, dtype=np.uint64)
         self.undo = np.zeros((depth + 1, UNDO_WIDTH), np.int64)
-        self.made_at_start = board.ply
-        """Whether the board had moves played on it: §4's checks differ before the first."""
 
 
 # -- move generation ---------------------------------------------------------------------
@@ -325,32 +348,24 @@ def has_capture(
         kind = code & 3
         if kind == CAPTAIN:
             continue
-        if kind == GUARD:
-            for index in range(4):
-                over = guard_jumps[point, index, 0]
-                if over < 0:
-                    continue
-                other = cells[over]
-                if (
-                    other != 0
-                    and other >> 2 == enemy_side
-                    and other & 3 != CAPTAIN
-                    and cells[guard_jumps[point, index, 1]] == 0
-                ):
-                    return True
-        else:
-            for index in range(3):
-                over = private_jumps[side, point, index, 0]
-                if over < 0:
-                    continue
-                other = cells[over]
-                if (
-                    other != 0
-                    and other >> 2 == enemy_side
-                    and other & 3 != CAPTAIN
-                    and cells[private_jumps[side, point, index, 1]] == 0
-                ):
-                    return True
+        for index in range(4 if kind == GUARD else 3):
+            if kind == GUARD:
+                over, land = guard_jumps[point, index, 0], guard_jumps[point, index, 1]
+            else:
+                over, land = (
+                    private_jumps[side, point, index, 0],
+                    private_jumps[side, point, index, 1],
+                )
+            if over < 0:
+                continue
+            other = cells[over]
+            if (
+                other != 0
+                and other >> 2 == enemy_side
+                and other & 3 != CAPTAIN
+                and cells[land] == 0
+            ):
+                return True
     return False
 
 
@@ -418,6 +433,22 @@ def generate(
         out[n, MOVE_TAKEN] = 0
         n += 1
     return n
+
+
+@njit(cache=True, inline="always")
+def generate_moves(cells: np.ndarray, state: np.ndarray, tables: tuple, out: np.ndarray) -> int:  # type: ignore[type-arg]
+    """``generate`` with the rule set's tables as one tuple (``RuleArrays.tables``)."""
+    return generate(
+        cells,
+        state,
+        tables[TABLE_SWITCHES],
+        tables[TABLE_NEXT_POINT],
+        tables[TABLE_GUARD_STEPS],
+        tables[TABLE_PRIVATE_STEPS],
+        tables[TABLE_GUARD_JUMPS],
+        tables[TABLE_PRIVATE_JUMPS],
+        out,
+    )
 
 
 # -- making moves ------------------------------------------------------------------------
@@ -568,56 +599,22 @@ def _perft(
     state: np.ndarray,
     history: np.ndarray,
     undo: np.ndarray,
-    paths: np.ndarray,
-    next_point: np.ndarray,
-    advancement: np.ndarray,
-    switches: np.ndarray,
-    guard_steps: np.ndarray,
-    private_steps: np.ndarray,
-    guard_jumps: np.ndarray,
-    private_jumps: np.ndarray,
-    zobrist: np.ndarray,
-    zobrist_gray: np.uint64,
+    tables: tuple,  # type: ignore[type-arg]
     buffers: np.ndarray,
     depth: int,
 ) -> int:
     """Perft of an unfinished board, every move played (-1 when a move buffer overflows)."""
+    switches, advancement = tables[TABLE_SWITCHES], tables[TABLE_ADVANCEMENT]
+    zobrist, zobrist_gray = tables[TABLE_ZOBRIST], tables[TABLE_ZOBRIST_GRAY]
     out = buffers[depth]
-    n = generate(
-        cells,
-        state,
-        switches,
-        next_point,
-        guard_steps,
-        private_steps,
-        guard_jumps,
-        private_jumps,
-        out,
-    )
+    n = generate_moves(cells, state, tables, out)
     if n < 0 or depth == 1:
         return n
     total = 0
     for i in range(n):
         make(cells, state, history, undo, out[i], zobrist, zobrist_gray)
         if end_by_move(state, history, switches, advancement) == ONGOING:
-            below = _perft(
-                cells,
-                state,
-                history,
-                undo,
-                paths,
-                next_point,
-                advancement,
-                switches,
-                guard_steps,
-                private_steps,
-                guard_jumps,
-                private_jumps,
-                zobrist,
-                zobrist_gray,
-                buffers,
-                depth - 1,
-            )
+            below = _perft(cells, state, history, undo, tables, buffers, depth - 1)
             if below < 0:
                 unmake(cells, state, undo, out[i])
                 return -1
@@ -631,29 +628,13 @@ def perft(board: Board, depth: int) -> int:
     if board.end() != bitboard.ONGOING:
         return 0
     fast = FastBoard(board, depth)
-    rules = fast.rules
     buffers = np.zeros((depth + 1, MAX_MOVES, MOVE_WIDTH), np.int64)
     total = _perft(
-        fast.cells,
-        fast.state,
-        fast.history,
-        fast.undo,
-        rules.paths,
-        rules.next_point,
-        rules.advancement,
-        rules.switches,
-        GUARD_STEPS,
-        PRIVATE_STEPS,
-        GUARD_JUMPS,
-        PRIVATE_JUMPS,
-        ZOBRIST,
-        ZOBRIST_GRAY,
-        buffers,
-        depth,
+        fast.cells, fast.state, fast.history, fast.undo, fast.rules.tables, buffers, depth
     )
     if total < 0:
         raise OverflowError(f"a position has more than {MAX_MOVES} moves")
     return int(total)
 
 
-__all__ = ["FastBoard", "numba", "perft"]
+__all__ = ["FastBoard", "RuleArrays", "generate_moves", "perft"]

@@ -8,6 +8,7 @@ from typing import Final
 import numpy as np
 from numba import njit
 
+from bluegray.bitboard import bits, rule_tables
 from bluegray.engine import evaluation
 from bluegray.engine.evaluation import (
     ADVANCED_PRIVATES,
@@ -39,17 +40,14 @@ START_SOLDIERS: Final = 2
 
 
 class EvaluationArrays:
-    """What the compiled evaluation needs for one evaluator: its weights, each side's path,
-    the value of each advancement, and the siege zone of every point."""
+    """What the compiled evaluation needs for one evaluator besides the rule set's paths and
+    advancement (``fastboard.RuleArrays``): its weights, the value of each advancement, and the
+    siege zone of every point; ``tables`` bundles them for the compiled search."""
 
     def __init__(self, evaluator: Evaluator) -> None:
-        from bluegray.bitboard import bits, rule_tables
-
         tables = rule_tables(evaluator.rules)
         w = evaluator.vector
         self.weights = np.array(w, dtype=np.float64)
-        self.paths = np.array(tables.paths, dtype=np.int64)
-        self.advancement = np.array(tables.advancement, dtype=np.int64)
         self.advancement_value = np.array(
             [
                 w[evaluation.ADVANCEMENT] * a
@@ -74,6 +72,13 @@ class EvaluationArrays:
             members = bits(zones[1 << point])
             self.zone_sizes[point] = len(members)
             self.zone_points[point, : len(members)] = members
+        self.tables = (
+            self.weights,
+            self.advancement_value,
+            self.extras,
+            self.zone_points,
+            self.zone_sizes,
+        )
 
 
 @njit(cache=True, inline="always")

@@ -242,8 +242,8 @@ def _reward(
 
 # -- the search --------------------------------------------------------------------------
 #
-# The board, the rule tables, the evaluation's tables and the search's own arrays travel as
-# four tuples: see ``CompiledSearch`` for what is in each.
+# The board, the rule tables (``fastboard.RuleArrays.tables``), the evaluation's tables and the
+# search's own arrays travel as four tuples: see ``CompiledSearch`` for what is in each.
 
 
 @njit(cache=True, inline="always")
@@ -251,8 +251,8 @@ def _static(board: Arrays, rules: Arrays, scoring: Arrays, arrays: Arrays, ply: 
     """A quiet position's value: the evaluation (remembered by hash and count), or the end of a
     stalemated game."""
     cells, state, history, _ = board
-    paths, next_point, advancement, switches, guard_steps, private_steps = rules[:6]
-    guard_jumps, private_jumps = rules[6], rules[7]
+    paths, advancement = rules[fb.TABLE_PATHS], rules[fb.TABLE_ADVANCEMENT]
+    switches, private_steps = rules[fb.TABLE_SWITCHES], rules[fb.TABLE_PRIVATE_STEPS]
     weights, advancement_value, extras, zone_points, zone_sizes = scoring
     control = arrays[0]
     static_keys, static_values = arrays[4], arrays[5]
@@ -263,17 +263,7 @@ def _static(board: Arrays, rules: Arrays, scoring: Arrays, arrays: Arrays, ply: 
     side = state[fb.TURN]
     if not _may_have_a_step(cells, side, private_steps):
         buffer = arrays[1][FRAMES - 1]
-        n = fb.generate(
-            cells,
-            state,
-            switches,
-            next_point,
-            guard_steps,
-            private_steps,
-            guard_jumps,
-            private_jumps,
-            buffer,
-        )
+        n = fb.generate_moves(cells, state, rules, buffer)
         if n == 0:
             return -_terminal(fb.STALEMATE, ply, side ^ 1, state, switches, advancement, control)
     value = evaluate(
@@ -309,8 +299,8 @@ def _enter(
     no moves searched (a leaf, a table hit, a stalemate, a stop), else set up the frame and
     return ``PENDING``."""
     cells, state, history, _ = board
-    next_point, advancement, switches, guard_steps, private_steps = rules[1:6]
-    guard_jumps, private_jumps = rules[6], rules[7]
+    advancement, switches = rules[fb.TABLE_ADVANCEMENT], rules[fb.TABLE_SWITCHES]
+    guard_jumps, private_jumps = rules[fb.TABLE_GUARD_JUMPS], rules[fb.TABLE_PRIVATE_JUMPS]
     control, buffers, frames, orders = arrays[0], arrays[1], arrays[2], arrays[3]
     tt_keys, tt_data, killers, history_table, order_keys, stop = arrays[6:12]
     if kind == 0 and (depth <= 0 or ply >= MAX_PLY):
@@ -357,17 +347,7 @@ def _enter(
                         return score
                 elif score <= alpha:
                     return score
-        n = fb.generate(
-            cells,
-            state,
-            switches,
-            next_point,
-            guard_steps,
-            private_steps,
-            guard_jumps,
-            private_jumps,
-            moves,
-        )
+        n = fb.generate_moves(cells, state, rules, moves)
         if n < 0:
             control[OVERFLOW] = 1
             control[STOPPED] = 1
@@ -427,8 +407,8 @@ def _search(
     """The negamax value of the position on the board, searched to ``depth`` from ply
     ``base``; 0 with ``control[STOPPED]`` set when a limit stopped it."""
     cells, state, history, undo = board
-    advancement, switches = rules[2], rules[3]
-    zobrist, zobrist_gray = rules[8], rules[9]
+    advancement, switches = rules[fb.TABLE_ADVANCEMENT], rules[fb.TABLE_SWITCHES]
+    zobrist, zobrist_gray = rules[fb.TABLE_ZOBRIST], rules[fb.TABLE_ZOBRIST_GRAY]
     control, buffers, frames, orders = arrays[0], arrays[1], arrays[2], arrays[3]
     tt_keys, tt_data, killers, history_table = arrays[6], arrays[7], arrays[8], arrays[9]
     value = _enter(board, rules, scoring, arrays, base, 0, depth, alpha, beta, 0)
@@ -440,6 +420,9 @@ def _search(
     while True:
         moves = buffers[ply]
         order = orders[ply]
+        # What the next child search is: kind, depth, window and quiescence ply.
+        launch = False
+        child_kind = child_depth = child_alpha = child_beta = child_qply = 0
         if have_score:
             have_score = False
             index = frames[ply, INDEX]
@@ -450,128 +433,90 @@ def _search(
                 and score > frames[ply, ALPHA]
                 and (frames[ply, REDUCTION] or score < frames[ply, BETA])
             ):
+                # The narrow (or reduced) search failed high: search again, full window.
                 frames[ply, STAGE] = FULL_WINDOW
-                child = _enter(
-                    board,
-                    rules,
-                    scoring,
-                    arrays,
-                    ply + 1,
-                    0,
-                    frames[ply, DEPTH] - 1,
-                    -frames[ply, BETA],
-                    -frames[ply, ALPHA],
-                    0,
-                )
-                if control[STOPPED]:
-                    _unwind(board, arrays, ply, base)
-                    return 0
-                if child == PENDING:
-                    ply += 1
-                    continue
-                score = -child
-            fb.unmake(cells, state, undo, moves[move])
-            cutoff = False
-            if score > frames[ply, BEST]:
-                frames[ply, BEST] = score
-                frames[ply, BEST_MOVE] = move
-                if score > frames[ply, ALPHA]:
-                    frames[ply, ALPHA] = score
-                    if score >= frames[ply, BETA]:
-                        cutoff = True
-                        if frames[ply, KIND] == 0 and not moves[0, fb.MOVE_TAKEN]:
-                            _reward(
-                                moves, order, index, frames[ply, DEPTH], killers[ply], history_table
-                            )
-            frames[ply, INDEX] = index + 1
-            if cutoff:
-                frames[ply, INDEX] = frames[ply, MOVES]
-        index = frames[ply, INDEX]
-        if index >= frames[ply, MOVES]:
-            best = frames[ply, BEST]
-            if frames[ply, KIND] == 0:
-                if best <= frames[ply, ORIGINAL_ALPHA]:
-                    flag = UPPER
-                elif best >= frames[ply, BETA]:
-                    flag = LOWER
-                else:
-                    flag = EXACT
-                _store(
-                    tt_keys,
-                    tt_data,
-                    _key(state, history, control),
-                    frames[ply, DEPTH],
-                    flag,
-                    best,
-                    frames[ply, BEST_MOVE],
-                    ply,
-                )
-            if ply == base:
-                return best
-            ply -= 1
-            score = -best
-            have_score = True
-            continue
-        move = order[index]
-        side = state[fb.TURN]
-        fb.make(cells, state, history, undo, moves[move], zobrist, zobrist_gray)
-        code = fb.end_by_move(state, history, switches, advancement)
-        if code:
-            score = _terminal(code, ply + 1, side, state, switches, advancement, control)
-            frames[ply, STAGE] = FULL_WINDOW
-            have_score = True
-            continue
-        if frames[ply, KIND] == 1:
-            child = _enter(
-                board,
-                rules,
-                scoring,
-                arrays,
-                ply + 1,
-                1,
-                0,
-                -frames[ply, BETA],
-                -frames[ply, ALPHA],
-                frames[ply, QPLY] + 1,
-            )
-        elif index == 0:
-            frames[ply, STAGE] = FULL_WINDOW
-            child = _enter(
-                board,
-                rules,
-                scoring,
-                arrays,
-                ply + 1,
-                0,
-                frames[ply, DEPTH] - 1,
-                -frames[ply, BETA],
-                -frames[ply, ALPHA],
-                0,
-            )
-        else:
-            reduction = 0
-            # Late quiet moves are searched one ply shallower first (never a captain move).
-            if (
-                frames[ply, DEPTH] >= 3
-                and index >= 4
-                and not moves[move, fb.MOVE_TAKEN]
-                and moves[move, fb.MOVE_TO] != state[fb.CAPTAIN_POINT + side]
-            ):
-                reduction = 1
-            frames[ply, REDUCTION] = reduction
-            frames[ply, STAGE] = NARROW
-            child = _enter(
-                board,
-                rules,
-                scoring,
-                arrays,
-                ply + 1,
-                0,
-                frames[ply, DEPTH] - 1 - reduction,
-                -frames[ply, ALPHA] - 1,
-                -frames[ply, ALPHA],
-                0,
-            )
+                child_depth = frames[ply, DEPTH] - 1
+                child_alpha, child_beta = -frames[ply, BETA], -frames[ply, ALPHA]
+                launch = True
+            else:
+                fb.unmake(cells, state, undo, moves[move])
+                cutoff = False
+                if score > frames[ply, BEST]:
+                    frames[ply, BEST] = score
+                    frames[ply, BEST_MOVE] = move
+                    if score > frames[ply, ALPHA]:
+                        frames[ply, ALPHA] = score
+                        if score >= frames[ply, BETA]:
+                            cutoff = True
+                            if frames[ply, KIND] == 0 and not moves[0, fb.MOVE_TAKEN]:
+                                depth_here = frames[ply, DEPTH]
+                                _reward(
+                                    moves, order, index, depth_here, killers[ply], history_table
+                                )
+                frames[ply, INDEX] = frames[ply, MOVES] if cutoff else index + 1
+        if not launch:
+            index = frames[ply, INDEX]
+            if index >= frames[ply, MOVES]:
+                best = frames[ply, BEST]
+                if frames[ply, KIND] == 0:
+                    if best <= frames[ply, ORIGINAL_ALPHA]:
+                        flag = UPPER
+                    elif best >= frames[ply, BETA]:
+                        flag = LOWER
+                    else:
+                        flag = EXACT
+                    key = _key(state, history, control)
+                    depth_here = frames[ply, DEPTH]
+                    best_move = frames[ply, BEST_MOVE]
+                    _store(tt_keys, tt_data, key, depth_here, flag, best, best_move, ply)
+                if ply == base:
+                    return best
+                ply -= 1
+                score = -best
+                have_score = True
+                continue
+            move = order[index]
+            side = state[fb.TURN]
+            fb.make(cells, state, history, undo, moves[move], zobrist, zobrist_gray)
+            code = fb.end_by_move(state, history, switches, advancement)
+            if code:
+                score = _terminal(code, ply + 1, side, state, switches, advancement, control)
+                frames[ply, STAGE] = FULL_WINDOW
+                have_score = True
+                continue
+            child_alpha, child_beta = -frames[ply, BETA], -frames[ply, ALPHA]
+            if frames[ply, KIND] == 1:
+                child_kind = 1
+                child_qply = frames[ply, QPLY] + 1
+            elif index == 0:
+                frames[ply, STAGE] = FULL_WINDOW
+                child_depth = frames[ply, DEPTH] - 1
+            else:
+                reduction = 0
+                # Late quiet moves are searched one ply shallower first (never a captain move).
+                if (
+                    frames[ply, DEPTH] >= 3
+                    and index >= 4
+                    and not moves[move, fb.MOVE_TAKEN]
+                    and moves[move, fb.MOVE_TO] != state[fb.CAPTAIN_POINT + side]
+                ):
+                    reduction = 1
+                frames[ply, REDUCTION] = reduction
+                frames[ply, STAGE] = NARROW
+                child_depth = frames[ply, DEPTH] - 1 - reduction
+                child_alpha = -frames[ply, ALPHA] - 1
+        child = _enter(
+            board,
+            rules,
+            scoring,
+            arrays,
+            ply + 1,
+            child_kind,
+            child_depth,
+            child_alpha,
+            child_beta,
+            child_qply,
+        )
         if control[STOPPED]:
             _unwind(board, arrays, ply, base)
             return 0
@@ -597,8 +542,8 @@ def _root(
     ``root_order`` best first for the next one. Returns the best score (``control[BEST_INDEX]``
     names the move); a stopped iteration leaves its best new move in ``PARTIAL_*``."""
     cells, state, history, undo = board
-    advancement, switches = rules[2], rules[3]
-    zobrist, zobrist_gray = rules[8], rules[9]
+    advancement, switches = rules[fb.TABLE_ADVANCEMENT], rules[fb.TABLE_SWITCHES]
+    zobrist, zobrist_gray = rules[fb.TABLE_ZOBRIST], rules[fb.TABLE_ZOBRIST_GRAY]
     control, buffers = arrays[0], arrays[1]
     tt_keys, tt_data = arrays[6], arrays[7]
     moves = buffers[0]
@@ -652,8 +597,8 @@ def _principal_variation(
     """Write the principal variation into ``line`` (move rows): the root move ``first``, then
     the table's moves while they are legal and the game goes on; how many moves."""
     cells, state, history, undo = board
-    next_point, advancement, switches, guard_steps, private_steps = rules[1:6]
-    guard_jumps, private_jumps, zobrist, zobrist_gray = rules[6], rules[7], rules[8], rules[9]
+    advancement, switches = rules[fb.TABLE_ADVANCEMENT], rules[fb.TABLE_SWITCHES]
+    zobrist, zobrist_gray = rules[fb.TABLE_ZOBRIST], rules[fb.TABLE_ZOBRIST_GRAY]
     control, buffers, tt_keys, tt_data = arrays[0], arrays[1], arrays[6], arrays[7]
     line[0, :] = buffers[0][first]
     fb.make(cells, state, history, undo, line[0], zobrist, zobrist_gray)
@@ -667,17 +612,7 @@ def _principal_variation(
         if tt_keys[slot] != key or tt_data[slot] == 0:
             break
         move = ((tt_data[slot] >> 32) & 0x7FF) - 1
-        n = fb.generate(
-            cells,
-            state,
-            switches,
-            next_point,
-            guard_steps,
-            private_steps,
-            guard_jumps,
-            private_jumps,
-            scratch,
-        )
+        n = fb.generate_moves(cells, state, rules, scratch)
         if not 0 <= move < n:
             break
         line[length, :] = scratch[move]
@@ -787,28 +722,9 @@ class CompiledSearch:
         started = time.perf_counter()
         if not board.moves() or board.end() != bitboard.ONGOING:
             raise GameOverError("cannot search a finished position: there is no move to choose")
-        fast = fb.FastBoard(board, FRAMES + 1)
-        rules = self.rule_arrays
-        rule_tuple = (
-            rules.paths,
-            rules.next_point,
-            rules.advancement,
-            rules.switches,
-            fb.GUARD_STEPS,
-            fb.PRIVATE_STEPS,
-            fb.GUARD_JUMPS,
-            fb.PRIVATE_JUMPS,
-            fb.ZOBRIST,
-            fb.ZOBRIST_GRAY,
-        )
-        scoring = self.scoring
-        scoring_tuple = (
-            scoring.weights,
-            scoring.advancement_value,
-            scoring.extras,
-            scoring.zone_points,
-            scoring.zone_sizes,
-        )
+        fast = fb.FastBoard(board, FRAMES + 1, self.rule_arrays)
+        rule_tuple = self.rule_arrays.tables
+        scoring_tuple = self.scoring.tables
         arrays = (
             self.control,
             self.buffers,
@@ -832,17 +748,7 @@ class CompiledSearch:
         control[ROOT_SIDE] = board.turn
         control[CONTEMPT] = contempt
         self.killers[:] = -1
-        n = fb.generate(
-            fast.cells,
-            fast.state,
-            rules.switches,
-            rules.next_point,
-            fb.GUARD_STEPS,
-            fb.PRIVATE_STEPS,
-            fb.GUARD_JUMPS,
-            fb.PRIVATE_JUMPS,
-            self.buffers[0],
-        )
+        n = fb.generate_moves(fast.cells, fast.state, rule_tuple, self.buffers[0])
         if n < 0:
             return None
         root_order = np.arange(n, dtype=np.int64)
