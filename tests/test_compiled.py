@@ -150,6 +150,29 @@ def test_both_searches_agree_where_both_are_exact(rules: str) -> None:
             assert abs(fast.score - slow.score) <= 1, (str(game.position), depth)
 
 
+def test_both_searches_fade_alike() -> None:
+    # Near the no-progress limit (``fade``) both searches shrink the evaluation the same way.
+    rules = PRESETS["cooper"]
+    compiled = Searcher(rules, compiled=True, fade=60)
+    plain = Searcher(rules, compiled=False, fade=60)
+    checked = 0
+    for game in random_games("cooper", 1, seed=4)[::6]:
+        if game.is_over():
+            continue
+        position = game.position
+        text = str(position).split()
+        text[2] = "75"  # 25 plies left: the evaluation counts 25/60 of itself
+        board = Game("cooper", " ".join(text)).board()
+        for depth in (1, 2):
+            compiled.new_game()
+            plain.new_game()
+            fast = compiled.search(board, Limits(depth=depth))
+            slow = plain.search(board, Limits(depth=depth))
+            assert abs(fast.score - slow.score) <= 1, (" ".join(text), depth)
+            checked += 1
+    assert checked >= 6
+
+
 def test_a_position_too_big_for_the_compiled_buffers_is_searched_in_python() -> None:
     game = Game("cooper")
     searcher = Searcher(game.rules, compiled=True)

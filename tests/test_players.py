@@ -189,3 +189,12 @@ def test_bad_weights_files(tmp_path: Path, text: str | None, message: str) -> No
         path.write_text(text, encoding="utf-8")
     with pytest.raises(InvalidPlayerError, match=message):
         player_from_spec(f"level:8,weights={path}")
+
+
+def test_fade_is_an_option_and_applies_only_where_an_impasse_is_a_draw() -> None:
+    player = player_from_spec("level:8,nodes=200,fade=50", seed=1)
+    assert isinstance(player, SearchPlayer)
+    assert player.searcher(PRESETS["cooper"]).fade == 50
+    assert player.searcher(PRESETS["sackson"]).fade == 0
+    with pytest.raises(InvalidPlayerError, match="fade must be a whole number"):
+        player_from_spec("level:8,fade=soon")

@@ -21,6 +21,7 @@ from bluegray.engine.search import (
     Iteration,
     Limits,
     Searcher,
+    faded,
     mate_distance,
 )
 from bluegray.errors import BlueGrayError, GameOverError
@@ -233,3 +234,29 @@ def test_contempt_scores_a_draw_below_zero_for_the_side_that_searches() -> None:
     assert Searcher(game.rules).search(game.board(), Limits(depth=3)).score == 0
     disliking = Searcher(game.rules, contempt=40)
     assert disliking.search(game.board(), Limits(depth=3)).score == -40
+
+
+def test_fade_shrinks_a_value_towards_a_draw_near_the_no_progress_limit() -> None:
+    assert faded(300, 39, 100, 60) == 300  # 61 plies left: not yet
+    assert faded(300, 40, 100, 60) == 300  # 60 left: the whole value still
+    assert faded(300, 70, 100, 60) == 150
+    assert faded(-300, 70, 100, 60) == -150
+    assert faded(300, 100, 100, 60) == 0
+    assert faded(300, 130, 100, 60) == 0  # a set-up position may start past the limit
+
+
+def test_fade_lowers_a_static_lead_only_where_an_impasse_is_a_draw() -> None:
+    # Blue is two steps ahead on its path and both captains are blocked; 30 plies are left
+    # before the no-progress limit, and no capture can reset the count within three plies.
+    placement = "g8/gg1g5/1Cg6/9/9/7c1/6GGG/9/9"
+    cooper = Game("cooper", f"{placement} b 70 202")
+    plain = Searcher(cooper.rules).search(cooper.board(), Limits(depth=3)).score
+    fading = Searcher(cooper.rules, fade=60).search(cooper.board(), Limits(depth=3)).score
+    assert plain > 0
+    assert 0 < fading < plain
+    # Under Sackson's rules an impasse is decided by advancement: fading would be wrong there.
+    sackson = Game("sackson", f"{placement} b 70 202")
+    assert Searcher(sackson.rules, fade=60).fade == 0
+    limits = Limits(depth=3)
+    with_fade = Searcher(sackson.rules, fade=60).search(sackson.board(), limits).score
+    assert with_fade == Searcher(sackson.rules).search(sackson.board(), limits).score

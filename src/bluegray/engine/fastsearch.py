@@ -68,7 +68,9 @@ PARTIAL_SCORE: Final = 7
 PARTIAL_INDEX: Final = 8
 OVERFLOW: Final = 9
 BEST_INDEX: Final = 10
-CONTROL_SIZE: Final = 12
+FADE: Final = 11
+IMPASSE_PLIES: Final = 12
+CONTROL_SIZE: Final = 13
 
 # frames[ply, ...]: one ply of the search in progress.
 KIND: Final = 0
@@ -277,6 +279,12 @@ def _static(board: Arrays, rules: Arrays, scoring: Arrays, arrays: Arrays, ply: 
         zone_points,
         zone_sizes,
     )
+    fade = control[FADE]
+    if fade > 0:
+        # As ``search.faded``: shrink towards a draw near the no-progress limit.
+        remaining = control[IMPASSE_PLIES] - state[fb.COUNT]
+        if remaining < fade:
+            value = value * max(remaining, 0) // fade
     static_keys[slot] = key
     static_values[slot] = value
     return value
@@ -681,7 +689,7 @@ class CompiledSearch:
         self.scoring = EvaluationArrays(evaluator)
         size = 1 << max(10, (hash_entries - 1).bit_length())
         self.control = np.zeros(CONTROL_SIZE, np.int64)
-        self.control[NEAR_LIMIT] = max(0, tables.impasse_plies - 24)
+        self.control[IMPASSE_PLIES] = tables.impasse_plies
         self.buffers = np.zeros((FRAMES, SEARCH_MOVES, fb.MOVE_WIDTH), np.int64)
         self.frames = np.zeros((FRAMES, FRAME_WIDTH), np.int64)
         self.orders = np.zeros((FRAMES, SEARCH_MOVES), np.int64)
@@ -714,6 +722,7 @@ class CompiledSearch:
         limits: Limits,
         *,
         contempt: int = 0,
+        fade: int = 0,
         on_iteration: Callable[[Iteration], None] | None = None,
         should_stop: Callable[[], bool] | None = None,
     ) -> SearchResult | None:
@@ -747,6 +756,8 @@ class CompiledSearch:
         control[OVERFLOW] = 0
         control[ROOT_SIDE] = board.turn
         control[CONTEMPT] = contempt
+        control[FADE] = fade
+        control[NEAR_LIMIT] = max(0, control[IMPASSE_PLIES] - max(24, fade))
         self.killers[:] = -1
         n = fb.generate_moves(fast.cells, fast.state, rule_tuple, self.buffers[0])
         if n < 0:

@@ -118,6 +118,7 @@ class SearchPlayer(Player):
         weights: dict[str, float] | None = None,
         weight_table: dict[str, dict[str, float]] | None = None,
         contempt: int | None = None,
+        fade: int | None = None,
     ) -> None:
         self.config = level_config(level)
         self.level = level
@@ -132,6 +133,7 @@ class SearchPlayer(Player):
         """A table of weights by family (``weights.json``'s ``families``) instead of the
         shipped one, for example an older one."""
         self._contempt = self.config.contempt if contempt is None else contempt
+        self._fade = self.config.fade if fade is None else fade
         self._searcher: Searcher | None = None
         self.last_result: SearchResult | None = None
 
@@ -144,6 +146,7 @@ class SearchPlayer(Player):
                 evaluator=Evaluator(rules, self._weights_for(rules)),
                 hash_entries=self._hash_entries,
                 contempt=self._contempt if rules.impasse is Impasse.DRAW else 0,
+                fade=self._fade,
             )
 
     def _weights_for(self, rules: RuleSet) -> dict[str, float]:
@@ -230,7 +233,7 @@ def parse_spec(spec: str) -> PlayerSpec:
 
 PLAYER_NAMES = ("level", "mcts", "greedy", "random", "engine")
 SPEC_HELP = (
-    "level:N (1-8, e.g. level:5 or level:8,time=2; options time, nodes, depth, contempt, "
+    "level:N (1-8, e.g. level:5 or level:8,time=2; options time, nodes, depth, contempt, fade, "
     "weights=default|FILE.json), mcts (mcts:time=1 or mcts:iterations=2000), "
     "greedy (one move ahead), random, "
     "engine:COMMAND[;OPTION=VALUE...] (a program speaking the BGI protocol, docs/protocol.md, "
@@ -280,10 +283,12 @@ def player_from_spec(spec: str, *, seed: int | None = None) -> Player:
         depth = options.pop("depth", None)
         weights = options.pop("weights", "fitted")
         contempt = options.pop("contempt", None)
-        if contempt is not None and not contempt.isdigit():
-            raise InvalidPlayerError(
-                f"invalid player {spec!r}: contempt must be a whole number >= 0, not {contempt!r}"
-            )
+        fade = options.pop("fade", None)
+        for key, text in (("contempt", contempt), ("fade", fade)):
+            if text is not None and not text.isdigit():
+                raise InvalidPlayerError(
+                    f"invalid player {spec!r}: {key} must be a whole number >= 0, not {text!r}"
+                )
         chosen_weights: dict[str, float] | None = None
         weight_table: dict[str, dict[str, float]] | None = None
         if weights == "default":
@@ -300,6 +305,7 @@ def player_from_spec(spec: str, *, seed: int | None = None) -> Player:
             weights=chosen_weights,
             weight_table=weight_table,
             contempt=None if contempt is None else int(contempt),
+            fade=None if fade is None else int(fade),
         )
         player.spec = spec.strip()
         return player

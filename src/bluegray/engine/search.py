@@ -123,6 +123,7 @@ class Searcher:
         evaluator: Evaluator | None = None,
         hash_entries: int = 1 << 20,
         contempt: int = 0,
+        fade: int = 0,
         compiled: bool | None = None,
     ) -> None:
         """``compiled``: search with the numba-compiled core (``fastsearch``), which is some
@@ -134,6 +135,12 @@ class Searcher:
         """How much the side that searches dislikes a draw, in evaluation units: a drawn end
         scores ``-contempt`` for it and ``+contempt`` for its opponent. Against a weaker
         opponent a positive value plays on instead of settling for a repetition."""
+        tables = bitboard.rule_tables(rules)
+        self.fade = 0 if tables.impasse_by_advance else fade
+        """In rule sets where an impasse is a draw, how many plies before the no-progress limit
+        the evaluation starts to shrink towards the draw (0: never): a lead that makes no
+        progress is worth less the nearer the count comes to ending the game, so the side ahead
+        looks for a capture or a captain step while it can, instead of shuffling into a draw."""
         self._root_side = 0
         self.table: dict[int, tuple[int, int, int, RawMove | None]] = {}
         self.history: dict[tuple[int, int], int] = {}
@@ -149,8 +156,9 @@ class Searcher:
         self._stop_requested: Callable[[], bool] | None = None
         self._next_check = _CHECK_EVERY
         self._partial: tuple[int, RawMove] | None = None
-        tables = bitboard.rule_tables(rules)
-        self._near_limit = max(0, tables.impasse_plies - 24)
+        self._impasse_plies = tables.impasse_plies
+        # Near the no-progress limit the count is part of a position's key (see ``_key``).
+        self._near_limit = max(0, tables.impasse_plies - max(24, self.fade))
         self._compiled = _compiled_search(self.evaluator, hash_entries, compiled)
 
     @property
@@ -191,6 +199,7 @@ class Searcher:
                 board,
                 limits,
                 contempt=self.contempt,
+                fade=self.fade,
                 on_iteration=on_iteration,
                 should_stop=should_stop,
             )
@@ -441,7 +450,10 @@ class Searcher:
             if value is None:
                 if not _may_have_a_step(board) and board.count_moves() == 0:
                     return -self._terminal(board, bitboard.STALEMATE, ply, mover=board.turn ^ 1)
-                value = self._static[key] = self._evaluate(board)
+                value = self._evaluate(board)
+                if self.fade:
+                    value = faded(value, board.count, self._impasse_plies, self.fade)
+                self._static[key] = value
             return value
         best = -INFINITY
         side = board.turn
@@ -559,6 +571,15 @@ def _compiled_search(
             ) from None
         return None
     return CompiledSearch(evaluator, hash_entries)
+
+
+def faded(value: int, count: int, impasse_plies: int, fade: int) -> int:
+    """``value`` shrunk towards a draw over the last ``fade`` plies before the no-progress limit
+    (integer arithmetic, the same in the compiled search)."""
+    remaining = impasse_plies - count
+    if remaining >= fade:
+        return value
+    return value * max(remaining, 0) // fade
 
 
 def _capture_size(move: RawMove) -> int:
