@@ -1,5 +1,5 @@
-"""The engine off the event loop: AI moves and analyses run in worker processes (the search is
-pure Python, so threads would hold the interpreter lock the server needs), at most one job per
+"""The engine off the event loop: AI moves and analyses run in worker processes (much of the search
+is Python, so threads would hold the interpreter lock the server needs), at most one job per
 worker at a time. Jobs are plain values, so they cross the process boundary cheaply."""
 
 from __future__ import annotations
