@@ -49,8 +49,8 @@ LEVELS: Final = {
     3: LevelConfig(Limits(depth=2), 0.2, 3, 150.0, "casual: sees the reply, sometimes slips"),
     4: LevelConfig(Limits(depth=3), 0.1, 2, 100.0, "club: three plies, rare slips"),
     5: LevelConfig(Limits(depth=4), 0.05, 2, 50.0, "strong: four plies, very rare slips"),
-    6: LevelConfig(Limits(time=0.2), description="expert: a fifth of a second a move"),
-    7: LevelConfig(Limits(time=0.7), description="master: 0.7 seconds a move"),
+    6: LevelConfig(Limits(time=0.05), description="expert: a twentieth of a second a move"),
+    7: LevelConfig(Limits(time=0.3), description="master: 0.3 seconds a move"),
     8: LevelConfig(Limits(time=2.0), description="maximum: two seconds a move"),
 }
 """The levels by number."""
