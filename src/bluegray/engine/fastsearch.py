@@ -40,6 +40,7 @@ from bluegray.engine.search import (
     Iteration,
     Limits,
     SearchResult,
+    counted_from,
 )
 from bluegray.errors import GameOverError
 from bluegray.moves import Move
@@ -682,7 +683,9 @@ class CompiledSearch:
     the stop flag), in the order ``search`` lists them.
     """
 
-    def __init__(self, evaluator: Evaluator, hash_entries: int) -> None:
+    def __init__(self, evaluator: Evaluator, hash_entries: int, fade: int = 0) -> None:
+        """``fade``: as ``Searcher.fade``, fixed for the searcher's life since the static
+        evaluations it remembers are faded ones."""
         self.evaluator = evaluator
         tables = bitboard.rule_tables(evaluator.rules)
         self.rule_arrays = fb.RuleArrays(tables)
@@ -690,6 +693,8 @@ class CompiledSearch:
         size = 1 << max(10, (hash_entries - 1).bit_length())
         self.control = np.zeros(CONTROL_SIZE, np.int64)
         self.control[IMPASSE_PLIES] = tables.impasse_plies
+        self.control[FADE] = fade
+        self.control[NEAR_LIMIT] = counted_from(tables.impasse_plies, fade)
         self.buffers = np.zeros((FRAMES, SEARCH_MOVES, fb.MOVE_WIDTH), np.int64)
         self.frames = np.zeros((FRAMES, FRAME_WIDTH), np.int64)
         self.orders = np.zeros((FRAMES, SEARCH_MOVES), np.int64)
@@ -722,7 +727,6 @@ class CompiledSearch:
         limits: Limits,
         *,
         contempt: int = 0,
-        fade: int = 0,
         on_iteration: Callable[[Iteration], None] | None = None,
         should_stop: Callable[[], bool] | None = None,
     ) -> SearchResult | None:
@@ -756,8 +760,6 @@ class CompiledSearch:
         control[OVERFLOW] = 0
         control[ROOT_SIDE] = board.turn
         control[CONTEMPT] = contempt
-        control[FADE] = fade
-        control[NEAR_LIMIT] = max(0, control[IMPASSE_PLIES] - max(24, fade))
         self.killers[:] = -1
         n = fb.generate_moves(fast.cells, fast.state, rule_tuple, self.buffers[0])
         if n < 0:

@@ -33,9 +33,6 @@ class LevelConfig:
     contempt: int = 0
     """How much the level dislikes a draw (evaluation units), in rule sets where an impasse is a
     draw: the strong levels play on rather than repeat against a weaker opponent."""
-    fade: int = 0
-    """In rule sets where an impasse is a draw, how many plies before the no-progress limit the
-    evaluation starts shrinking towards a draw (``Searcher.fade``)."""
 
     @property
     def fixed_depth(self) -> bool:

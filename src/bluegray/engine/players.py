@@ -22,7 +22,7 @@ from bluegray.errors import BlueGrayError, GameOverError
 from bluegray.game import Game
 from bluegray.moves import Move
 from bluegray.position import move_from_raw
-from bluegray.rules import Impasse, RuleSet
+from bluegray.rules import RuleSet
 
 
 class InvalidPlayerError(BlueGrayError):
@@ -133,7 +133,7 @@ class SearchPlayer(Player):
         """A table of weights by family (``weights.json``'s ``families``) instead of the
         shipped one, for example an older one."""
         self._contempt = self.config.contempt if contempt is None else contempt
-        self._fade = self.config.fade if fade is None else fade
+        self._fade = fade or 0
         self._searcher: Searcher | None = None
         self.last_result: SearchResult | None = None
 
@@ -145,7 +145,7 @@ class SearchPlayer(Player):
                 rules,
                 evaluator=Evaluator(rules, self._weights_for(rules)),
                 hash_entries=self._hash_entries,
-                contempt=self._contempt if rules.impasse is Impasse.DRAW else 0,
+                contempt=self._contempt,
                 fade=self._fade,
             )
 

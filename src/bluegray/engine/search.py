@@ -131,11 +131,12 @@ class Searcher:
         self.rules = rules
         self.evaluator = evaluator or Evaluator(rules)
         self.hash_entries = hash_entries
-        self.contempt = contempt
+        tables = bitboard.rule_tables(rules)
+        # Both options only mean something where an impasse is a draw.
+        self.contempt = 0 if tables.impasse_by_advance else contempt
         """How much the side that searches dislikes a draw, in evaluation units: a drawn end
         scores ``-contempt`` for it and ``+contempt`` for its opponent. Against a weaker
         opponent a positive value plays on instead of settling for a repetition."""
-        tables = bitboard.rule_tables(rules)
         self.fade = 0 if tables.impasse_by_advance else fade
         """In rule sets where an impasse is a draw, how many plies before the no-progress limit
         the evaluation starts to shrink towards the draw (0: never): a lead that makes no
@@ -157,9 +158,8 @@ class Searcher:
         self._next_check = _CHECK_EVERY
         self._partial: tuple[int, RawMove] | None = None
         self._impasse_plies = tables.impasse_plies
-        # Near the no-progress limit the count is part of a position's key (see ``_key``).
-        self._near_limit = max(0, tables.impasse_plies - max(24, self.fade))
-        self._compiled = _compiled_search(self.evaluator, hash_entries, compiled)
+        self._near_limit = counted_from(tables.impasse_plies, self.fade)
+        self._compiled = _compiled_search(self.evaluator, hash_entries, self.fade, compiled)
 
     @property
     def is_compiled(self) -> bool:
@@ -199,7 +199,6 @@ class Searcher:
                 board,
                 limits,
                 contempt=self.contempt,
-                fade=self.fade,
                 on_iteration=on_iteration,
                 should_stop=should_stop,
             )
@@ -548,7 +547,7 @@ def warm_up() -> None:
 
 
 def _compiled_search(
-    evaluator: Evaluator, hash_entries: int, wanted: bool | None
+    evaluator: Evaluator, hash_entries: int, fade: int, wanted: bool | None
 ) -> CompiledSearch | None:
     """The compiled core for a searcher, if wanted and numba is installed. Left to the default,
     the environment variable ``BLUEGRAY_SEARCH`` (``python``, ``compiled`` or ``auto``)
@@ -570,7 +569,13 @@ def _compiled_search(
                 'the compiled search needs numba: pip install "bluegray[fast]"'
             ) from None
         return None
-    return CompiledSearch(evaluator, hash_entries)
+    return CompiledSearch(evaluator, hash_entries, fade)
+
+
+def counted_from(impasse_plies: int, fade: int) -> int:
+    """The no-progress count from which it is part of a position's key: near the limit, and
+    wherever the evaluation fades, the count changes what a position is worth."""
+    return max(0, impasse_plies - max(24, fade))
 
 
 def faded(value: int, count: int, impasse_plies: int, fade: int) -> int:
