@@ -153,6 +153,7 @@ def _parameters() -> tuple[Matrix, list[tuple[float | None, float | None]]]:
     parameter({"impasse-pressure": 1}, 0, None)
     parameter({"siege": 1}, None, None)
     parameter({"simplification": 1}, None, None)
+    parameter({"projected-lead": 1}, 0, None)
     matrix = np.zeros((len(FEATURES), len(columns)))
     for j, column in enumerate(columns):
         for i, value in column.items():

@@ -221,6 +221,14 @@ def test_simplification_grows_as_the_board_empties() -> None:
     assert feature("cooper", "4c4/9/9/9/6g2/9/9/1G7/4C4 b 0 10", "simplification") == 0
 
 
+def test_the_projected_lead_compares_where_the_captains_would_stop() -> None:
+    # Gray's guard on d2 stops Blue's captain at once; Gray's road is open to the centre.
+    assert feature("cooper", "4c4/9/9/9/9/9/3G5/2Gg5/4C4 b 0 10", "projected-lead") == -1
+    assert feature("cooper", "4c4/9/9/9/9/9/3G5/2Gg5/4C4 g 0 10", "projected-lead") == 1
+    # A Blue guard on f7 stops Gray's captain after one step: one step apart is no lead.
+    assert feature("cooper", "4c4/9/5G3/9/9/9/3G5/2Gg5/4C4 b 0 10", "projected-lead") == 0
+
+
 def test_expected_score_scale() -> None:
     assert expected_score(0) == 0.5
     assert expected_score(400) == pytest.approx(10 / 11)

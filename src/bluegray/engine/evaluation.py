@@ -61,6 +61,7 @@ FEATURES: Final = (
     "impasse-pressure",
     "siege",
     "simplification",
+    "projected-lead",
 )
 """The names of the features, in the order of the weight vectors."""
 
@@ -80,6 +81,11 @@ THREATENED: Final = _INDEX["threatened"]
 IMPASSE_PRESSURE: Final = _INDEX["impasse-pressure"]
 SIEGE: Final = _INDEX["siege"]
 SIMPLIFICATION: Final = _INDEX["simplification"]
+PROJECTED_LEAD: Final = _INDEX["projected-lead"]
+
+PROJECTED_MARGIN: Final = 3
+"""How far one captain's projected stop (its advancement plus its free run) must be ahead of the
+other's for the ``projected-lead`` feature: the usual lead rule's three steps."""
 
 SIEGE_REACH: Final = 2
 """A soldier within this many orthogonal steps of a captain's blocker counts in the siege."""
@@ -133,6 +139,7 @@ DEFAULT_WEIGHTS: Final = {
     "impasse-pressure": 40.0,
     "siege": 0.0,
     "simplification": 0.0,
+    "projected-lead": 0.0,
 }
 """Hand-set weights, used for rule set families that have no fitted weights."""
 
@@ -224,6 +231,16 @@ def _simplification(mine: int, theirs: int, start: int) -> float:
     return (mine - theirs) * (1 - (mine + theirs) / start)
 
 
+def _projected_lead(stop_difference: int) -> int:
+    """+1 when the side to move's captain would stop (at its first obstacle) at least
+    ``PROJECTED_MARGIN`` steps further along than the enemy's, -1 for the reverse, else 0: a
+    blocker planted early in front of one captain while the other's road is open decides races
+    that the linear free-run count values at no more than a soldier."""
+    if stop_difference >= PROJECTED_MARGIN:
+        return 1
+    return -1 if stop_difference <= -PROJECTED_MARGIN else 0
+
+
 def _threatened(mine: int, enemy: int, empty: int) -> int:
     """How many of ``mine`` an enemy soldier could jump (orthogonally) if it were its move."""
     # A piece is jumpable along a line when an enemy stands on one side and the other is empty.
@@ -263,6 +280,7 @@ def features(board: Board) -> list[float]:
     occupied = board.occupied()
     empty = SOLDIER_SQUARES & ~occupied
     advancement = [board.advancement(0), board.advancement(1)]
+    stops = [0, 0]
     soldiers = [board.guards[0] | board.privates[0], board.guards[1] | board.privates[1]]
     for who, sign in ((side, 1.0), (side ^ 1, -1.0)):
         other = who ^ 1
@@ -279,6 +297,7 @@ def features(board: Board) -> list[float]:
         values[ENEMY_FAR] += sign * (far & soldiers[other]).bit_count()
         free_run, blocker = _free_run(paths.run[who][a], occupied)
         values[FREE_RUN] += sign * free_run
+        stops[who] = a + free_run
         values[SIEGE] += sign * _siege(blocker, soldiers[who], soldiers[other])
         values[GUARDS] += sign * board.guards[who].bit_count()
         values[PRIVATES] += sign * board.privates[who].bit_count()
@@ -290,6 +309,7 @@ def features(board: Board) -> list[float]:
         soldiers[side].bit_count(), soldiers[side ^ 1].bit_count(), starting_soldiers(tables.rules)
     )
     values[THREATENED] = _threatened(soldiers[side], soldiers[side ^ 1], empty)
+    values[PROJECTED_LEAD] = _projected_lead(stops[side] - stops[side ^ 1])
     if tables.impasse_by_advance and difference:
         pressure = min(1.0, board.count / tables.impasse_plies)
         values[IMPASSE_PRESSURE] = pressure if difference > 0 else -pressure
@@ -339,6 +359,7 @@ def _evaluation(w: list[float], tables: RuleTables) -> Callable[[Board], int]:
     plies = tables.impasse_plies
     siege_value = w[SIEGE]
     simplification_value = w[SIMPLIFICATION]
+    projected_value = w[PROJECTED_LEAD]
     start_soldiers = starting_soldiers(tables.rules)
     zones = siege_zones()
     advanced_half = _ADVANCED_HALF
@@ -401,6 +422,12 @@ def _evaluation(w: list[float], tables: RuleTables) -> Callable[[Board], int]:
             + guard_value * (my_guards.bit_count() - their_guards.bit_count())
             + threatened * hanging
         )
+        if projected_value:
+            stops = a_mine + run_mine - a_theirs - run_theirs
+            if stops >= PROJECTED_MARGIN:
+                value += projected_value
+            elif stops <= -PROJECTED_MARGIN:
+                value -= projected_value
         if my_privates or their_privates:
             value += private_value * (
                 my_privates.bit_count() - their_privates.bit_count()

@@ -22,6 +22,8 @@ from bluegray.engine.evaluation import (
     OWN_FAR,
     OWN_NEAR,
     PRIVATES,
+    PROJECTED_LEAD,
+    PROJECTED_MARGIN,
     RACE,
     RACE_BASE,
     SIEGE,
@@ -250,6 +252,12 @@ def evaluate(
         + weights[GUARDS] * (my_guards - their_guards)
         + weights[THREATENED] * hanging
     )
+    if weights[PROJECTED_LEAD]:
+        stops = a_mine + run - a_theirs - their_run
+        if stops >= PROJECTED_MARGIN:
+            value += weights[PROJECTED_LEAD]
+        elif stops <= -PROJECTED_MARGIN:
+            value -= weights[PROJECTED_LEAD]
     if my_privates or their_privates:
         value += weights[PRIVATES] * (my_privates - their_privates) + weights[ADVANCED_PRIVATES] * (
             my_advanced - their_advanced
