@@ -4,14 +4,18 @@ scores where both searches are exact."""
 
 from __future__ import annotations
 
+import ast
 import json
 import random
+from pathlib import Path
 
+import numba
 import numpy as np
 import pytest
 
 from bluegray import Game, Position
 from bluegray.bitboard import Board
+from bluegray.engine import compiled_cache
 from bluegray.engine import fastboard as fb
 from bluegray.engine.evaluation import FEATURES, Evaluator, weights_for
 from bluegray.engine.fasteval import EvaluationArrays, evaluate
@@ -195,3 +199,30 @@ def test_the_compiled_search_reports_a_principal_variation_of_legal_moves() -> N
     for move in result.pv:
         assert move in line.legal_moves
         line.push(move)
+
+
+def test_the_compiled_cache_is_keyed_by_every_source_the_compiled_code_reads() -> None:
+    # numba checks only each function's own file; a change to an imported module must still
+    # compile afresh, so every bluegray module the compiled modules import is in the digest.
+    package = Path(compiled_cache.__file__).resolve().parent.parent
+    for name in ("engine/fastboard.py", "engine/fasteval.py", "engine/fastsearch.py"):
+        assert name in compiled_cache.SOURCES
+        for module in _bluegray_imports(package / name):
+            if module != "bluegray.engine.compiled_cache":
+                path = module.removeprefix("bluegray.").replace(".", "/") + ".py"
+                assert path in compiled_cache.SOURCES, (name, module)
+    assert vars(numba.config)["CACHE_DIR"] == str(compiled_cache.cache_folder())
+    assert compiled_cache.cache_folder().name == f"bluegray-{compiled_cache.source_digest()}"
+
+
+def _bluegray_imports(path: Path) -> list[str]:
+    """The package's modules a source file imports (``from bluegray import bitboard`` names
+    ``bluegray.bitboard``)."""
+    modules = []
+    for node in ast.walk(ast.parse(path.read_text("utf-8"))):
+        if isinstance(node, ast.ImportFrom) and (node.module or "").startswith("bluegray"):
+            if node.module in ("bluegray", "bluegray.engine"):
+                modules += [f"{node.module}.{alias.name}" for alias in node.names]
+            else:
+                modules.append(str(node.module))
+    return modules

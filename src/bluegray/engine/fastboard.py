@@ -25,7 +25,10 @@ from numba import njit
 
 from bluegray import bitboard
 from bluegray.bitboard import Board
+from bluegray.engine.compiled_cache import use_source_keyed_cache
 from bluegray.points import CENTER, DIAGONAL_LINES, SIZE
+
+use_source_keyed_cache()
 
 GUARD: Final = 1
 PRIVATE: Final = 2

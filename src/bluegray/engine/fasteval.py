@@ -10,6 +10,7 @@ from numba import njit
 
 from bluegray.bitboard import bits, rule_tables
 from bluegray.engine import evaluation
+from bluegray.engine.compiled_cache import use_source_keyed_cache
 from bluegray.engine.evaluation import (
     ADVANCED_PRIVATES,
     ENEMY_FAR,
@@ -33,6 +34,8 @@ from bluegray.engine.evaluation import (
 )
 from bluegray.engine.fastboard import CAPTAIN, CAPTAIN_POINT, COUNT, GUARD, TURN
 from bluegray.points import CENTER, PATH_LENGTH, SIZE
+
+use_source_keyed_cache()
 
 TEMPO: Final = 0
 # The extra numbers ``evaluate`` reads from ``EvaluationArrays.extras``.

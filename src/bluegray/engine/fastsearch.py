@@ -25,6 +25,7 @@ from numba import njit
 from bluegray import bitboard
 from bluegray.bitboard import Board, RawMove
 from bluegray.engine import fastboard as fb
+from bluegray.engine.compiled_cache import use_source_keyed_cache
 from bluegray.engine.evaluation import Evaluator
 from bluegray.engine.fasteval import EvaluationArrays, evaluate
 from bluegray.engine.search import (
@@ -46,6 +47,8 @@ from bluegray.errors import GameOverError
 from bluegray.moves import Move
 from bluegray.points import CENTER
 from bluegray.position import move_from_raw
+
+use_source_keyed_cache()
 
 FRAMES: Final = MAX_PLY + QUIESCENCE_PLIES + 2
 """Plies the stack has room for: the main search's, then the quiescence search's."""
