@@ -423,10 +423,10 @@ def _evaluation(w: list[float], tables: RuleTables) -> Callable[[Board], int]:
             + threatened * hanging
         )
         if projected_value:
-            stops = a_mine + run_mine - a_theirs - run_theirs
-            if stops >= PROJECTED_MARGIN:
+            stop_difference = a_mine + run_mine - a_theirs - run_theirs
+            if stop_difference >= PROJECTED_MARGIN:
                 value += projected_value
-            elif stops <= -PROJECTED_MARGIN:
+            elif stop_difference <= -PROJECTED_MARGIN:
                 value -= projected_value
         if my_privates or their_privates:
             value += private_value * (

@@ -256,10 +256,10 @@ def evaluate(
         + weights[THREATENED] * hanging
     )
     if weights[PROJECTED_LEAD]:
-        stops = a_mine + run - a_theirs - their_run
-        if stops >= PROJECTED_MARGIN:
+        stop_difference = a_mine + run - a_theirs - their_run
+        if stop_difference >= PROJECTED_MARGIN:
             value += weights[PROJECTED_LEAD]
-        elif stops <= -PROJECTED_MARGIN:
+        elif stop_difference <= -PROJECTED_MARGIN:
             value -= weights[PROJECTED_LEAD]
     if my_privates or their_privates:
         value += weights[PRIVATES] * (my_privates - their_privates) + weights[ADVANCED_PRIVATES] * (
