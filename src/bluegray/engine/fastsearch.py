@@ -809,8 +809,6 @@ class CompiledSearch:
                     on_iteration(iteration)
                 if n == 1 or abs(score) > DECIDED:
                     break
-                if limits.time is not None and elapsed > limits.time * 0.45:
-                    break  # the next iteration would most likely not finish in time
         finally:
             watcher.finish()
         self.nodes = int(control[NODES])

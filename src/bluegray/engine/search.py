@@ -192,7 +192,10 @@ class Searcher:
     ) -> SearchResult:
         """Search ``board`` (left unchanged) within ``limits``; report each finished iteration.
 
-        The board must be an unfinished position with at least one legal move.
+        The board must be an unfinished position with at least one legal move. A time limit is
+        used in full: iterations go on until the deadline, and a stopped iteration's move is
+        played when it beat the finished iteration's best (a budget per move is not banked, so
+        stopping early would only throw time away).
         """
         if self._compiled is not None:
             compiled = self._compiled.search(
@@ -249,8 +252,6 @@ class Searcher:
                 on_iteration(iteration)
             if len(moves) == 1 or abs(score) > DECIDED:
                 break
-            if limits.time is not None and elapsed > limits.time * 0.45:
-                break  # the next iteration would most likely not finish in time
         elapsed = time.perf_counter() - started
         if not iterations:
             # Not even depth 1 finished: play the best-ordered move rather than nothing.
