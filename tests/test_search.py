@@ -113,9 +113,6 @@ def test_the_search_respects_a_time_limit() -> None:
     assert elapsed < 0.6
     assert result.depth >= 2
     assert result.move in game.legal_moves
-    # The budget is used in full: iterations go on until the deadline (the score is not decided).
-    assert abs(result.score) < DECIDED
-    assert result.seconds >= 0.29
 
 
 def test_a_node_limit_makes_the_search_deterministic() -> None:

@@ -33,6 +33,7 @@ from bluegray.engine.search import (
     EXACT,
     IMPASSE_WIN,
     INFINITY,
+    LAST_ITERATION_START,
     LOWER,
     MAX_PLY,
     QUIESCENCE_PLIES,
@@ -809,6 +810,8 @@ class CompiledSearch:
                     on_iteration(iteration)
                 if n == 1 or abs(score) > DECIDED:
                     break
+                if limits.time is not None and elapsed > limits.time * LAST_ITERATION_START:
+                    break  # the next iteration would most likely not finish in time
         finally:
             watcher.finish()
         self.nodes = int(control[NODES])

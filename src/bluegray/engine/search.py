@@ -40,6 +40,10 @@ DECIDED = 40_000
 MAX_PLY = 128
 QUIESCENCE_PLIES = 16
 """How deep the quiescence search follows forced captures before it trusts the evaluation."""
+LAST_ITERATION_START = 0.45
+"""No new iteration starts after this share of a time limit (the next would rarely finish).
+Measured: searching to the deadline instead (about a third more time at one second a move) did
+not play better against MCTS in ``cooper``: 5-15-0 against 8-12-0 on the same 20 openings."""
 
 SEARCH_ENVIRONMENT = "BLUEGRAY_SEARCH"
 SEARCH_CHOICES = ("auto", "compiled", "python")
@@ -192,10 +196,7 @@ class Searcher:
     ) -> SearchResult:
         """Search ``board`` (left unchanged) within ``limits``; report each finished iteration.
 
-        The board must be an unfinished position with at least one legal move. A time limit is
-        used in full: iterations go on until the deadline, and a stopped iteration's move is
-        played when it beat the finished iteration's best (a budget per move is not banked, so
-        stopping early would only throw time away).
+        The board must be an unfinished position with at least one legal move.
         """
         if self._compiled is not None:
             compiled = self._compiled.search(
@@ -252,6 +253,8 @@ class Searcher:
                 on_iteration(iteration)
             if len(moves) == 1 or abs(score) > DECIDED:
                 break
+            if limits.time is not None and elapsed > limits.time * LAST_ITERATION_START:
+                break  # the next iteration would most likely not finish in time
         elapsed = time.perf_counter() - started
         if not iterations:
             # Not even depth 1 finished: play the best-ordered move rather than nothing.
