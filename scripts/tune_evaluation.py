@@ -12,7 +12,10 @@ position (the side to move has no capture, the game goes on), and fits the weigh
 logistic regression on the features of ``bluegray.engine.evaluation``, with a little L2
 regularisation, solved by Newton's method. It reports the log-loss of the old and new weights
 on games held out of the fit, and with ``--write`` stores the new weights in
-``src/bluegray/engine/weights.json``. See docs/evaluation.md.
+``src/bluegray/engine/weights.json``. ``spsa`` tunes one family's weights by playing games
+between perturbed weight sets (what the shipped weights come from), and ``tempo`` sets the
+weight of having the move so that search scores do not swing between odd and even depths. See
+docs/evaluation.md.
 """
 
 from __future__ import annotations
@@ -387,6 +390,95 @@ def spsa(args: argparse.Namespace) -> None:
         print(f"wrote {key} to {WEIGHTS}")
 
 
+def _sample_boards(rules_name: str, count: int, nodes: int, seed: int) -> list[Any]:
+    """Middlegame positions of ``rules_name``: every eighth position from ply 8 to 64 of
+    self-play games (``nodes`` a move) from the opening book, ``count`` of them."""
+    from bluegray.engine.openings import opening_book
+    from bluegray.engine.players import SearchPlayer
+    from bluegray.engine.search import Limits
+
+    rules = PRESETS[rules_name]
+    boards: list[Any] = []
+    limits = Limits(nodes=nodes)
+    for opening in opening_book(rules, count, seed=seed):
+        game = opening.game(rules)
+        player = SearchPlayer(8)
+        player.new_game(rules)
+        while game.outcome() is None and game.ply <= 64 and len(boards) < count:
+            if game.ply >= 8 and game.ply % 8 == 0:
+                boards.append(game.position.board())
+            game.push(player.choose(game, limits))
+        if len(boards) >= count:
+            break
+    return boards
+
+
+def parity_bias(rules_name: str, weights: dict[str, float], boards: list[Any], depth: int) -> float:
+    """How much higher the search scores a position at odd depths than at the even depths either
+    side (the root's side made the last move of an odd-depth line), averaged over ``boards``
+    and depths 2 to ``depth - 1``: 0 when the evaluation's ``tempo`` gives having the move
+    its worth."""
+    from bluegray.engine.evaluation import Evaluator
+    from bluegray.engine.search import Limits, Searcher
+
+    rules = PRESETS[rules_name]
+    evaluator = Evaluator(rules, weights)
+    differences = []
+    for board in boards:
+        result = Searcher(rules, evaluator=evaluator, hash_entries=1 << 18).search(
+            board, Limits(depth=depth)
+        )
+        scores = [iteration.score for iteration in result.iterations]
+        if len(scores) < depth:
+            continue  # decided early: a won line has no parity
+        for d in range(2, depth):
+            sign = 1 if d % 2 else -1
+            differences.append(sign * (scores[d - 1] - (scores[d - 2] + scores[d]) / 2))
+    return float(np.mean(differences))
+
+
+def tempo(args: argparse.Namespace) -> None:
+    """Set ``tempo`` so that the search's scores do not swing between odd and even depths.
+
+    In a race game the side that moved last has just stepped its captain on, so an evaluation
+    that undervalues having the move scores every odd-depth line (the root's side moved last)
+    higher than the even ones. The swing disturbs everything that compares lines of different
+    depths (late-move reductions, the transposition table, quiescence). This measures the mean
+    swing at two tempo values, takes the value where the line through them crosses zero, and
+    measures it there.
+    """
+    rules = PRESETS[args.rules]
+    key = family(rules)
+    weights = weights_for(rules)
+    started = time.perf_counter()
+    boards = _sample_boards(args.rules, args.positions, args.nodes, args.seed)
+    print(f"{args.rules} ({key}): {len(boards)} positions, searched to depth {args.depth}")
+
+    def measure(value: float) -> float:
+        bias = parity_bias(args.rules, {**weights, "tempo": value}, boards, args.depth)
+        elapsed = time.perf_counter() - started
+        print(f"  tempo {value:7.1f}: odd-minus-even swing {bias:+7.1f}  ({elapsed:.0f} s)")
+        return bias
+
+    low = weights["tempo"]
+    high = low + args.step
+    low_bias, high_bias = measure(low), measure(high)
+    if low_bias == high_bias:
+        sys.exit("the swing does not change with tempo: nothing to fit")
+    chosen = round(low + (high - low) * low_bias / (low_bias - high_bias))
+    measure(chosen)
+    print(f"  tempo {low:.1f} -> {chosen:.1f}")
+    if args.write:
+        data = json.loads(WEIGHTS.read_text(encoding="utf-8"))
+        data["families"].setdefault(key, {})["tempo"] = float(chosen)
+        data.setdefault("fits", {}).setdefault(key, {})["tempo"] = (
+            f"set to zero the search's odd-even swing: tune_evaluation.py tempo --rules "
+            f"{args.rules} --positions {args.positions} --depth {args.depth} --seed {args.seed}"
+        )
+        WEIGHTS.write_text(json.dumps(data, indent=1, sort_keys=True) + "\n", encoding="utf-8")
+        print(f"wrote {key}'s tempo to {WEIGHTS}")
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(
         description=(__doc__ or "").splitlines()[0],
@@ -431,6 +523,17 @@ def main() -> None:
     tuner.add_argument("--seed", type=int, default=1)
     tuner.add_argument("--write", action="store_true", help="store the weights in weights.json")
     tuner.set_defaults(run=spsa)
+    swing = commands.add_parser(
+        "tempo", help="set tempo so that search scores do not swing between odd and even depths"
+    )
+    swing.add_argument("--rules", required=True, help="a published rule set of the family")
+    swing.add_argument("--positions", type=int, default=100, help="middlegame positions")
+    swing.add_argument("--depth", type=int, default=8, help="search depth")
+    swing.add_argument("--nodes", type=int, default=2000, help="nodes a move of the games")
+    swing.add_argument("--step", type=float, default=40.0, help="the second tempo tried, above")
+    swing.add_argument("--seed", type=int, default=1, help="opening book seed")
+    swing.add_argument("--write", action="store_true", help="store tempo in weights.json")
+    swing.set_defaults(run=tempo)
     args = parser.parse_args()
     args.run(args)
 
