@@ -8,7 +8,8 @@
 levels 1 and 2), with each level's own time; ``versus`` plays the top level at ``--time`` seconds
 a move against greedy and against MCTS given the same time. Every match's summary is kept in
 docs/data/strength.json, so runs can be added to over several sessions; ``render`` turns them
-into the report, chaining the ladder's Elo differences from random (0).
+into the report, chaining the ladder's Elo differences from random (0). ``--records DIR`` also
+keeps each match's games as a PGN file, to replay how they were won and drawn.
 """
 
 from __future__ import annotations
@@ -18,6 +19,7 @@ import fcntl
 import json
 import math
 import os
+import re
 import time
 from pathlib import Path
 from typing import Any, Final
@@ -26,11 +28,13 @@ from bluegray.engine.levels import LEVELS, TOP_LEVEL
 from bluegray.engine.match import MatchSettings, run_match
 from bluegray.engine.search import Limits, Searcher
 from bluegray.engine.stats import elo_estimate
+from bluegray.record import write_records
 from bluegray.rules import PRESETS
 
 REPOSITORY = Path(__file__).resolve().parents[1]
 RESULTS = REPOSITORY / "docs" / "data" / "strength.json"
 REPORT = REPOSITORY / "docs" / "strength.md"
+RECORDS_HELP = "also write each match's game records to DIR (one PGN file a match)"
 
 
 def load() -> list[dict[str, Any]]:
@@ -46,9 +50,17 @@ def save(results: list[dict[str, Any]]) -> None:
 
 
 def play(
-    kind: str, a: str, b: str, rules: str, games: int, seconds: float | None, seed: int
+    kind: str,
+    a: str,
+    b: str,
+    rules: str,
+    games: int,
+    seconds: float | None,
+    seed: int,
+    records: Path | None = None,
 ) -> dict[str, Any]:
-    """Play one match and return its summary with what it measured."""
+    """Play one match and return its summary with what it measured; with ``records``, write
+    its games there too (one PGN file a match), so that its draws and wins can be replayed."""
     settings = MatchSettings(
         player_a=a,
         player_b=b,
@@ -60,6 +72,12 @@ def play(
     )
     started = time.perf_counter()
     summary = run_match(settings)
+    if records is not None:
+        records.mkdir(parents=True, exist_ok=True)
+        name = re.sub(r"[^A-Za-z0-9.]+", "-", f"{kind}-{rules}-{a}-vs-{b}-seed{seed}")
+        path = records / f"{name}.pgn"
+        path.write_text(write_records(summary.records()), encoding="utf-8")
+        print(f"wrote {len(summary.games)} game records to {path}", flush=True)
     data = summary.to_json()
     entry = {
         "kind": kind,
@@ -118,14 +136,16 @@ def ladder(args: argparse.Namespace) -> None:
         for a, b in pairs:
             if args.only and a not in args.only:
                 continue
-            record(play("ladder", a, b, rules, args.games, None, args.seed))
+            record(play("ladder", a, b, rules, args.games, None, args.seed, args.records))
 
 
 def versus(args: argparse.Namespace) -> None:
     top = f"level:{TOP_LEVEL}"
     for rules in args.rules:
         for opponent in args.opponents:
-            record(play("versus", top, opponent, rules, args.games, args.time, args.seed))
+            record(
+                play("versus", top, opponent, rules, args.games, args.time, args.seed, args.records)
+            )
 
 
 def command(entry: dict[str, Any]) -> str:
@@ -346,6 +366,7 @@ def main() -> None:
     lad.add_argument("--games", type=int, default=40)
     lad.add_argument("--seed", type=int, default=1)
     lad.add_argument("--only", nargs="*", help="only the matches of these players (as A)")
+    lad.add_argument("--records", type=Path, metavar="DIR", help=RECORDS_HELP)
     lad.set_defaults(run=ladder)
     ver = commands.add_parser("versus", help="the top level against greedy and MCTS")
     ver.add_argument(
@@ -355,6 +376,7 @@ def main() -> None:
     ver.add_argument("--time", type=float, default=1.0, help="seconds per move for both")
     ver.add_argument("--games", type=int, default=20)
     ver.add_argument("--seed", type=int, default=1)
+    ver.add_argument("--records", type=Path, metavar="DIR", help=RECORDS_HELP)
     ver.set_defaults(run=versus)
     ren = commands.add_parser("render", help="write docs/strength.md from the results")
     ren.set_defaults(run=render)
