@@ -434,6 +434,10 @@ def parity_bias(rules_name: str, weights: dict[str, float], boards: list[Any], d
         for d in range(2, depth):
             sign = 1 if d % 2 else -1
             differences.append(sign * (scores[d - 1] - (scores[d - 2] + scores[d]) / 2))
+    if not differences:
+        sys.exit(
+            f"no position was searched to depth {depth} without being decided: nothing to measure"
+        )
     return float(np.mean(differences))
 
 
