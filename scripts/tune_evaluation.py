@@ -422,12 +422,11 @@ def parity_bias(rules_name: str, weights: dict[str, float], boards: list[Any], d
     from bluegray.engine.search import Limits, Searcher
 
     rules = PRESETS[rules_name]
-    evaluator = Evaluator(rules, weights)
+    searcher = Searcher(rules, evaluator=Evaluator(rules, weights), hash_entries=1 << 18)
     differences = []
     for board in boards:
-        result = Searcher(rules, evaluator=evaluator, hash_entries=1 << 18).search(
-            board, Limits(depth=depth)
-        )
+        searcher.new_game()  # each position searched from scratch
+        result = searcher.search(board, Limits(depth=depth))
         scores = [iteration.score for iteration in result.iterations]
         if len(scores) < depth:
             continue  # decided early: a won line has no parity
