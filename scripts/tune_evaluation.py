@@ -13,9 +13,9 @@ logistic regression on the features of ``bluegray.engine.evaluation``, with a li
 regularisation, solved by Newton's method. It reports the log-loss of the old and new weights
 on games held out of the fit, and with ``--write`` stores the new weights in
 ``src/bluegray/engine/weights.json``. ``spsa`` tunes one family's weights by playing games
-between perturbed weight sets (what the shipped weights come from), and ``tempo`` sets the
-weight of having the move so that search scores do not swing between odd and even depths. See
-docs/evaluation.md.
+between perturbed weight sets (what the shipped weights come from), and ``tempo`` measures how
+far search scores swing between odd and even depths and the weight of having the move that
+would cancel the swing (a diagnostic; ``--write`` stores that weight). See docs/evaluation.md.
 """
 
 from __future__ import annotations
@@ -52,6 +52,16 @@ SKIP_PLIES = 8
 """Positions this early come from the random opening book, not from play: not used."""
 
 Matrix = npt.NDArray[np.float64]
+
+
+def _read_weights() -> dict[str, Any]:
+    """The shipped weights file (``families`` and ``fits``), to update and write back."""
+    data: dict[str, Any] = json.loads(WEIGHTS.read_text(encoding="utf-8"))
+    return data
+
+
+def _write_weights(data: dict[str, Any]) -> None:
+    WEIGHTS.write_text(json.dumps(data, indent=1, sort_keys=True) + "\n", encoding="utf-8")
 
 
 def representatives() -> dict[str, str]:
@@ -281,10 +291,10 @@ def fit(args: argparse.Namespace) -> None:
             flush=True,
         )
     if args.write:
-        data = json.loads(WEIGHTS.read_text(encoding="utf-8"))
+        data = _read_weights()
         data["families"].update(fitted)
         data.setdefault("fits", {}).update(report)
-        WEIGHTS.write_text(json.dumps(data, indent=1, sort_keys=True) + "\n", encoding="utf-8")
+        _write_weights(data)
         print(f"wrote {len(fitted)} families to {WEIGHTS}")
 
 
@@ -376,7 +386,7 @@ def spsa(args: argparse.Namespace) -> None:
     for name in FEATURES:
         print(f"  {name:<22} {start[name]:>8.1f} -> {weights[name]:>8.1f}")
     if args.write:
-        data = json.loads(WEIGHTS.read_text(encoding="utf-8"))
+        data = _read_weights()
         data["families"][key] = weights
         data.setdefault("fits", {})[key] = {
             "method": "spsa",
@@ -386,7 +396,7 @@ def spsa(args: argparse.Namespace) -> None:
             "start": args.start,
             "seed": args.seed,
         }
-        WEIGHTS.write_text(json.dumps(data, indent=1, sort_keys=True) + "\n", encoding="utf-8")
+        _write_weights(data)
         print(f"wrote {key} to {WEIGHTS}")
 
 
@@ -441,7 +451,7 @@ def parity_bias(rules_name: str, weights: dict[str, float], boards: list[Any], d
 
 
 def tempo(args: argparse.Namespace) -> None:
-    """Set ``tempo`` so that the search's scores do not swing between odd and even depths.
+    """Find the ``tempo`` at which the search's scores do not swing between odd and even depths.
 
     In a race game the side that moved last has just stepped its captain on, so an evaluation
     that undervalues having the move scores every odd-depth line (the root's side moved last)
@@ -472,13 +482,13 @@ def tempo(args: argparse.Namespace) -> None:
     measure(chosen)
     print(f"  tempo {low:.1f} -> {chosen:.1f}")
     if args.write:
-        data = json.loads(WEIGHTS.read_text(encoding="utf-8"))
+        data = _read_weights()
         data["families"].setdefault(key, {})["tempo"] = float(chosen)
         data.setdefault("fits", {}).setdefault(key, {})["tempo"] = (
             f"set to zero the search's odd-even swing: tune_evaluation.py tempo --rules "
             f"{args.rules} --positions {args.positions} --depth {args.depth} --seed {args.seed}"
         )
-        WEIGHTS.write_text(json.dumps(data, indent=1, sort_keys=True) + "\n", encoding="utf-8")
+        _write_weights(data)
         print(f"wrote {key}'s tempo to {WEIGHTS}")
 
 
@@ -527,7 +537,7 @@ def main() -> None:
     tuner.add_argument("--write", action="store_true", help="store the weights in weights.json")
     tuner.set_defaults(run=spsa)
     swing = commands.add_parser(
-        "tempo", help="set tempo so that search scores do not swing between odd and even depths"
+        "tempo", help="measure the odd-even swing of search scores and the tempo that cancels it"
     )
     swing.add_argument("--rules", required=True, help="a published rule set of the family")
     swing.add_argument("--positions", type=int, default=100, help="middlegame positions")
