@@ -40,6 +40,7 @@ from bluegray.engine.evaluation import (
     features,
     weights_for,
 )
+from bluegray.engine.match import DEFAULT_MAX_PLIES
 from bluegray.outcome import winner_from_result
 from bluegray.pieces import Side
 from bluegray.record import read_records
@@ -312,11 +313,38 @@ def _play_pair(task: tuple[str, dict[str, float], dict[str, float], tuple[str, .
         second = SearchPlayer(8, weights=minus)
         blue, gray = (first, second) if plus_is_blue else (second, first)
         result = play_game(blue, gray, rules, opening, Limits(nodes=nodes))
-        if result.winner is None:
-            points += 0.5
-        elif (result.winner is Side.BLUE) == plus_is_blue:
-            points += 1.0
+        points += _points(result.winner, Side.BLUE if plus_is_blue else Side.GRAY)
     return points
+
+
+def _points(winner: Side | None, side: Side) -> float:
+    return 0.5 if winner is None else float(winner is side)
+
+
+OpponentTask = tuple[str, dict[str, float], dict[str, float], tuple[str, ...], int, str, int, int]
+
+
+def _play_against(task: OpponentTask) -> tuple[float, float]:
+    """Four games from one opening: each weight set against the opponent with each colour.
+    The opponent is rebuilt with one seed for all four, so with a fixed budget (``mcts``'s
+    iterations) it plays the same moves wherever the two weight sets do: the games differ only
+    where the weights make them differ. Returns 1 plus half the difference of the two sets'
+    points (0 to 2, like ``_play_pair``), and the two sets' mean score against the opponent."""
+    from bluegray.engine.match import play_game
+    from bluegray.engine.players import SearchPlayer, player_from_spec
+
+    rules, plus, minus, opening, nodes, opponent, seed, max_plies = task
+    difference = total = 0.0
+    for weights, sign in ((plus, 1.0), (minus, -1.0)):
+        for tuned_is_blue in (True, False):
+            tuned = SearchPlayer(8, weights=weights, nodes=nodes)
+            other = player_from_spec(opponent, seed=seed)
+            blue, gray = (tuned, other) if tuned_is_blue else (other, tuned)
+            result = play_game(blue, gray, rules, opening, None, max_plies=max_plies)
+            points = _points(result.winner, Side.BLUE if tuned_is_blue else Side.GRAY)
+            difference += sign * points
+            total += points
+    return 1.0 + difference / 2, total / 4
 
 
 def spsa(args: argparse.Namespace) -> None:
@@ -347,29 +375,39 @@ def spsa(args: argparse.Namespace) -> None:
     print(
         f"{args.rules} ({key}): {args.pairs} pairs at {args.nodes} nodes a move, {workers} at once"
     )
+    if args.opponent:
+        print(f"  each pair: both weight sets against {args.opponent}, each colour once")
     started = time.perf_counter()
-    total = 0.0
+    total = against = 0.0
+    differing = 0
     with multiprocessing.get_context("spawn").Pool(workers) as pool:
         for step in range(0, args.pairs, workers):
             k = step // workers + 1
             c = scale / k**0.101
             gain = args.gain / (args.pairs // workers / 10 + k) ** 0.602
             deltas = [rng.choice([-1.0, 1.0], size=len(theta)) for _ in range(workers)]
-            tasks = []
+            tasks: list[Any] = []
             for index, delta in enumerate(deltas):
                 opening = tuple(str(m) for m in book[(step + index) % len(book)].moves)
                 plus = np.clip(theta + c * delta, low, high)
                 minus = np.clip(theta - c * delta, low, high)
-                tasks.append(
-                    (
-                        args.rules,
-                        dict(zip(FEATURES, (matrix @ plus).tolist(), strict=True)),
-                        dict(zip(FEATURES, (matrix @ minus).tolist(), strict=True)),
-                        opening,
-                        args.nodes,
-                    )
+                task: tuple[Any, ...] = (
+                    args.rules,
+                    dict(zip(FEATURES, (matrix @ plus).tolist(), strict=True)),
+                    dict(zip(FEATURES, (matrix @ minus).tolist(), strict=True)),
+                    opening,
+                    args.nodes,
                 )
-            results = pool.map(_play_pair, tasks)
+                if args.opponent:
+                    task += (args.opponent, args.seed * 100_003 + step + index, args.max_plies)
+                tasks.append(task)
+            if args.opponent:
+                played = pool.map(_play_against, tasks)
+                results = [signal for signal, _ in played]
+                against += sum(score for _, score in played)
+                differing += sum(signal != 1.0 for signal in results)
+            else:
+                results = pool.map(_play_pair, tasks)
             update = np.zeros_like(theta)
             for delta, points in zip(deltas, results, strict=True):
                 update += (points - 1.0) * delta * c
@@ -377,18 +415,28 @@ def spsa(args: argparse.Namespace) -> None:
             theta = np.clip(theta + gain * update / len(deltas), low, high)
             if k % 10 == 0:
                 elapsed = time.perf_counter() - started
+                done = step + workers
+                versus = (
+                    f", score against the opponent {against / done:.3f}"
+                    f", results differ in {differing / done:.0%}"
+                    if args.opponent
+                    else ""
+                )
                 print(
-                    f"  pairs {step + workers}: mean (plus - minus) {total / (step + workers):+.3f}"
+                    f"  pairs {done}: mean (plus - minus) {total / done:+.3f}{versus}"
                     f", {elapsed:.0f} s",
                     flush=True,
                 )
     weights = {f: round(float(v), 2) for f, v in zip(FEATURES, matrix @ theta, strict=True)}
     for name in FEATURES:
         print(f"  {name:<22} {start[name]:>8.1f} -> {weights[name]:>8.1f}")
+    if args.out:
+        args.out.write_text(json.dumps(weights, indent=1) + "\n", encoding="utf-8")
+        print(f"wrote {args.out} (play it as level:8,weights={args.out})")
     if args.write:
         data = _read_weights()
         data["families"][key] = weights
-        data.setdefault("fits", {})[key] = {
+        fit = {
             "method": "spsa",
             "rules": args.rules,
             "pairs": args.pairs,
@@ -396,6 +444,9 @@ def spsa(args: argparse.Namespace) -> None:
             "start": args.start,
             "seed": args.seed,
         }
+        if args.opponent:
+            fit.update(opponent=args.opponent, max_plies=args.max_plies)
+        data.setdefault("fits", {})[key] = fit
         _write_weights(data)
         print(f"wrote {key} to {WEIGHTS}")
 
@@ -534,6 +585,20 @@ def main() -> None:
     tuner.add_argument("--start", choices=["default", "fitted"], default="default")
     tuner.add_argument("--concurrency", type=int, default=None, help="parallel pairs")
     tuner.add_argument("--seed", type=int, default=1)
+    tuner.add_argument(
+        "--opponent",
+        help="tune against this player instead of by self-play: each pair plays both weight "
+        "sets against it, each colour once (e.g. mcts:iterations=300; a fixed budget makes it "
+        "play alike wherever the two sets do)",
+    )
+    tuner.add_argument(
+        "--max-plies",
+        type=int,
+        default=DEFAULT_MAX_PLIES,
+        help=f"with --opponent: games still going after this many plies are drawn "
+        f"(default {DEFAULT_MAX_PLIES})",
+    )
+    tuner.add_argument("--out", type=Path, help="also write the weights to this JSON file")
     tuner.add_argument("--write", action="store_true", help="store the weights in weights.json")
     tuner.set_defaults(run=spsa)
     swing = commands.add_parser(

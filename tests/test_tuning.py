@@ -1,0 +1,41 @@
+"""The tuning script's game pairs measure what they claim: against a fixed-budget opponent, two
+weight sets differ in score only where they play differently."""
+
+from __future__ import annotations
+
+import runpy
+from typing import Any
+
+import pytest
+
+from bluegray.engine.evaluation import weights_for
+from bluegray.rules import PRESETS
+from tests.paths import REPOSITORY
+
+OPENING = ("d2-d3", "f8-f7", "c2-c3", "d8-d7")
+OPPONENT = "mcts:iterations=40"
+
+
+@pytest.fixture(scope="module")
+def script() -> dict[str, Any]:
+    return runpy.run_path(str(REPOSITORY / "scripts" / "tune_evaluation.py"))
+
+
+def test_equal_weights_against_a_fixed_budget_opponent_give_no_signal(
+    script: dict[str, Any],
+) -> None:
+    weights = weights_for(PRESETS["cooper"])
+    task = ("cooper", weights, dict(weights), OPENING, 300, OPPONENT, 7, 60)
+    signal, score = script["_play_against"](task)
+    # The same engine against the same seeded opponent plays the same four games.
+    assert signal == 1.0
+    assert 0.0 <= score <= 1.0
+
+
+def test_a_weaker_weight_set_scores_less_against_the_opponent(script: dict[str, Any]) -> None:
+    shipped = weights_for(PRESETS["cooper"])
+    blind = {name: 0.0 for name in shipped}
+    blind["guards"] = 70.0  # knows material only: never races its captain
+    task = ("cooper", shipped, blind, OPENING, 300, OPPONENT, 7, 80)
+    signal, _ = script["_play_against"](task)
+    assert signal > 1.0
