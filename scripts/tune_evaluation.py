@@ -13,7 +13,8 @@ logistic regression on the features of ``bluegray.engine.evaluation``, with a li
 regularisation, solved by Newton's method. It reports the log-loss of the old and new weights
 on games held out of the fit, and with ``--write`` stores the new weights in
 ``src/bluegray/engine/weights.json``. ``spsa`` tunes one family's weights by playing games
-between perturbed weight sets (what the shipped weights come from), and ``tempo`` measures how
+between perturbed weight sets (what the shipped weights come from), or with ``--opponent`` by
+playing both sets against another player, and ``tempo`` measures how
 far search scores swing between odd and even depths and the weight of having the move that
 would cancel the swing (a diagnostic; ``--write`` stores that weight). See docs/evaluation.md.
 """
