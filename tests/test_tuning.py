@@ -34,7 +34,7 @@ def test_equal_weights_against_a_fixed_budget_opponent_give_no_signal(
 
 def test_a_weaker_weight_set_scores_less_against_the_opponent(script: dict[str, Any]) -> None:
     shipped = weights_for(PRESETS["cooper"])
-    blind = {name: 0.0 for name in shipped}
+    blind = dict.fromkeys(shipped, 0.0)
     blind["guards"] = 70.0  # knows material only: never races its captain
     task = ("cooper", shipped, blind, OPENING, 300, OPPONENT, 7, 80)
     signal, _ = script["_play_against"](task)
