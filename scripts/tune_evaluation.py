@@ -42,6 +42,7 @@ from bluegray.engine.evaluation import (
     weights_for,
 )
 from bluegray.engine.match import DEFAULT_MAX_PLIES
+from bluegray.engine.stats import GameOutcome, points_for_a
 from bluegray.outcome import winner_from_result
 from bluegray.pieces import Side
 from bluegray.record import read_records
@@ -314,12 +315,8 @@ def _play_pair(task: tuple[str, dict[str, float], dict[str, float], tuple[str, .
         second = SearchPlayer(8, weights=minus)
         blue, gray = (first, second) if plus_is_blue else (second, first)
         result = play_game(blue, gray, rules, opening, Limits(nodes=nodes))
-        points += _points(result.winner, Side.BLUE if plus_is_blue else Side.GRAY)
+        points += points_for_a(GameOutcome(plus_is_blue, result.winner, result.reason))
     return points
-
-
-def _points(winner: Side | None, side: Side) -> float:
-    return 0.5 if winner is None else float(winner is side)
 
 
 OpponentTask = tuple[str, dict[str, float], dict[str, float], tuple[str, ...], int, str, int, int]
@@ -342,7 +339,7 @@ def _play_against(task: OpponentTask) -> tuple[float, float]:
             other = player_from_spec(opponent, seed=seed)
             blue, gray = (tuned, other) if tuned_is_blue else (other, tuned)
             result = play_game(blue, gray, rules, opening, None, max_plies=max_plies)
-            points = _points(result.winner, Side.BLUE if tuned_is_blue else Side.GRAY)
+            points = points_for_a(GameOutcome(tuned_is_blue, result.winner, result.reason))
             difference += sign * points
             total += points
     return 1.0 + difference / 2, total / 4
