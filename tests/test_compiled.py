@@ -6,7 +6,9 @@ from __future__ import annotations
 
 import ast
 import json
+import os
 import random
+import time
 from pathlib import Path
 
 import numba
@@ -213,6 +215,35 @@ def test_the_compiled_cache_is_keyed_by_every_source_the_compiled_code_reads() -
                 assert path in compiled_cache.SOURCES, (name, module)
     assert vars(numba.config)["CACHE_DIR"] == str(compiled_cache.cache_folder())
     assert compiled_cache.cache_folder().name == f"bluegray-{compiled_cache.source_digest()}"
+
+
+def test_stale_cache_folders_of_other_sources_are_removed_and_nothing_else(tmp_path: Path) -> None:
+    current = tmp_path / "bluegray-current"
+    stale = tmp_path / "bluegray-old"
+    recent = tmp_path / "bluegray-other-version-in-use"
+    unrelated = tmp_path / "someone-elses"
+    for folder in (current, stale, recent, unrelated):
+        (folder / "index").mkdir(parents=True)
+    long_ago = time.time() - (compiled_cache.STALE_AFTER_DAYS + 1) * 86400
+    for folder in (current, stale, unrelated):
+        os.utime(folder, (long_ago, long_ago))
+    removed = compiled_cache.prune_stale_folders(current)
+    assert removed == [stale]
+    assert sorted(p.name for p in tmp_path.iterdir()) == sorted(
+        p.name for p in (current, recent, unrelated)
+    )
+
+
+def test_using_the_cache_marks_its_folder_as_recent(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setenv("NUMBA_CACHE_DIR", str(tmp_path))
+    monkeypatch.setattr(numba.config, "CACHE_DIR", vars(numba.config)["CACHE_DIR"])
+    folder = compiled_cache.cache_folder()
+    folder.mkdir()
+    os.utime(folder, (0, 0))
+    compiled_cache.use_source_keyed_cache()
+    assert folder.stat().st_mtime > time.time() - 60
 
 
 def _bluegray_imports(path: Path) -> list[str]:

@@ -11,6 +11,8 @@ from __future__ import annotations
 
 import hashlib
 import os
+import shutil
+import time
 from functools import lru_cache
 from pathlib import Path
 
@@ -31,6 +33,10 @@ SOURCES = (
 )
 """The compiled modules and every module of the package they import (package-relative): their
 code and constants are what the compiled functions are built from."""
+
+STALE_AFTER_DAYS = 30
+"""A cache folder of other sources that no process has used for this long is removed: every edit
+or upgrade leaves one behind (some megabytes each), and nothing else would ever delete them."""
 
 
 @lru_cache(maxsize=1)
@@ -54,6 +60,33 @@ def cache_folder() -> Path:
 
 def use_source_keyed_cache() -> None:
     """Point numba's cache at ``cache_folder()`` (numba reads the setting when a function is
-    decorated, so this must run before the compiled modules define theirs)."""
+    decorated, so this must run before the compiled modules define theirs), mark it as used and
+    remove the stale folders of other sources."""
+    folder = cache_folder()
     # numba's config module sets its attributes at run time, so mypy cannot see this one.
-    numba.config.CACHE_DIR = str(cache_folder())  # type: ignore[attr-defined]
+    numba.config.CACHE_DIR = str(folder)  # type: ignore[attr-defined]
+    try:
+        folder.mkdir(parents=True, exist_ok=True)
+        os.utime(folder)
+    except OSError:
+        return  # a cache location we cannot write to: numba reports that itself, if it matters
+    prune_stale_folders(folder)
+
+
+def prune_stale_folders(current: Path, stale_after_days: float = STALE_AFTER_DAYS) -> list[Path]:
+    """Remove the other ``bluegray-*`` cache folders beside ``current`` that have not been used
+    (their modification time, refreshed at each use) for ``stale_after_days``; return them.
+
+    Another installed version of bluegray still in use keeps its folder fresh, so only caches
+    of sources nobody runs any more go."""
+    cutoff = time.time() - stale_after_days * 86400
+    removed = []
+    for folder in current.parent.glob("bluegray-*"):
+        try:
+            stale = folder != current and folder.is_dir() and folder.stat().st_mtime < cutoff
+        except OSError:
+            continue
+        if stale:
+            shutil.rmtree(folder, ignore_errors=True)
+            removed.append(folder)
+    return removed
