@@ -244,25 +244,28 @@ def render(args: argparse.Namespace) -> None:
             "give.",
             "",
             *_verdicts(versus_rows),
-            "| rule set | player | opponent | search | s/move | games | W-D-L | score "
-            "| Elo (95% interval) |",
+            VERSUS_HEADER,
             "|---|---|---|---|---|---|---|---|---|",
         ]
-        for r in sorted(versus_rows, key=lambda r: (r["b"], r["rules"], r["a"])):
-            lines.append(
-                f"| `{r['rules']}` | `{r['a']}` | `{r['b']}` | {r.get('search', 'python')} | "
-                f"{r['time']:g} | {r['games']} | "
-                f"{r['wins']}-{r['draws']}-{r['losses']} | {100 * r['score']:.1f}% | "
-                f"{_elo(r['elo'])} ({_elo(r['elo_low'])} to {_elo(r['elo_high'])}) |"
-            )
-        noted = [r for r in versus_rows if r.get("note")]
+        current, earlier = superseded(versus_rows)
+        lines += [_versus_row(r) for r in current]
+        noted = [r for r in current if r.get("note")]
         if noted:
             lines += ["", *(f"- `{r['rules']}` against `{r['b']}`: {r['note']}" for r in noted)]
         lines += ["", "Commands:", ""]
-        lines += [
-            f"    {command(r)}"
-            for r in sorted(versus_rows, key=lambda r: (r["b"], r["rules"], r["a"]))
-        ]
+        lines += [f"    {command(r)}" for r in current]
+        if earlier:
+            lines += [
+                "",
+                "Earlier, with the Python search (the same matches, before the compiled core;",
+                "each replaced above by the compiled search's result):",
+                "",
+                VERSUS_HEADER,
+                "|---|---|---|---|---|---|---|---|---|",
+                *(_versus_row(r) for r in earlier),
+            ]
+            noted = [r for r in earlier if r.get("note")]
+            lines += ["", *(f"- `{r['rules']}` against `{r['b']}`: {r['note']}" for r in noted)]
         lines.append("")
     ladder_rows = [r for r in results if r["kind"] == "ladder"]
     for rules in sorted({r["rules"] for r in ladder_rows}):
@@ -307,6 +310,39 @@ def render(args: argparse.Namespace) -> None:
         lines.append("")
     REPORT.write_text("\n".join(lines), encoding="utf-8")
     print(f"wrote {REPORT}")
+
+
+VERSUS_HEADER: Final = (
+    "| rule set | player | opponent | search | s/move | games | W-D-L | score "
+    "| Elo (95% interval) |"
+)
+
+
+def _versus_row(r: dict[str, Any]) -> str:
+    return (
+        f"| `{r['rules']}` | `{r['a']}` | `{r['b']}` | {r.get('search', 'python')} | "
+        f"{r['time']:g} | {r['games']} | "
+        f"{r['wins']}-{r['draws']}-{r['losses']} | {100 * r['score']:.1f}% | "
+        f"{_elo(r['elo'])} ({_elo(r['elo_low'])} to {_elo(r['elo_high'])}) |"
+    )
+
+
+def superseded(rows: list[dict[str, Any]]) -> tuple[list[dict[str, Any]], list[dict[str, Any]]]:
+    """Split results into the current ones and those of the Python search that a compiled
+    search's result of the same pairing and time has replaced (the engine as shipped runs the
+    compiled search), each sorted by opponent, rule set and player."""
+    compiled = {
+        (r["kind"], r["a"], r["b"], r["rules"], r["time"])
+        for r in rows
+        if r.get("search") == "compiled"
+    }
+
+    def replaced(r: dict[str, Any]) -> bool:
+        pairing = (r["kind"], r["a"], r["b"], r["rules"], r["time"])
+        return r.get("search", "python") == "python" and pairing in compiled
+
+    order = sorted(rows, key=lambda r: (r["b"], r["rules"], r["a"]))
+    return [r for r in order if not replaced(r)], [r for r in order if replaced(r)]
 
 
 TARGETS: Final = {"greedy": 0.95, "mcts": 0.75}

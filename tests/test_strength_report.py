@@ -1,0 +1,69 @@
+"""The strength report shows the engine as shipped: a compiled search's result replaces the
+Python search's result of the same match, and seeds of one match add up."""
+
+from __future__ import annotations
+
+import runpy
+from typing import Any
+
+import pytest
+
+from tests.paths import REPOSITORY
+
+
+@pytest.fixture(scope="module")
+def script() -> dict[str, Any]:
+    return runpy.run_path(str(REPOSITORY / "scripts" / "strength_report.py"))
+
+
+def result(rules: str, search: str | None, wins: int, draws: int, seed: int = 1) -> dict[str, Any]:
+    entry: dict[str, Any] = {
+        "kind": "versus",
+        "a": "level:8",
+        "b": "mcts",
+        "rules": rules,
+        "time": 1.0,
+        "games": 10,
+        "wins": wins,
+        "draws": draws,
+        "losses": 10 - wins - draws,
+        "score": (wins + draws / 2) / 10,
+        "elo": 0.0,
+        "elo_low": -100.0,
+        "elo_high": 100.0,
+        "reasons": {"lead": wins, "repetition": draws},
+        "average_plies": 100.0,
+        "seed": seed,
+    }
+    if search is not None:
+        entry["search"] = search
+    return entry
+
+
+def test_a_compiled_result_replaces_the_python_one_of_the_same_match(
+    script: dict[str, Any],
+) -> None:
+    old = result("cooper", None, 3, 7)  # before the search column existed: the Python search
+    new = result("cooper", "compiled", 6, 4)
+    alone = result("super", "python", 5, 5)
+    current, earlier = script["superseded"]([old, new, alone])
+    assert current == [new, alone]
+    assert earlier == [old]
+
+
+def test_seeds_of_one_match_add_up(script: dict[str, Any]) -> None:
+    first = result("cooper", "compiled", 6, 4, seed=1)
+    second = result("cooper", "compiled", 2, 8, seed=2)
+    (merged,) = script["merged"]([first, second])
+    assert (merged["games"], merged["wins"], merged["draws"], merged["losses"]) == (20, 8, 12, 0)
+    assert merged["score"] == pytest.approx(0.7)
+    assert merged["parts"] == [(1, 10), (2, 10)]
+    assert merged["reasons"] == {"lead": 8, "repetition": 12}
+
+
+def test_the_verdict_counts_the_compiled_result_where_there_is_one(
+    script: dict[str, Any],
+) -> None:
+    rows = [result("cooper", "python", 10, 0), result("cooper", "compiled", 4, 6)]
+    (verdict, _blank) = script["_verdicts"](rows)
+    assert verdict == "- Against `mcts`: 0 of 1 rule sets reach 75%; below it: `cooper` (70%)."
