@@ -268,3 +268,43 @@ def test_fade_lowers_a_static_lead_only_where_an_impasse_is_a_draw() -> None:
     limits = Limits(depth=3)
     with_fade = Searcher(sackson.rules, fade=60).search(sackson.board(), limits).score
     assert with_fade == Searcher(sackson.rules).search(sackson.board(), limits).score
+
+
+# A game of `super` that the top level (Blue) drew against MCTS: its last move let MCTS repeat
+# the position a third time, though the search rated the move well above a draw. Its table kept
+# scores from the searches of earlier moves, made when that repetition was not yet one.
+LET_MCTS_REPEAT = (
+    "h2-h3 f8-f7 h3-i3 f7-f6 d2-d3 e9-f8 e1-d2 f8-f7 d3-c3 f6-f5 d2-d3 f7-f6 d3-d4 f6-g5 d4-c5 "
+    "g5-h6 c5-b4 h6-h5 i3-h3 a8-a7 b4-b5 h5-i5 b5-a5 i5-h4 i2-i3 f5-f4 a5-b6 b8-b7 e2-e3 e8-e7 "
+    "h1-h2 f4-g4 f2-f3 b9-b8 h3-g3 c8-c7 g3xg5 d8-d7 h2-h3 d9-d8 i1-i2 h8-h7 f1-f2 i8-i7 g2-g3 "
+    "h7-g7 g1-g2 g7-h7 g5-f5 g8-g7 c3-b3 g7-g6 i2-h2 i7-i6 d1-e1 i6-i5 b3-b4 a9-a8 b4-b5 g6-g5 "
+    "f5xh5 i5xg5 b5-a5 h7-i7 a2-a3 i7-i6 f3-f4 i6-i5 a5-a6 a7xa5 b6-a7 a5-b5 f2-f3 b5-c5 f4-g4 "
+    "g5-f5 g4-f4 f5-g5 f4-g4 g5-f5 g4-f4 f5-g5"
+)
+
+
+def lets_the_opponent_draw(game: Game, move: Move) -> bool:
+    """Whether the opponent can answer ``move`` by ending the game in a draw."""
+    after = game.copy()
+    after.push(move)
+    for reply in after.legal_moves:
+        after.push(reply)
+        outcome = after.outcome()
+        after.pop()
+        if outcome is not None and outcome.winner is None:
+            return True
+    return False
+
+
+def test_scores_from_earlier_moves_do_not_hide_a_repetition(core: str) -> None:
+    # One searcher for the whole game, as a player keeps it; each of Blue's last moves is
+    # searched again. A move rated above a draw must not let the opponent draw at once.
+    game = Game("super")
+    searcher = Searcher(game.rules)
+    nodes = 100_000 if core == "compiled" else 20_000
+    for index, text in enumerate(LET_MCTS_REPEAT.split()[:-1]):
+        if index % 2 == 0 and index >= 50:
+            result = searcher.search(game.board(), Limits(nodes=nodes))
+            if result.score > 0:
+                assert not lets_the_opponent_draw(game, result.move), (index, str(result.move))
+        game.push(text)

@@ -75,7 +75,10 @@ OVERFLOW: Final = 9
 BEST_INDEX: Final = 10
 FADE: Final = 11
 IMPASSE_PLIES: Final = 12
-CONTROL_SIZE: Final = 13
+GENERATION: Final = 13
+"""Which search this is, modulo ``GENERATIONS``: table scores of earlier searches are not
+trusted (see ``_enter``)."""
+CONTROL_SIZE: Final = 14
 
 # frames[ply, ...]: one ply of the search in progress.
 KIND: Final = 0
@@ -103,9 +106,17 @@ NEAR_LIMIT_KEY: Final = np.uint64(0x9E3779B97F4A7C15)
 # -- the transposition table -------------------------------------------------------------
 
 
+GENERATIONS: Final = 1 << 10
+"""A table entry's generation takes ten bits."""
+
+
 @njit(cache=True, inline="always")
-def _pack(depth: int, flag: int, score: int, move: int) -> int:
-    return (score + (1 << 31)) | ((move + 1) << 32) | (flag << 43) | (depth << 45)
+def _pack(depth: int, flag: int, score: int, move: int, generation: int) -> int:
+    """One table entry: the score (32 bits), the move + 1 (11), the bound flag (2), the depth
+    (8: at most ``MAX_PLY``) and the search's generation (10)."""
+    return (
+        (score + (1 << 31)) | ((move + 1) << 32) | (flag << 43) | (depth << 45) | (generation << 53)
+    )
 
 
 @njit(cache=True)
@@ -118,6 +129,7 @@ def _store(
     score: int,
     move: int,
     ply: int,
+    generation: int,
 ) -> None:
     # Decided scores are stored relative to this node, so they stay right at any ply.
     if score > DECIDED:
@@ -126,7 +138,7 @@ def _store(
         score -= ply
     slot = key & np.uint64(keys.shape[0] - 1)
     keys[slot] = key
-    data[slot] = _pack(depth, flag, score, move)
+    data[slot] = _pack(depth, flag, score, move, generation)
 
 
 # -- small pieces ------------------------------------------------------------------------
@@ -344,11 +356,14 @@ def _enter(
         tt_move = -1
         if tt_keys[slot] == key and tt_data[slot] != 0:
             data = tt_data[slot]
-            entry_depth = data >> 45
+            entry_depth = (data >> 45) & 0xFF
             flag = (data >> 43) & 3
             score = (data & 0xFFFFFFFF) - (1 << 31)
             tt_move = ((data >> 32) & 0x7FF) - 1
-            if entry_depth >= depth:
+            # A score from an earlier search (an earlier move of the game) may be wrong now: it
+            # was computed with a shorter game history, so a repetition that ends the game now
+            # was not one then. Its move still orders the search.
+            if entry_depth >= depth and data >> 53 == control[GENERATION]:
                 if score > DECIDED:
                     score -= ply
                 elif score < -DECIDED:
@@ -481,7 +496,17 @@ def _search(
                     key = _key(state, history, control)
                     depth_here = frames[ply, DEPTH]
                     best_move = frames[ply, BEST_MOVE]
-                    _store(tt_keys, tt_data, key, depth_here, flag, best, best_move, ply)
+                    _store(
+                        tt_keys,
+                        tt_data,
+                        key,
+                        depth_here,
+                        flag,
+                        best,
+                        best_move,
+                        ply,
+                        control[GENERATION],
+                    )
                 if ply == base:
                     return best
                 ply -= 1
@@ -599,7 +624,8 @@ def _root(
             j -= 1
         root_order[j + 1] = item
     control[BEST_INDEX] = best_move
-    _store(tt_keys, tt_data, _key(state, history, control), depth, EXACT, best, best_move, 0)
+    key = _key(state, history, control)
+    _store(tt_keys, tt_data, key, depth, EXACT, best, best_move, 0, control[GENERATION])
     return best
 
 
@@ -759,6 +785,7 @@ class CompiledSearch:
         board_tuple = (fast.cells, fast.state, fast.history, fast.undo)
         control = self.control
         control[NODES] = 0
+        control[GENERATION] = (control[GENERATION] + 1) % GENERATIONS
         control[NODE_LIMIT] = limits.nodes or 0
         control[STOPPED] = 0
         control[OVERFLOW] = 0

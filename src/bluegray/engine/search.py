@@ -147,7 +147,11 @@ class Searcher:
         progress is worth less the nearer the count comes to ending the game, so the side ahead
         looks for a capture or a captain step while it can, instead of shuffling into a draw."""
         self._root_side = 0
-        self.table: dict[int, tuple[int, int, int, RawMove | None]] = {}
+        self.table: dict[int, tuple[int, int, int, RawMove | None, int]] = {}
+        """The transposition table: key -> (depth, bound flag, score, best move, generation)."""
+        self._generation = 0
+        """Which search this is (one more each search): a score in the table from an earlier
+        search is not trusted, only its move (see ``_negamax``)."""
         self.history: dict[tuple[int, int], int] = {}
         self.killers: list[list[RawMove | None]] = [[None, None] for _ in range(MAX_PLY + 1)]
         self.nodes = 0
@@ -215,6 +219,7 @@ class Searcher:
         if not moves or board.end() != bitboard.ONGOING:
             raise GameOverError("cannot search a finished position: there is no move to choose")
         self.nodes = 0
+        self._generation += 1
         self._root_side = board.turn
         self._node_limit = limits.nodes or 0
         self._deadline = started + limits.time if limits.time is not None else 0.0
@@ -278,6 +283,7 @@ class Searcher:
         """Every legal move with its exact score at ``depth`` (a full-width root, no pruning
         between root moves), best first: what the weaker levels choose among."""
         self.nodes = 0
+        self._generation += 1
         self._node_limit = 0
         self._deadline = 0.0
         self._stop_requested = None
@@ -362,7 +368,7 @@ class Searcher:
             score += ply
         elif score < -DECIDED:
             score -= ply
-        self.table[key] = (depth, flag, score, move)
+        self.table[key] = (depth, flag, score, move, self._generation)
 
     def _negamax(self, board: Board, depth: int, alpha: float, beta: float, ply: int) -> int:
         if depth <= 0 or ply >= MAX_PLY:
@@ -378,8 +384,12 @@ class Searcher:
         entry = self.table.get(key)
         tt_move = None
         if entry is not None:
-            entry_depth, flag, score, tt_move = entry
-            if entry_depth >= depth:
+            entry_depth, flag, score, tt_move, generation = entry
+            # A score from an earlier search (an earlier move of the game) may be wrong now: it
+            # was computed with a shorter game history, so a repetition that ends the game now
+            # was not one then (the engine kept such a score and let its opponent repeat into
+            # a draw). Its move still orders the search.
+            if entry_depth >= depth and generation == self._generation:
                 if score > DECIDED:
                     score -= ply
                 elif score < -DECIDED:
