@@ -244,6 +244,18 @@ def test_contempt_scores_a_draw_below_zero_for_the_side_that_searches() -> None:
     assert disliking.search(game.board(), Limits(depth=3)).score == -40
 
 
+def test_the_weaker_levels_root_scores_count_contempt_for_the_side_to_move() -> None:
+    # The same dead position with either side to move: every quiet move ends in a drawn impasse,
+    # which the side that chooses dislikes by the contempt, Gray as much as Blue.
+    for position, quiet in (
+        ("ggggcgggg/9/9/9/9/9/9/3G5/G3C4 b 99 80", "d2-d3"),
+        ("g3c4/3g5/9/9/9/9/9/9/GGGGCGGGG g 99 80", "d8-d7"),
+    ):
+        game = Game("cooper", position)
+        scores = dict(Searcher(game.rules, contempt=40).root_scores(game.board(), 1))
+        assert scores[Move.parse(quiet)] == -40, position
+
+
 def test_fade_shrinks_a_value_towards_a_draw_near_the_no_progress_limit() -> None:
     assert faded(300, 39, 100, 60) == 300  # 61 plies left: not yet
     assert faded(300, 40, 100, 60) == 300  # 60 left: the whole value still

@@ -284,6 +284,7 @@ class Searcher:
         between root moves), best first: what the weaker levels choose among."""
         self.nodes = 0
         self._generation += 1
+        self._root_side = board.turn  # contempt is counted for the side that chooses
         self._node_limit = 0
         self._deadline = 0.0
         self._stop_requested = None
