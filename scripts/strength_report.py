@@ -8,7 +8,7 @@
 levels 1 and 2), with each level's own time; ``versus`` plays the top level at ``--time`` seconds
 a move against greedy and against MCTS given the same time. Every match's summary is kept in
 docs/data/strength.json, so runs can be added to over several sessions; ``render`` turns them
-into the report, chaining the ladder's Elo differences from random (0). ``--records DIR`` also
+into the report, chaining the ladder's Elo differences from level 1 (0). ``--records DIR`` also
 keeps each match's games as a PGN file, to replay how they were won and drawn.
 """
 
@@ -268,7 +268,8 @@ def render(args: argparse.Namespace) -> None:
             lines += ["", *(f"- `{r['rules']}` against `{r['b']}`: {r['note']}" for r in noted)]
         lines.append("")
     ladder_rows = [r for r in results if r["kind"] == "ladder"]
-    for rules in sorted({r["rules"] for r in ladder_rows}):
+    lines += _ladder_overview(ladder_rows)
+    for rules in sorted({r["rules"] for r in ladder_rows}, key=_rules_order):
         rows = [r for r in ladder_rows if r["rules"] == rules]
         lines += [
             f"## The level ladder: `{rules}`",
@@ -310,6 +311,62 @@ def render(args: argparse.Namespace) -> None:
         lines.append("")
     REPORT.write_text("\n".join(lines), encoding="utf-8")
     print(f"wrote {REPORT}")
+
+
+MAIN_RULE_SETS: Final = ("sackson", "cooper", "super", "classic-turbo", "pow-classic")
+"""The rule sets the report covers, in the order it shows them."""
+
+
+def _rules_order(rules: str) -> tuple[int, str]:
+    known = MAIN_RULE_SETS.index(rules) if rules in MAIN_RULE_SETS else len(MAIN_RULE_SETS)
+    return known, rules
+
+
+def _ladder_overview(rows: list[dict[str, Any]]) -> list[str]:
+    """One table of every step of the ladder in every rule set: the higher level's score, and
+    whether the games played show it stronger (the Elo interval's low end above 0)."""
+    current, _ = superseded(rows)
+    found = {(r["rules"], r["a"], r["b"]): r for r in current}
+    rule_sets = sorted({r["rules"] for r in current}, key=_rules_order)
+    steps = [(f"level:{n + 1}", f"level:{n}") for n in range(1, TOP_LEVEL)]
+    if not rule_sets:
+        return []
+    lines = [
+        "## The level ladder at a glance",
+        "",
+        "Each level against the one below it, in each rule set: the higher level's score,",
+        "✓ where it is clearly stronger (the 95% interval of the Elo difference lies above 0),",
+        "≈ where the games played do not yet separate the two. Levels 1-5 search to a fixed",
+        "depth and now and then slip; levels 6-8 search for a time a move. Where guards stand on",
+        "both sides and an impasse is a draw (`cooper`, `classic-turbo`, `pow-classic`), most",
+        "games between neighbouring levels end in a draw by repetition: the weaker level keeps",
+        "a guard in the captain's path and the stronger cannot break through, so the scores",
+        "there stay nearer 50% and need more games to separate.",
+        "",
+        "| step | " + " | ".join(f"`{rules}`" for rules in rule_sets) + " |",
+        "|---|" + "---|" * len(rule_sets),
+    ]
+    clear = measured = 0
+    for a, b in steps:
+        cells = []
+        for rules in rule_sets:
+            r = found.get((rules, a, b))
+            if r is None:
+                cells.append("-")
+                continue
+            measured += 1
+            separated = r["elo_low"] is not None and r["elo_low"] > 0
+            clear += separated
+            cells.append(f"{100 * r['score']:.0f}% ({r['games']}) {'✓' if separated else '≈'}")
+        lines.append(f"| `{a}` vs `{b}` | " + " | ".join(cells) + " |")
+    lines += [
+        "",
+        f"In {clear} of the {measured} steps measured the higher level is clearly stronger",
+        "(games played in brackets); the tables below give each match's wins, draws and losses",
+        "and the commands to play it again.",
+        "",
+    ]
+    return lines
 
 
 VERSUS_HEADER: Final = (

@@ -67,3 +67,32 @@ def test_the_verdict_counts_the_compiled_result_where_there_is_one(
     rows = [result("cooper", "python", 10, 0), result("cooper", "compiled", 4, 6)]
     (verdict, _blank) = script["_verdicts"](rows)
     assert verdict == "- Against `mcts`: 0 of 1 rule sets reach 75%; below it: `cooper` (70%)."
+
+
+def ladder_step(rules: str, a: str, b: str, elo_low: float | None) -> dict[str, Any]:
+    return {
+        **result(rules, "compiled", 6, 4),
+        "kind": "ladder",
+        "a": a,
+        "b": b,
+        "time": None,
+        "elo_low": elo_low,
+    }
+
+
+def test_the_ladder_overview_marks_only_the_steps_the_games_separate(
+    script: dict[str, Any],
+) -> None:
+    rows = [
+        ladder_step("cooper", "level:2", "level:1", 12.0),
+        ladder_step("sackson", "level:2", "level:1", -30.0),
+        ladder_step("sackson", "level:3", "level:2", None),
+    ]
+    lines = script["_ladder_overview"](rows)
+    header = next(line for line in lines if line.startswith("| step |"))
+    assert header == "| step | `sackson` | `cooper` |"  # the report's order, not the alphabet's
+    first = next(line for line in lines if line.startswith("| `level:2`"))
+    assert first == "| `level:2` vs `level:1` | 80% (10) ≈ | 80% (10) ✓ |"
+    second = next(line for line in lines if line.startswith("| `level:3`"))
+    assert second == "| `level:3` vs `level:2` | 80% (10) ≈ | - |"
+    assert "In 1 of the 3 steps measured the higher level is clearly stronger" in " ".join(lines)
