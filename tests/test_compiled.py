@@ -156,6 +156,24 @@ def test_both_searches_agree_where_both_are_exact(rules: str) -> None:
             assert abs(fast.score - slow.score) <= 1, (str(game.position), depth)
 
 
+@pytest.mark.parametrize("rules", ["cooper", "super"])
+def test_both_searches_give_the_weaker_levels_the_same_root_scores(rules: str) -> None:
+    # The weaker levels choose among every root move's exact score; the compiled search gives
+    # the same scores in the same order (equal scores ranked in the rules core's move order).
+    compiled = Searcher(PRESETS[rules], compiled=True, contempt=30)
+    plain = Searcher(PRESETS[rules], compiled=False, contempt=30)
+    for game in random_games(rules, 1, seed=5)[::9]:
+        if game.is_over():
+            continue
+        for depth in (1, 2):
+            compiled.new_game()
+            plain.new_game()
+            fast = compiled.root_scores(game.board(), depth)
+            slow = plain.root_scores(game.board(), depth)
+            assert [move for move, _ in fast] == [move for move, _ in slow], str(game.position)
+            assert all(abs(a - b) <= 1 for (_, a), (_, b) in zip(fast, slow, strict=True))
+
+
 def test_both_searches_fade_alike() -> None:
     # Near the no-progress limit (``fade``) both searches shrink the evaluation the same way.
     rules = PRESETS["cooper"]

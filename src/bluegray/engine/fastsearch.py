@@ -629,6 +629,33 @@ def _root(
     return best
 
 
+@njit(cache=True, nogil=True)
+def _exact_root_scores(
+    board: Arrays, rules: Arrays, scoring: Arrays, arrays: Arrays, depth: int, n: int
+) -> np.ndarray:
+    """Every root move's exact score at ``depth``, each searched with a full window (in
+    generation order): what the weaker levels choose among."""
+    cells, state, history, undo = board
+    advancement, switches = rules[fb.TABLE_ADVANCEMENT], rules[fb.TABLE_SWITCHES]
+    zobrist, zobrist_gray = rules[fb.TABLE_ZOBRIST], rules[fb.TABLE_ZOBRIST_GRAY]
+    control, buffers = arrays[0], arrays[1]
+    moves = buffers[0]
+    scores = np.zeros(n, np.int64)
+    side = state[fb.TURN]
+    for move in range(n):
+        fb.make(cells, state, history, undo, moves[move], zobrist, zobrist_gray)
+        code = fb.end_by_move(state, history, switches, advancement)
+        if code:
+            scores[move] = _terminal(code, 1, side, state, switches, advancement, control)
+        else:
+            window = (-INFINITY, INFINITY)
+            scores[move] = -_search(board, rules, scoring, arrays, depth - 1, *window, 1)
+        fb.unmake(cells, state, undo, moves[move])
+        if control[STOPPED]:
+            break
+    return scores
+
+
 @njit(cache=True)
 def _principal_variation(
     board: Arrays, rules: Arrays, arrays: Arrays, first: int, line: np.ndarray
@@ -751,24 +778,9 @@ class CompiledSearch:
         self.static_values[:] = NOT_STORED
         self.history_table[:] = 0
 
-    def search(
-        self,
-        board: Board,
-        limits: Limits,
-        *,
-        contempt: int = 0,
-        on_iteration: Callable[[Iteration], None] | None = None,
-        should_stop: Callable[[], bool] | None = None,
-    ) -> SearchResult | None:
-        """Search ``board`` (left unchanged) as ``Searcher.search`` does; ``None`` when a
-        position had more moves than the compiled search has room for."""
-        started = time.perf_counter()
-        if not board.moves() or board.end() != bitboard.ONGOING:
-            raise GameOverError("cannot search a finished position: there is no move to choose")
-        fast = fb.FastBoard(board, FRAMES + 1, self.rule_arrays)
-        rule_tuple = self.rule_arrays.tables
-        scoring_tuple = self.scoring.tables
-        arrays = (
+    def _arrays(self) -> Arrays:
+        """The search's own arrays, in the order the compiled functions take them."""
+        return (
             self.control,
             self.buffers,
             self.frames,
@@ -782,22 +794,64 @@ class CompiledSearch:
             self.order_keys,
             self.stop,
         )
-        board_tuple = (fast.cells, fast.state, fast.history, fast.undo)
+
+    def _start(self, board: Board, node_limit: int, contempt: int) -> tuple[Arrays, int]:
+        """Set up a search of ``board``: its compiled board and how many moves it has at the
+        root (written to the first move buffer; negative when they do not fit)."""
+        if not board.moves() or board.end() != bitboard.ONGOING:
+            raise GameOverError("cannot search a finished position: there is no move to choose")
+        fast = fb.FastBoard(board, FRAMES + 1, self.rule_arrays)
         control = self.control
         control[NODES] = 0
         control[GENERATION] = (control[GENERATION] + 1) % GENERATIONS
-        control[NODE_LIMIT] = limits.nodes or 0
+        control[NODE_LIMIT] = node_limit
         control[STOPPED] = 0
         control[OVERFLOW] = 0
         control[ROOT_SIDE] = board.turn
         control[CONTEMPT] = contempt
         self.killers[:] = -1
-        n = fb.generate_moves(fast.cells, fast.state, rule_tuple, self.buffers[0])
+        self.stop[0] = 0
+        n = fb.generate_moves(fast.cells, fast.state, self.rule_arrays.tables, self.buffers[0])
+        return (fast.cells, fast.state, fast.history, fast.undo), n
+
+    def root_scores(
+        self, board: Board, depth: int, *, contempt: int = 0
+    ) -> list[tuple[RawMove, int]] | None:
+        """Every legal move with its exact score at ``depth``, as ``Searcher.root_scores``
+        (unsorted); ``None`` when the position does not fit the compiled buffers."""
+        board_tuple, n = self._start(board, 0, contempt)
         if n < 0:
             return None
+        arrays = self._arrays()
+        scores = _exact_root_scores(
+            board_tuple, self.rule_arrays.tables, self.scoring.tables, arrays, depth, n
+        )
+        self.nodes = int(self.control[NODES])
+        if self.control[OVERFLOW]:
+            return None
+        return [(_raw_move(board, self.buffers[0][i]), int(scores[i])) for i in range(n)]
+
+    def search(
+        self,
+        board: Board,
+        limits: Limits,
+        *,
+        contempt: int = 0,
+        on_iteration: Callable[[Iteration], None] | None = None,
+        should_stop: Callable[[], bool] | None = None,
+    ) -> SearchResult | None:
+        """Search ``board`` (left unchanged) as ``Searcher.search`` does; ``None`` when a
+        position had more moves than the compiled search has room for."""
+        started = time.perf_counter()
+        board_tuple, n = self._start(board, limits.nodes or 0, contempt)
+        if n < 0:
+            return None
+        control = self.control
+        rule_tuple = self.rule_arrays.tables
+        scoring_tuple = self.scoring.tables
+        arrays = self._arrays()
         root_order = np.arange(n, dtype=np.int64)
         root_scores = np.zeros(n, np.int64)
-        self.stop[0] = 0
         watcher = _Watcher(self.stop, started + limits.time if limits.time else None, should_stop)
         max_depth = min(limits.depth or MAX_PLY, MAX_PLY)
         iterations: list[Iteration] = []

@@ -282,6 +282,15 @@ class Searcher:
     def root_scores(self, board: Board, depth: int) -> list[tuple[Move, int]]:
         """Every legal move with its exact score at ``depth`` (a full-width root, no pruning
         between root moves), best first: what the weaker levels choose among."""
+        if self._compiled is not None:
+            compiled = self._compiled.root_scores(board, depth, contempt=self.contempt)
+            if compiled is not None:
+                self.nodes = self._compiled.nodes
+                by_move = dict(compiled)
+                # The rules core's move order, so that equal scores rank as in the plain search.
+                ranked = [(move_from_raw(move), by_move[move]) for move in board.moves()]
+                ranked.sort(key=lambda item: -item[1])
+                return ranked
         self.nodes = 0
         self._generation += 1
         self._root_side = board.turn  # contempt is counted for the side that chooses
