@@ -24,6 +24,7 @@ import time
 from pathlib import Path
 from typing import Any, Final
 
+from bluegray.engine import ENGINE_VERSION
 from bluegray.engine.levels import LEVELS, TOP_LEVEL
 from bluegray.engine.match import MatchSettings, run_match
 from bluegray.engine.search import Limits, Searcher
@@ -99,6 +100,7 @@ def play(
         "date": time.strftime("%Y-%m-%d"),
         "seed": seed,
         "search": search_core(rules),
+        "engine": ENGINE_VERSION,
     }
     print(
         f"{kind} {rules}: {a} vs {b}: {entry['wins']}-{entry['draws']}-{entry['losses']} "
@@ -166,9 +168,25 @@ def _elo(value: float | None) -> str:
 
 
 def _key(entry: dict[str, Any]) -> tuple[Any, ...]:
+    return (
+        entry["kind"],
+        entry["a"],
+        entry["b"],
+        entry["rules"],
+        entry["time"],
+        _search(entry),
+        _engine(entry),
+    )
+
+
+def _search(entry: dict[str, Any]) -> str:
     # Results from before the compiled search core were all the Python search's.
-    search = entry.get("search", "python")
-    return (entry["kind"], entry["a"], entry["b"], entry["rules"], entry["time"], search)
+    return str(entry.get("search", "python"))
+
+
+def _engine(entry: dict[str, Any]) -> int:
+    # Results from before engine versions were recorded were all the first engine's.
+    return int(entry.get("engine", 1))
 
 
 def merged(results: list[dict[str, Any]]) -> list[dict[str, Any]]:
@@ -226,7 +244,10 @@ def render(args: argparse.Namespace) -> None:
         "than its nominal time would give on an idle machine (both sides alike). The search",
         "column says which search the engine ran on: `compiled` (the numba core, some five",
         "times as many positions a second) or `python` (the plain search, before the compiled",
-        "core existed or without numba).",
+        "core existed or without numba). The engine column says which engine played: the",
+        f"tables show the current one ({ENGINE_VERSION}: `bluegray.engine.ENGINE_VERSION`, one",
+        "more whenever a change to the search, the evaluation or the levels makes earlier",
+        "results stale) and list earlier engines' results against greedy and MCTS apart.",
         "",
     ]
     versus_rows = [r for r in results if r["kind"] == "versus"]
@@ -245,7 +266,7 @@ def render(args: argparse.Namespace) -> None:
             "",
             *_verdicts(versus_rows),
             VERSUS_HEADER,
-            "|---|---|---|---|---|---|---|---|---|",
+            VERSUS_RULE,
         ]
         current, earlier = superseded(versus_rows)
         lines += [_versus_row(r) for r in current]
@@ -257,17 +278,20 @@ def render(args: argparse.Namespace) -> None:
         if earlier:
             lines += [
                 "",
-                "Earlier, with the Python search (the same matches, before the compiled core;",
-                "each replaced above by the compiled search's result):",
+                "Earlier engines (1: bluegray 0.1.0's), the Python search's results only where",
+                "that engine did not play the match with the compiled search:",
                 "",
                 VERSUS_HEADER,
-                "|---|---|---|---|---|---|---|---|---|",
+                VERSUS_RULE,
                 *(_versus_row(r) for r in earlier),
             ]
             noted = [r for r in earlier if r.get("note")]
             lines += ["", *(f"- `{r['rules']}` against `{r['b']}`: {r['note']}" for r in noted)]
         lines.append("")
-    ladder_rows = [r for r in results if r["kind"] == "ladder"]
+    ladders = [r for r in results if r["kind"] == "ladder"]
+    current_ids = {id(r) for r in superseded(ladders)[0]}
+    # The ladders show the current engine only, in the order the matches were played.
+    ladder_rows = [r for r in ladders if id(r) in current_ids]
     lines += _ladder_overview(ladder_rows)
     for rules in sorted({r["rules"] for r in ladder_rows}, key=_rules_order):
         rows = [r for r in ladder_rows if r["rules"] == rules]
@@ -282,7 +306,7 @@ def render(args: argparse.Namespace) -> None:
         ]
         for r in rows:
             lines.append(
-                f"| `{r['a']}` vs `{r['b']}` | {r.get('search', 'python')} | {r['games']} | "
+                f"| `{r['a']}` vs `{r['b']}` | {_search(r)} | {r['games']} | "
                 f"{r['wins']}-{r['draws']}-{r['losses']} | {100 * r['score']:.1f}% | "
                 f"{_elo(r['elo'])} ({_elo(r['elo_low'])} to {_elo(r['elo_high'])}) |"
             )
@@ -370,14 +394,15 @@ def _ladder_overview(rows: list[dict[str, Any]]) -> list[str]:
 
 
 VERSUS_HEADER: Final = (
-    "| rule set | player | opponent | search | s/move | games | W-D-L | score "
+    "| rule set | player | opponent | engine | search | s/move | games | W-D-L | score "
     "| Elo (95% interval) |"
 )
+VERSUS_RULE: Final = "|---|---|---|---|---|---|---|---|---|---|"
 
 
 def _versus_row(r: dict[str, Any]) -> str:
     return (
-        f"| `{r['rules']}` | `{r['a']}` | `{r['b']}` | {r.get('search', 'python')} | "
+        f"| `{r['rules']}` | `{r['a']}` | `{r['b']}` | {_engine(r)} | {_search(r)} | "
         f"{r['time']:g} | {r['games']} | "
         f"{r['wins']}-{r['draws']}-{r['losses']} | {100 * r['score']:.1f}% | "
         f"{_elo(r['elo'])} ({_elo(r['elo_low'])} to {_elo(r['elo_high'])}) |"
@@ -385,21 +410,25 @@ def _versus_row(r: dict[str, Any]) -> str:
 
 
 def superseded(rows: list[dict[str, Any]]) -> tuple[list[dict[str, Any]], list[dict[str, Any]]]:
-    """Split results into the current ones and those of the Python search that a compiled
-    search's result of the same pairing and time has replaced (the engine as shipped runs the
-    compiled search), each sorted by opponent, rule set and player."""
+    """Split results into the current engine's (``ENGINE_VERSION``) and earlier engines', each
+    sorted by opponent, rule set and player. Where one engine played a match with both
+    searches, only the compiled search's result is kept (the engine as shipped runs it)."""
     compiled = {
-        (r["kind"], r["a"], r["b"], r["rules"], r["time"])
+        (r["kind"], r["a"], r["b"], r["rules"], r["time"], _engine(r))
         for r in rows
-        if r.get("search") == "compiled"
+        if _search(r) == "compiled"
     }
 
     def replaced(r: dict[str, Any]) -> bool:
-        pairing = (r["kind"], r["a"], r["b"], r["rules"], r["time"])
-        return r.get("search", "python") == "python" and pairing in compiled
+        pairing = (r["kind"], r["a"], r["b"], r["rules"], r["time"], _engine(r))
+        return _search(r) == "python" and pairing in compiled
 
-    order = sorted(rows, key=lambda r: (r["b"], r["rules"], r["a"]))
-    return [r for r in order if not replaced(r)], [r for r in order if replaced(r)]
+    kept = sorted(
+        (r for r in rows if not replaced(r)),
+        key=lambda r: (r["b"], r["rules"], r["a"], -_engine(r)),
+    )
+    current = [r for r in kept if _engine(r) == ENGINE_VERSION]
+    return current, [r for r in kept if _engine(r) != ENGINE_VERSION]
 
 
 TARGETS: Final = {"greedy": 0.95, "mcts": 0.75}
@@ -407,16 +436,17 @@ TARGETS: Final = {"greedy": 0.95, "mcts": 0.75}
 
 
 def _verdicts(rows: list[dict[str, Any]]) -> list[str]:
-    """One line per opponent: how many rule sets reach the target score (by the compiled
-    search's result where a rule set has one)."""
+    """One line per opponent: how many rule sets reach the target score (by the current
+    results: the current engine's, the compiled search's where a rule set has one)."""
     lines = []
+    current, _ = superseded(rows)
     for opponent, target in TARGETS.items():
         latest: dict[str, dict[str, Any]] = {}
         # One row per rule set: the compiled search's result where there is one.
-        for r in rows:
+        for r in current:
             if r["b"] != opponent or r["a"] != f"level:{TOP_LEVEL}":
                 continue
-            if r["rules"] not in latest or r.get("search") == "compiled":
+            if r["rules"] not in latest or _search(r) == "compiled":
                 latest[r["rules"]] = r
         mine = list(latest.values())
         if not mine:

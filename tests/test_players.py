@@ -63,7 +63,7 @@ def test_spec_options() -> None:
     assert player.limits(Limits(time=0.5)) == Limits(time=0.5)
     weak = player_from_spec("level:3,time=5")
     assert isinstance(weak, SearchPlayer)
-    assert weak.limits(Limits(time=9)) == Limits(depth=2)  # a weak level keeps its depth
+    assert weak.limits(Limits(time=9)) == Limits(depth=3)  # a weak level keeps its depth
 
 
 @pytest.mark.parametrize(

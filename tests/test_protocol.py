@@ -266,7 +266,7 @@ def test_commands_sent_during_a_search_wait_for_its_end(engine: Session) -> None
         "position rules cooper startpos",
         "go depth 4",
         "position rules cooper startpos moves d2-d3",
-        "setoption name Level value 2",
+        "setoption name Level value 1",
         "go nodes 500",
     )
     lines = engine.until("bestmove")
@@ -380,8 +380,8 @@ def test_level_and_hash_options_change_the_search(engine: Session) -> None:
     engine.send("setoption name level value 2", "setoption name HASH value 1")
     assert engine.ready() == []
     engine.send("position rules classic startpos")
-    infos, best = engine.go("go")  # level 2 looks one move ahead whatever the limits
-    assert [info.depth for info in infos] == [1]
+    infos, best = engine.go("go")  # level 2 sees the reply, whatever the limits
+    assert [info.depth for info in infos] == [2]
     assert Move.parse(best) in Game("classic").legal_moves
 
 
@@ -508,7 +508,7 @@ def test_engine_player_plays_legal_moves() -> None:
             assert move in game.legal_moves
             game.push(move)
         assert player.last_result is not None and player.last_result.last is not None
-        assert player.last_result.last.depth == 4  # level 5 searches four plies, whatever asked
+        assert player.last_result.last.depth == 5  # level 5 searches five plies, whatever asked
     finally:
         player.close()
     assert player.engine.returncode == 0

@@ -1,5 +1,6 @@
-"""The strength report shows the engine as shipped: a compiled search's result replaces the
-Python search's result of the same match, and seeds of one match add up."""
+"""The strength report shows the engine as shipped: the current engine's results, a compiled
+search's result replacing the Python search's of the same match; earlier engines' results apart;
+seeds of one match adding up."""
 
 from __future__ import annotations
 
@@ -16,7 +17,9 @@ def script() -> dict[str, Any]:
     return runpy.run_path(str(REPOSITORY / "scripts" / "strength_report.py"))
 
 
-def result(rules: str, search: str | None, wins: int, draws: int, seed: int = 1) -> dict[str, Any]:
+def result(
+    rules: str, search: str | None, wins: int, draws: int, seed: int = 1, engine: int | None = 2
+) -> dict[str, Any]:
     entry: dict[str, Any] = {
         "kind": "versus",
         "a": "level:8",
@@ -37,6 +40,8 @@ def result(rules: str, search: str | None, wins: int, draws: int, seed: int = 1)
     }
     if search is not None:
         entry["search"] = search
+    if engine is not None:
+        entry["engine"] = engine
     return entry
 
 
@@ -48,7 +53,20 @@ def test_a_compiled_result_replaces_the_python_one_of_the_same_match(
     alone = result("super", "python", 5, 5)
     current, earlier = script["superseded"]([old, new, alone])
     assert current == [new, alone]
-    assert earlier == [old]
+    assert earlier == []
+
+
+def test_earlier_engines_results_are_kept_apart(script: dict[str, Any]) -> None:
+    assert script["ENGINE_VERSION"] == 2
+    first_python = result("cooper", "python", 3, 7, engine=None)  # before engines were numbered
+    first = result("cooper", "compiled", 5, 5, engine=1)
+    first_only = result("super", "python", 7, 3, engine=1)
+    second = result("cooper", "compiled", 8, 2, engine=2)
+    current, earlier = script["superseded"]([first_python, first, first_only, second])
+    assert current == [second]
+    assert earlier == [first, first_only]
+    (verdict, _blank) = script["_verdicts"]([first, second])
+    assert verdict == "- Against `mcts`: 1 of 1 rule sets reach 75%."
 
 
 def test_seeds_of_one_match_add_up(script: dict[str, Any]) -> None:

@@ -30,10 +30,14 @@ from bluegray.engine.evaluation import Evaluator
 from bluegray.engine.fasteval import EvaluationArrays, evaluate
 from bluegray.engine.search import (
     DECIDED,
+    DEEP_REDUCTION_INDEX,
     EXACT,
+    FUTILITY_DEPTH,
+    FUTILITY_MARGIN,
     IMPASSE_WIN,
     INFINITY,
     LAST_ITERATION_START,
+    LATE_MOVE_COUNT,
     LOWER,
     MAX_PLY,
     QUIESCENCE_PLIES,
@@ -375,6 +379,16 @@ def _enter(
                         return score
                 elif score <= alpha:
                     return score
+        if (
+            beta - alpha == 1
+            and depth <= FUTILITY_DEPTH
+            and abs(beta) < DECIDED
+            and not fb.has_capture(cells, state, guard_jumps, private_jumps)
+        ):
+            # Reverse futility pruning (as ``Searcher._negamax``).
+            static = _static(board, rules, scoring, arrays, ply)
+            if abs(static) < DECIDED and static - FUTILITY_MARGIN * depth >= beta:
+                return static
         n = fb.generate_moves(cells, state, rules, moves)
         if n < 0:
             control[OVERFLOW] = 1
@@ -515,6 +529,19 @@ def _search(
                 continue
             move = order[index]
             side = state[fb.TURN]
+            depth_here = frames[ply, DEPTH]
+            if (
+                frames[ply, KIND] == 0
+                and depth_here <= FUTILITY_DEPTH
+                and frames[ply, BETA] - frames[ply, ORIGINAL_ALPHA] == 1
+                and index >= LATE_MOVE_COUNT + depth_here * depth_here
+                and not moves[move, fb.MOVE_TAKEN]
+                and moves[move, fb.MOVE_FROM] != state[fb.CAPTAIN_POINT + side]
+                and frames[ply, BEST] > -DECIDED
+            ):
+                # Late move pruning (as ``Searcher._negamax``): the rest are not searched.
+                frames[ply, INDEX] = frames[ply, MOVES]
+                continue
             fb.make(cells, state, history, undo, moves[move], zobrist, zobrist_gray)
             code = fb.end_by_move(state, history, switches, advancement)
             if code:
@@ -531,7 +558,7 @@ def _search(
                 child_depth = frames[ply, DEPTH] - 1
             else:
                 reduction = 0
-                # Late quiet moves are searched one ply shallower first (never a captain move).
+                # Late quiet moves are searched shallower first (never a captain move).
                 if (
                     frames[ply, DEPTH] >= 3
                     and index >= 4
@@ -539,6 +566,8 @@ def _search(
                     and moves[move, fb.MOVE_TO] != state[fb.CAPTAIN_POINT + side]
                 ):
                     reduction = 1
+                    if frames[ply, DEPTH] >= 5 and index >= DEEP_REDUCTION_INDEX:
+                        reduction = 2
                 frames[ply, REDUCTION] = reduction
                 frames[ply, STAGE] = NARROW
                 child_depth = frames[ply, DEPTH] - 1 - reduction

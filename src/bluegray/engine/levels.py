@@ -42,10 +42,10 @@ class LevelConfig:
 
 LEVELS: Final = {
     1: LevelConfig(Limits(depth=1), 0.5, 4, 300.0, "beginner: looks one move ahead, often slips"),
-    2: LevelConfig(Limits(depth=1), 0.25, 3, 200.0, "novice: one move ahead, sometimes slips"),
-    3: LevelConfig(Limits(depth=2), 0.2, 3, 150.0, "casual: sees the reply, sometimes slips"),
-    4: LevelConfig(Limits(depth=3), 0.1, 2, 100.0, "club: three plies, rare slips"),
-    5: LevelConfig(Limits(depth=4), 0.05, 2, 50.0, "strong: four plies, very rare slips"),
+    2: LevelConfig(Limits(depth=2), 0.35, 3, 200.0, "novice: sees the reply, often slips"),
+    3: LevelConfig(Limits(depth=3), 0.2, 3, 150.0, "casual: three plies, sometimes slips"),
+    4: LevelConfig(Limits(depth=4), 0.1, 2, 100.0, "club: four plies, rare slips"),
+    5: LevelConfig(Limits(depth=5), 0.05, 2, 50.0, "strong: five plies, very rare slips"),
     6: LevelConfig(Limits(time=0.05), description="expert: a twentieth of a second a move"),
     7: LevelConfig(Limits(time=0.3), description="master: 0.3 seconds a move"),
     8: LevelConfig(Limits(time=2.0), description="maximum: two seconds a move"),
