@@ -127,6 +127,28 @@ def test_push_all_is_all_or_nothing() -> None:
     assert snapshot(game) == before
 
 
+def test_a_board_passes_the_turn_for_a_search_and_takes_it_back() -> None:
+    from bluegray.bitboard import ZOBRIST_GRAY_TO_MOVE
+
+    game = Game("cooper")
+    game.push_all(["d2-d3", "f8-f7", "d3-e3"])
+    board = game.board()
+    before = (list(board.guards), board.turn, board.count, board.number, board.hash)
+    history = list(board.history)
+    board.push_null()
+    assert board.turn == before[1] ^ 1
+    assert board.hash == before[4] ^ ZOBRIST_GRAY_TO_MOVE  # the same placement, the other side
+    assert board.count == 0  # so that no repetition is looked for across the pass
+    assert board.history == [*history, board.hash]
+    placement, _side, count, number = str(game.position).split()
+    other_side = Position.parse(f"{placement} b {count} {number}", "cooper")
+    assert game.turn is Side.GRAY
+    assert sorted(board.moves()) == sorted(other_side.board().moves())
+    board.pop()
+    assert (list(board.guards), board.turn, board.count, board.number, board.hash) == before
+    assert board.history == history
+
+
 def test_pop_on_a_fresh_game() -> None:
     game = Game()
     with pytest.raises(IllegalMoveError, match="no move has been played"):

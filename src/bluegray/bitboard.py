@@ -326,6 +326,33 @@ class Board:
         self.hash = h
         self.history.append(h)
 
+    def push_null(self) -> None:
+        """Pass the turn without moving: never legal in the game, but what a search asks when
+        it wants to know whether the opponent could hurt it even with a move in hand (null-move
+        pruning). The no-progress count restarts, so no repetition is looked for across it;
+        ``pop`` takes it back."""
+        side = self.turn
+        guards = self.guards
+        privates = self.privates
+        self._undo.append(
+            (
+                guards[0],
+                guards[1],
+                privates[0],
+                privates[1],
+                self.captains[side],
+                self.count,
+                self.number,
+                self.hash,
+            )
+        )
+        self.count = 0
+        if side:
+            self.number += 1
+        self.turn = side ^ 1
+        self.hash ^= ZOBRIST_GRAY_TO_MOVE
+        self.history.append(self.hash)
+
     def pop(self) -> None:
         """Take back the last move pushed."""
         g0, g1, p0, p1, captain, count, number, h = self._undo.pop()

@@ -3,7 +3,8 @@ uses it when numba is installed), some twenty times faster.
 
 Everything ``Searcher`` does is here: iterative deepening driven from Python, principal
 variation search with a transposition table, the hash move, killers and history for move
-ordering, late-move reductions, the quiescence search over forced captures, the rules' own game
+ordering, late-move reductions, null-move, reverse futility and late move pruning, the
+quiescence search over forced captures, the rules' own game
 ends (repetition and no progress exact), contempt, node and time limits. The recursion is
 written as a loop over an explicit stack of frames, one per ply, because numba's on-disk cache
 cannot hold recursive functions (it crashes when it loads them).
@@ -40,6 +41,9 @@ from bluegray.engine.search import (
     LATE_MOVE_COUNT,
     LOWER,
     MAX_PLY,
+    NULL_MOVE_COUNT_MARGIN,
+    NULL_MOVE_REDUCTION,
+    NULL_MOVE_SOLDIERS,
     QUIESCENCE_PLIES,
     UPPER,
     WIN,
@@ -103,6 +107,10 @@ FRAME_WIDTH: Final = 12
 
 NARROW: Final = 1
 FULL_WINDOW: Final = 2
+NULL_PENDING: Final = 3
+"""The frame will try a null move before its moves (null-move pruning)."""
+NULL_OUT: Final = 4
+"""The frame's null move is made and its reply is being searched."""
 NOT_STORED: Final = -(1 << 62)
 NEAR_LIMIT_KEY: Final = np.uint64(0x9E3779B97F4A7C15)
 
@@ -421,9 +429,54 @@ def _enter(
     frame[MOVES] = n
     frame[INDEX] = 0
     frame[STAGE] = 0
+    if (
+        kind == 0
+        and beta - alpha == 1
+        and depth >= 3
+        and n > 1
+        and not moves[0, fb.MOVE_TAKEN]
+        and abs(beta) < DECIDED
+        and state[fb.COUNT] + NULL_MOVE_COUNT_MARGIN < control[IMPASSE_PLIES]
+        and _soldiers(cells, state[fb.TURN]) >= NULL_MOVE_SOLDIERS
+        and _static(board, rules, scoring, arrays, ply) >= beta
+    ):
+        frame[STAGE] = NULL_PENDING  # as ``Searcher._negamax``: a pass first
     frame[REDUCTION] = 0
     frame[QPLY] = qply
     return PENDING
+
+
+@njit(cache=True, inline="always")
+def _make_null(
+    state: np.ndarray, history: np.ndarray, undo: np.ndarray, zobrist_gray: np.uint64
+) -> None:
+    """Pass the turn (as ``Board.push_null``): the count restarts."""
+    row = undo[state[fb.MADE]]
+    row[3] = state[fb.COUNT]
+    history[state[fb.HISTORY_LENGTH]] = history[state[fb.HISTORY_LENGTH] - 1] ^ zobrist_gray
+    state[fb.HISTORY_LENGTH] += 1
+    state[fb.MADE] += 1
+    state[fb.COUNT] = 0
+    state[fb.TURN] ^= 1
+
+
+@njit(cache=True, inline="always")
+def _unmake_null(state: np.ndarray, undo: np.ndarray) -> None:
+    """Take back a null move."""
+    state[fb.MADE] -= 1
+    state[fb.HISTORY_LENGTH] -= 1
+    state[fb.COUNT] = undo[state[fb.MADE]][3]
+    state[fb.TURN] ^= 1
+
+
+@njit(cache=True)
+def _soldiers(cells: np.ndarray, side: int) -> int:
+    """How many soldiers ``side`` has."""
+    n = 0
+    for code in cells:
+        if code and code >> 2 == side and code & 3 != fb.CAPTAIN:
+            n += 1
+    return n
 
 
 @njit(cache=True)
@@ -432,7 +485,10 @@ def _unwind(board: Arrays, arrays: Arrays, top: int, bottom: int) -> None:
     cells, state, _, undo = board
     buffers, frames, orders = arrays[1], arrays[2], arrays[3]
     for ply in range(top, bottom - 1, -1):
-        fb.unmake(cells, state, undo, buffers[ply][orders[ply][frames[ply, INDEX]]])
+        if frames[ply, STAGE] == NULL_OUT:
+            _unmake_null(state, undo)
+        else:
+            fb.unmake(cells, state, undo, buffers[ply][orders[ply][frames[ply, INDEX]]])
 
 
 @njit(cache=True)
@@ -465,7 +521,17 @@ def _search(
         # What the next child search is: kind, depth, window and quiescence ply.
         launch = False
         child_kind = child_depth = child_alpha = child_beta = child_qply = 0
-        if have_score:
+        if have_score and frames[ply, STAGE] == NULL_OUT:
+            # The reply to a pass: if the side still beats beta, cut off.
+            have_score = False
+            _unmake_null(state, undo)
+            frames[ply, STAGE] = 0
+            if score >= frames[ply, BETA]:
+                if score > DECIDED:
+                    score = frames[ply, BETA]  # a line with a pass in it proves no win
+                frames[ply, BEST] = score
+                frames[ply, INDEX] = frames[ply, MOVES]
+        elif have_score:
             have_score = False
             index = frames[ply, INDEX]
             move = order[index]
@@ -496,6 +562,12 @@ def _search(
                                     moves, order, index, depth_here, killers[ply], history_table
                                 )
                 frames[ply, INDEX] = frames[ply, MOVES] if cutoff else index + 1
+        if not launch and frames[ply, STAGE] == NULL_PENDING:
+            frames[ply, STAGE] = NULL_OUT
+            _make_null(state, history, undo, zobrist_gray)
+            launch = True
+            child_depth = frames[ply, DEPTH] - 1 - NULL_MOVE_REDUCTION
+            child_alpha, child_beta = -frames[ply, BETA], -frames[ply, BETA] + 1
         if not launch:
             index = frames[ply, INDEX]
             if index >= frames[ply, MOVES]:

@@ -1,5 +1,5 @@
-"""The alpha-beta search: iterative deepening, a transposition table, move ordering, and a
-quiescence search over forced captures.
+"""The alpha-beta search: iterative deepening, a transposition table, move ordering, pruning
+(null move, reverse futility, late moves) and a quiescence search over forced captures.
 
 Captures are compulsory, so a position where the side to move can capture is never quiet: the
 quiescence search plays out every forced capture sequence before it trusts the evaluation.
@@ -57,6 +57,16 @@ after the first ``LATE_MOVE_COUNT + d * d`` (in the search's order, which puts t
 killers and the captain's step first) are not searched."""
 DEEP_REDUCTION_INDEX = 10
 """Late quiet moves from this index on, at depth 5 or more, are reduced by two plies, not one."""
+NULL_MOVE_REDUCTION = 2
+"""Null-move pruning: at a null-window node of depth 3 or more whose static evaluation already
+beats beta, the side to move passes and the opponent's best reply is searched this many plies
+shallower than a move would be; if the side still beats beta, the node is cut off."""
+NULL_MOVE_SOLDIERS = 4
+"""Null-move pruning needs this many soldiers on the side to move: with fewer, having to move
+may itself be the loss (zugzwang: the guard that holds a blockade must step aside)."""
+NULL_MOVE_COUNT_MARGIN = 8
+"""Nor is it tried within this many plies of the no-progress limit, where a pass (which restarts
+the count in the searched line) would hide the impasse."""
 
 SEARCH_ENVIRONMENT = "BLUEGRAY_SEARCH"
 SEARCH_CHOICES = ("auto", "compiled", "python")
@@ -439,6 +449,26 @@ class Searcher:
             return self._terminal(board, bitboard.STALEMATE, ply, mover=board.turn ^ 1) * -1
         if len(moves) > 1:
             moves = self._order(moves, tt_move, ply, board.captains[board.turn])
+            if (
+                null_window
+                and depth >= 3
+                and not moves[0][2]
+                and abs(beta) < DECIDED
+                and board.count + NULL_MOVE_COUNT_MARGIN < self._impasse_plies
+                and (board.guards[board.turn] | board.privates[board.turn]).bit_count()
+                >= NULL_MOVE_SOLDIERS
+                and self._quiet_value(board, ply) >= beta
+            ):
+                board.push_null()
+                score = -self._negamax(
+                    board, depth - 1 - NULL_MOVE_REDUCTION, -beta, -beta + 1, ply + 1
+                )
+                board.pop()
+                if score >= beta:
+                    if score > DECIDED:
+                        score = int(beta)  # a line with a pass in it proves no win
+                    self._store(key, depth, LOWER, score, moves[0], ply)
+                    return score
         original_alpha = alpha
         best = -INFINITY
         best_move = moves[0]
