@@ -802,13 +802,22 @@ def _principal_variation(
 
 
 def _raw_move(board: Board, row: np.ndarray) -> RawMove:
-    """The rules core's move that a compiled move row stands for."""
-    taken = 0
-    for k in range(int(row[fb.MOVE_TAKEN])):
-        taken |= 1 << int(row[fb.MOVE_FIRST_TAKEN + k])
+    """The rules core's move that a compiled move row stands for.
+
+    A row lists the jumped points in order; the landing points follow from them (a jump is
+    straight, so it lands as far beyond the jumped point as it started before it). They are
+    needed: a capture that runs in a circle can go round either way, two moves of the rules with
+    the same start, end and pieces taken."""
     frm, to = int(row[fb.MOVE_FROM]), int(row[fb.MOVE_TO])
+    taken = 0
+    path = [frm]
+    for k in range(int(row[fb.MOVE_TAKEN])):
+        over = int(row[fb.MOVE_FIRST_TAKEN + k])
+        taken |= 1 << over
+        path.append(2 * over - path[-1])
+    landings = tuple(path) if taken else None
     for move in board.moves():
-        if move[0] == frm and move[1] == to and move[2] == taken:
+        if move[0] == frm and move[1] == to and move[2] == taken and move[3] == landings:
             return move
     raise AssertionError(f"the compiled search chose a move the rules do not have: {row[:5]}")
 
