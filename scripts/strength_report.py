@@ -290,8 +290,8 @@ def render(args: argparse.Namespace) -> None:
         lines.append("")
     ladders = [r for r in results if r["kind"] == "ladder"]
     current_ids = {id(r) for r in superseded(ladders)[0]}
-    # The ladders show the current engine only, in the order the matches were played.
-    ladder_rows = [r for r in ladders if id(r) in current_ids]
+    # The ladders show the current engine only, the baselines first, then up the levels.
+    ladder_rows = sorted((r for r in ladders if id(r) in current_ids), key=_ladder_order)
     lines += _ladder_overview(ladder_rows)
     for rules in sorted({r["rules"] for r in ladder_rows}, key=_rules_order):
         rows = [r for r in ladder_rows if r["rules"] == rules]
@@ -328,7 +328,7 @@ def render(args: argparse.Namespace) -> None:
                 "|---|---|---|",
             ]
             for name, elo, at_least in chain:
-                level = int(name.split(":")[1]) if name.startswith("level:") else None
+                level = _level_of(name)
                 text = LEVELS[level].description if level else name
                 rating = f"at least {elo:+.0f}" if at_least else f"{elo:+.0f}"
                 lines.append(f"| `{name}` | {rating} | {text} |")
@@ -456,6 +456,18 @@ def _verdicts(rows: list[dict[str, Any]]) -> list[str]:
         text = f"- Against `{opponent}`: {len(reached)} of {len(mine)} rule sets reach {target:.0%}"
         lines.append(text + (f"; below it: {', '.join(missed)}." if missed else "."))
     return [*lines, ""] if lines else []
+
+
+def _level_of(spec: str) -> int | None:
+    """The level a player spec plays at (``level:7,time=1`` → 7), None for other players."""
+    return int(spec.split(":")[1].split(",")[0]) if spec.startswith("level:") else None
+
+
+def _ladder_order(entry: dict[str, Any]) -> tuple[bool, int, bool, str]:
+    """Where a ladder match stands in its table: the matches against ``random`` and ``greedy``
+    first, then each level against the one below, from the bottom up."""
+    level = _level_of(entry["a"]) or 0
+    return entry["b"].startswith("level:"), level, entry["b"] != "random", entry["b"]
 
 
 def _chain(rows: list[dict[str, Any]]) -> list[tuple[str, float, bool]]:

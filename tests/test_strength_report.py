@@ -114,3 +114,20 @@ def test_the_ladder_overview_marks_only_the_steps_the_games_separate(
     second = next(line for line in lines if line.startswith("| `level:3`"))
     assert second == "| `level:3` vs `level:2` | 80% (10) ≈ | - |"
     assert "In 1 of the 3 steps measured the higher level is clearly stronger" in " ".join(lines)
+
+
+def test_a_ladder_table_lists_the_baselines_then_the_levels_from_the_bottom_up(
+    script: dict[str, Any],
+) -> None:
+    played = [("level:7", "level:6"), ("level:2", "level:1"), ("level:10", "level:9")]
+    played += [("level:2", "greedy"), ("level:1", "greedy"), ("level:1", "random")]
+    entries = [{"a": a, "b": b} for a, b in played]
+    ordered = [(e["a"], e["b"]) for e in sorted(entries, key=script["_ladder_order"])]
+    assert ordered == [
+        ("level:1", "random"),
+        ("level:1", "greedy"),
+        ("level:2", "greedy"),
+        ("level:2", "level:1"),
+        ("level:7", "level:6"),
+        ("level:10", "level:9"),
+    ]
