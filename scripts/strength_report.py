@@ -27,6 +27,7 @@ from typing import Any, Final
 from bluegray.engine import ENGINE_VERSION
 from bluegray.engine.levels import LEVELS, TOP_LEVEL
 from bluegray.engine.match import MatchSettings, run_match
+from bluegray.engine.players import parse_spec
 from bluegray.engine.search import Limits, Searcher
 from bluegray.engine.stats import elo_estimate
 from bluegray.record import write_records
@@ -460,7 +461,8 @@ def _verdicts(rows: list[dict[str, Any]]) -> list[str]:
 
 def _level_of(spec: str) -> int | None:
     """The level a player spec plays at (``level:7,time=1`` → 7), None for other players."""
-    return int(spec.split(":")[1].split(",")[0]) if spec.startswith("level:") else None
+    parsed = parse_spec(spec)
+    return int(parsed.options[""]) if parsed.name == "level" else None
 
 
 def _ladder_order(entry: dict[str, Any]) -> tuple[bool, int, bool, str]:

@@ -801,8 +801,9 @@ def _principal_variation(
 # -- the Python side ---------------------------------------------------------------------
 
 
-def _raw_move(board: Board, row: np.ndarray) -> RawMove:
-    """The rules core's move that a compiled move row stands for.
+def _raw_move(legal: list[RawMove], row: np.ndarray) -> RawMove:
+    """The rules core's move, of the position's ``legal`` moves, that a compiled move row stands
+    for.
 
     A row lists the jumped points in order; the landing points follow from them (a jump is
     straight, so it lands as far beyond the jumped point as it started before it). They are
@@ -816,7 +817,7 @@ def _raw_move(board: Board, row: np.ndarray) -> RawMove:
         taken |= 1 << over
         path.append(2 * over - path[-1])
     landings = tuple(path) if taken else None
-    for move in board.moves():
+    for move in legal:
         if move[0] == frm and move[1] == to and move[2] == taken and move[3] == landings:
             return move
     raise AssertionError(f"the compiled search chose a move the rules do not have: {row[:5]}")
@@ -939,7 +940,8 @@ class CompiledSearch:
         self.nodes = int(self.control[NODES])
         if self.control[OVERFLOW]:
             return None
-        return [(_raw_move(board, self.buffers[0][i]), int(scores[i])) for i in range(n)]
+        legal = board.moves()  # generated once: a root has dozens of moves to match
+        return [(_raw_move(legal, self.buffers[0][i]), int(scores[i])) for i in range(n)]
 
     def search(
         self,
@@ -1010,7 +1012,7 @@ class CompiledSearch:
         if not iterations:
             # Not even depth 1 finished: play the best-ordered move rather than nothing.
             best_score = self.evaluator.evaluate(board)
-        chosen_raw = _raw_move(board, self.buffers[0][best_index])
+        chosen_raw = _raw_move(board.moves(), self.buffers[0][best_index])
         chosen = move_from_raw(chosen_raw)
         if iterations and iterations[-1].pv[0] == chosen:
             pv = iterations[-1].pv
@@ -1039,7 +1041,7 @@ class CompiledSearch:
         length = _principal_variation(board_tuple, rule_tuple, arrays, first, rows)
         line = []
         for k in range(length):
-            raw = _raw_move(board, rows[k])
+            raw = _raw_move(board.moves(), rows[k])
             line.append(raw)
             board.push(raw)
         for _ in line:
