@@ -11,11 +11,13 @@ from __future__ import annotations
 
 import argparse
 import math
+import re
 import statistics
 from collections import Counter
 from dataclasses import dataclass, field
 from pathlib import Path
 
+from bluegray.engine import ENGINE_VERSION
 from bluegray.record import read_records
 from bluegray.rules import PRESETS
 
@@ -26,7 +28,7 @@ INTRODUCTION = """\
 # What the game looks like
 
 How do games of Blue and Gray go between competent players? These figures come from self-play:
-the engine against itself at {players}, from the match runner's book of balanced random openings
+{engines} against itself at {players}, from the match runner's book of balanced random openings
 (each opening once with each colour), {games} games in all. Reproduce them with
 
     python scripts/tune_evaluation.py generate --games 300 --nodes 2000
@@ -65,6 +67,8 @@ class RuleSetStatistics:
     plies: list[int] = field(default_factory=list)
     endings: Counter[str] = field(default_factory=Counter)
     players: set[str] = field(default_factory=set)
+    engines: set[str] = field(default_factory=set)
+    """Which engines played (``ENGINE_VERSION``, from the Event tag), ``?`` where unnamed."""
 
     @property
     def games(self) -> int:
@@ -91,6 +95,8 @@ def tally(paths: list[Path]) -> dict[str, RuleSetStatistics]:
             rules = record.tags.get("Rules", "sackson")
             entry = found.setdefault(rules, RuleSetStatistics(rules))
             entry.players.add(record.tags.get("Blue", "?"))
+            named = re.search(r"engine (\d+)", record.tags.get("Event", ""))
+            entry.engines.add(named.group(1) if named else "?")
             result = record.tags.get("Result")
             if result == "1-0":
                 entry.blue += 1
@@ -129,6 +135,19 @@ def table(found: dict[str, RuleSetStatistics]) -> str:
     return "\n".join(lines)
 
 
+def engines_played(found: dict[str, RuleSetStatistics]) -> str:
+    """Which engine played the games, as the page's introduction names it: the engine's
+    version (``bluegray.engine.ENGINE_VERSION``) from the records' Event tag, since the
+    statistics describe the game as that engine plays it."""
+    versions = sorted({version for entry in found.values() for version in entry.engines})
+    named = [version for version in versions if version != "?"]
+    if not named:
+        return "the engine (its version not named in the records)"
+    text = ("engines " if len(named) > 1 else "engine ") + " and ".join(named)
+    text += f" (`bluegray.engine.ENGINE_VERSION`; the engine shipped now is {ENGINE_VERSION})"
+    return text + (", and engines not named in the records," if "?" in versions else "")
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=(__doc__ or "").splitlines()[0])
     parser.add_argument("records", nargs="*", type=Path, help="record files")
@@ -144,7 +163,9 @@ def main() -> None:
     if args.write:
         games = sum(entry.games for entry in found.values())
         described = ", ".join(f"`{player}`" for player in players)
-        page = INTRODUCTION.format(players=described, games=f"{games:,}") + table(found)
+        engines = engines_played(found)
+        page = INTRODUCTION.format(engines=engines, players=described, games=f"{games:,}")
+        page += table(found)
         PAGE.write_text(page + "\n" + OBSERVATIONS, encoding="utf-8")
         print(f"wrote {PAGE}")
 

@@ -33,6 +33,7 @@ from typing import Any
 import numpy as np
 import numpy.typing as npt
 
+from bluegray.engine import ENGINE_VERSION
 from bluegray.engine.evaluation import (
     DEFAULT_WEIGHTS,
     ELO_PER_LOGIT,
@@ -51,6 +52,8 @@ from bluegray.rules import PRESETS
 REPOSITORY = Path(__file__).resolve().parents[1]
 DATA = REPOSITORY / "data" / "selfplay"
 WEIGHTS = REPOSITORY / "src" / "bluegray" / "engine" / "weights.json"
+SELFPLAY_EVENT = "bluegray self-play, engine {engine}"
+"""The self-play records' Event tag: which engine played them, for scripts/game_statistics.py."""
 SKIP_PLIES = 8
 """Positions this early come from the random opening book, not from play: not used."""
 
@@ -92,6 +95,7 @@ def generate(args: argparse.Namespace) -> None:
             games=args.games,
             concurrency=args.concurrency or os.cpu_count() or 1,
             seed=args.seed,
+            event=SELFPLAY_EVENT.format(engine=ENGINE_VERSION),
         )
         summary = run_match(settings)
         out.write_text(write_records(summary.records()), encoding="utf-8")
