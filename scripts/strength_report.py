@@ -36,6 +36,17 @@ from bluegray.rules import PRESETS
 REPOSITORY = Path(__file__).resolve().parents[1]
 RESULTS = REPOSITORY / "docs" / "data" / "strength.json"
 REPORT = REPOSITORY / "docs" / "strength.md"
+
+
+def _span(levels: list[int]) -> str:
+    """A run of levels as the report names it: ``1-6``."""
+    return f"{min(levels)}-{max(levels)}"
+
+
+FIXED_DEPTH: Final = _span([n for n in LEVELS if LEVELS[n].fixed_depth])
+"""The levels that search to a fixed depth and now and then slip."""
+TIMED: Final = _span([n for n in LEVELS if not LEVELS[n].fixed_depth])
+"""The levels that search for a time a move."""
 RECORDS_HELP = "also write each match's game records to DIR (one PGN file a match)"
 
 
@@ -102,6 +113,7 @@ def play(
         "seed": seed,
         "search": search_core(rules),
         "engine": ENGINE_VERSION,
+        "levels": {str(level): LEVELS[level].revision for level in _levels_in(a, b)},
     }
     print(
         f"{kind} {rules}: {a} vs {b}: {entry['wins']}-{entry['draws']}-{entry['losses']} "
@@ -177,6 +189,7 @@ def _key(entry: dict[str, Any]) -> tuple[Any, ...]:
         entry["time"],
         _search(entry),
         _engine(entry),
+        _revisions(entry),
     )
 
 
@@ -188,6 +201,29 @@ def _search(entry: dict[str, Any]) -> str:
 def _engine(entry: dict[str, Any]) -> int:
     # Results from before engine versions were recorded were all the first engine's.
     return int(entry.get("engine", 1))
+
+
+def _levels_in(*specs: str) -> list[int]:
+    """The levels among the players of a match (none for greedy, MCTS or random)."""
+    return [level for level in map(_level_of, specs) if level is not None]
+
+
+def _revisions(entry: dict[str, Any]) -> tuple[tuple[int, int], ...]:
+    """``(level, revision)`` for each level that played. Results from before the revisions were
+    recorded were all played by each level's first revision."""
+    recorded = entry.get("levels", {})
+    return tuple(
+        (level, int(recorded.get(str(level), 1))) for level in _levels_in(entry["a"], entry["b"])
+    )
+
+
+def _is_current(entry: dict[str, Any]) -> bool:
+    """Whether the engine as shipped played this match: the current engine, and each level as
+    it is now (a level whose settings changed has a new revision)."""
+    return _engine(entry) == ENGINE_VERSION and all(
+        level in LEVELS and LEVELS[level].revision == revision
+        for level, revision in _revisions(entry)
+    )
 
 
 def merged(results: list[dict[str, Any]]) -> list[dict[str, Any]]:
@@ -299,18 +335,14 @@ def render(args: argparse.Namespace) -> None:
         lines += [
             f"## The level ladder: `{rules}`",
             "",
-            "Each level against the one below it, each with its own search limits (levels 1-5",
-            "a fixed depth with occasional mistakes, 6-8 a time per move).",
+            "Each level against the one below it, each with its own search limits (levels",
+            f"{FIXED_DEPTH} a fixed depth with occasional mistakes, {TIMED} a time per move).",
             "",
             "| match | search | games | W-D-L | score | Elo difference (95% interval) |",
             "|---|---|---|---|---|---|",
         ]
         for r in rows:
-            lines.append(
-                f"| `{r['a']}` vs `{r['b']}` | {_search(r)} | {r['games']} | "
-                f"{r['wins']}-{r['draws']}-{r['losses']} | {100 * r['score']:.1f}% | "
-                f"{_elo(r['elo'])} ({_elo(r['elo_low'])} to {_elo(r['elo_high'])}) |"
-            )
+            lines.append(f"| `{r['a']}` vs `{r['b']}` | {_search(r)} | " + _outcome_cells(r))
         noted = [r for r in rows if r.get("note")]
         if noted:
             lines += ["", *(f"- `{r['a']}` vs `{r['b']}`: {r['note']}" for r in noted)]
@@ -334,8 +366,39 @@ def render(args: argparse.Namespace) -> None:
                 rating = f"at least {elo:+.0f}" if at_least else f"{elo:+.0f}"
                 lines.append(f"| `{name}` | {rating} | {text} |")
         lines.append("")
+    lines += _revised_levels(ladders)
     REPORT.write_text("\n".join(lines), encoding="utf-8")
     print(f"wrote {REPORT}")
+
+
+def _revised_levels(ladders: list[dict[str, Any]]) -> list[str]:
+    """The current engine's ladder matches played by an earlier revision of a level: kept, so
+    that what a revision changed can be read against what came before it."""
+    rows = sorted(
+        (r for r in superseded(ladders)[1] if _engine(r) == ENGINE_VERSION),
+        key=lambda r: (_rules_order(r["rules"]), _ladder_order(r)),
+    )
+    if not rows:
+        return []
+    lines = [
+        "## Earlier revisions of the levels",
+        "",
+        f"Engine {ENGINE_VERSION}'s ladder matches played by a level as it was before its",
+        "settings last changed (`LevelConfig.revision` in `bluegray.engine.levels`; the",
+        "revision of each level that played is in brackets). The ladders above do not count",
+        "them.",
+        "",
+        "| rule set | match | games | W-D-L | score | Elo difference (95% interval) |",
+        "|---|---|---|---|---|---|",
+    ]
+    for r in rows:
+        revision = {f"level:{level}": f" (rev. {rev})" for level, rev in _revisions(r)}
+        a, b = (f"`{spec}`{revision.get(spec, '')}" for spec in (r["a"], r["b"]))
+        lines.append(f"| `{r['rules']}` | {a} vs {b} | " + _outcome_cells(r))
+    noted = [r for r in rows if r.get("note")]
+    if noted:
+        lines += ["", *(f"- `{r['rules']}` `{r['a']}` vs `{r['b']}`: {r['note']}" for r in noted)]
+    return [*lines, ""]
 
 
 MAIN_RULE_SETS: Final = ("sackson", "cooper", "super", "classic-turbo", "pow-classic")
@@ -361,8 +424,9 @@ def _ladder_overview(rows: list[dict[str, Any]]) -> list[str]:
         "",
         "Each level against the one below it, in each rule set: the higher level's score,",
         "✓ where it is clearly stronger (the 95% interval of the Elo difference lies above 0),",
-        "≈ where the games played do not yet separate the two. Levels 1-5 search to a fixed",
-        "depth and now and then slip; levels 6-8 search for a time a move. Where guards stand on",
+        "≈ where the games played do not yet separate the two. Levels",
+        f"{FIXED_DEPTH} search to a fixed depth and now and then slip; levels {TIMED} search for",
+        "a time a move. Where guards stand on",
         "both sides and an impasse is a draw (`cooper`, `classic-turbo`, `pow-classic`), many",
         "games between neighbouring levels are drawn, by the no-progress rule or repetition: the",
         "weaker level keeps a guard in the captain's path and the stronger cannot break through,",
@@ -406,32 +470,33 @@ VERSUS_RULE: Final = "|---|---|---|---|---|---|---|---|---|---|"
 def _versus_row(r: dict[str, Any]) -> str:
     return (
         f"| `{r['rules']}` | `{r['a']}` | `{r['b']}` | {_engine(r)} | {_search(r)} | "
-        f"{r['time']:g} | {r['games']} | "
-        f"{r['wins']}-{r['draws']}-{r['losses']} | {100 * r['score']:.1f}% | "
+        f"{r['time']:g} | " + _outcome_cells(r)
+    )
+
+
+def _outcome_cells(r: dict[str, Any]) -> str:
+    """A match's last cells in every table: games, W-D-L, score and Elo with its interval."""
+    return (
+        f"{r['games']} | {r['wins']}-{r['draws']}-{r['losses']} | {100 * r['score']:.1f}% | "
         f"{_elo(r['elo'])} ({_elo(r['elo_low'])} to {_elo(r['elo_high'])}) |"
     )
 
 
 def superseded(rows: list[dict[str, Any]]) -> tuple[list[dict[str, Any]], list[dict[str, Any]]]:
-    """Split results into the current engine's (``ENGINE_VERSION``) and earlier engines', each
-    sorted by opponent, rule set and player. Where one engine played a match with both
-    searches, only the compiled search's result is kept (the engine as shipped runs it)."""
-    compiled = {
-        (r["kind"], r["a"], r["b"], r["rules"], r["time"], _engine(r))
-        for r in rows
-        if _search(r) == "compiled"
-    }
+    """Split results into the current engine's (``ENGINE_VERSION``, its levels' current
+    revisions) and the others, each sorted by opponent, rule set and player. Where one engine
+    played a match with both searches, only the compiled search's result is kept (the engine as
+    shipped runs it)."""
 
-    def replaced(r: dict[str, Any]) -> bool:
-        pairing = (r["kind"], r["a"], r["b"], r["rules"], r["time"], _engine(r))
-        return _search(r) == "python" and pairing in compiled
+    def pairing(r: dict[str, Any]) -> tuple[Any, ...]:
+        return (r["kind"], r["a"], r["b"], r["rules"], r["time"], _engine(r), _revisions(r))
 
+    compiled = {pairing(r) for r in rows if _search(r) == "compiled"}
     kept = sorted(
-        (r for r in rows if not replaced(r)),
+        (r for r in rows if not (_search(r) == "python" and pairing(r) in compiled)),
         key=lambda r: (r["b"], r["rules"], r["a"], -_engine(r)),
     )
-    current = [r for r in kept if _engine(r) == ENGINE_VERSION]
-    return current, [r for r in kept if _engine(r) != ENGINE_VERSION]
+    return [r for r in kept if _is_current(r)], [r for r in kept if not _is_current(r)]
 
 
 TARGETS: Final = {"greedy": 0.95, "mcts": 0.75}

@@ -5,6 +5,7 @@ from __future__ import annotations
 import re
 import runpy
 
+from bluegray.engine.levels import LEVELS
 from tests.paths import REPOSITORY
 
 
@@ -26,3 +27,9 @@ def test_local_links_in_docs_resolve() -> None:
             if "://" in target:
                 continue
             assert (page.parent / target).exists(), f"{page.name} links to missing {target}"
+
+
+def test_the_terminal_guides_table_of_levels_is_the_engines() -> None:
+    text = (REPOSITORY / "docs" / "terminal.md").read_text(encoding="utf-8")
+    table = dict(re.findall(r"^\| (\d) \| (.+?) \|$", text, flags=re.MULTILINE))
+    assert table == {str(level): config.description for level, config in LEVELS.items()}

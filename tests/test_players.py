@@ -121,7 +121,13 @@ def test_players_refuse_a_finished_game() -> None:
 def test_levels() -> None:
     assert sorted(LEVELS) == list(range(1, 9))
     assert all(config.description for config in LEVELS.values())
-    assert LEVELS[1].mistake_rate > LEVELS[5].mistake_rate > 0 == LEVELS[6].mistake_rate
+    rates = [LEVELS[level].mistake_rate for level in sorted(LEVELS)]
+    assert rates[:5] == sorted(rates[:5], reverse=True) and rates[4] > 0 == max(rates[5:])
+    # The levels that slip search to a fixed depth, one ply more a level; the others search a
+    # number of positions or a time, more at each level.
+    assert [LEVELS[level].limits.depth for level in range(1, 6)] == [1, 2, 3, 4, 5]
+    assert all(LEVELS[level].fixed_depth == (level <= 5) for level in LEVELS)
+    assert LEVELS[6].limits == Limits(nodes=6000)
     with pytest.raises(BlueGrayError, match="unknown level 0"):
         level_config(0)
 

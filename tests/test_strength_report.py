@@ -4,6 +4,7 @@ seeds of one match adding up."""
 
 from __future__ import annotations
 
+import dataclasses
 import runpy
 from typing import Any
 
@@ -131,3 +132,48 @@ def test_a_ladder_table_lists_the_baselines_then_the_levels_from_the_bottom_up(
         ("level:7", "level:6"),
         ("level:10", "level:9"),
     ]
+
+
+@pytest.fixture
+def level_six_revision(script: dict[str, Any], monkeypatch: pytest.MonkeyPatch) -> int:
+    """Level 6's settings changed once more: its new revision number. (The script shares the
+    engine's table of levels, so changing that one changes the script's.)"""
+    levels = script["LEVELS"]
+    revision: int = levels[6].revision + 1
+    monkeypatch.setitem(levels, 6, dataclasses.replace(levels[6], revision=revision))
+    return revision
+
+
+def test_a_revised_levels_earlier_results_are_kept_apart(
+    script: dict[str, Any], level_six_revision: int
+) -> None:
+    new, old = level_six_revision, level_six_revision - 1
+    unrecorded = ladder_step("cooper", "level:7", "level:6", -50.0)  # before revisions: 1
+    first = {**ladder_step("cooper", "level:6", "level:5", 40.0), "levels": {"6": old, "5": 1}}
+    second = {**ladder_step("cooper", "level:7", "level:6", 20.0), "levels": {"7": 1, "6": new}}
+    untouched = ladder_step("cooper", "level:8", "level:7", 30.0)
+    current, earlier = script["superseded"]([unrecorded, first, second, untouched])
+    assert current == [second, untouched]
+    assert earlier == [first, unrecorded]
+    lines = script["_revised_levels"]([first, second])
+    assert lines[0] == "## Earlier revisions of the levels"
+    assert f"| `cooper` | `level:6` (rev. {old}) vs `level:5` (rev. 1) | 10 | 6-4-0 |" in "".join(
+        lines
+    )
+    assert "level:7` (rev." not in "".join(lines)  # the current revisions' match is not there
+
+
+def test_seeds_add_up_only_within_one_revision(
+    script: dict[str, Any], level_six_revision: int
+) -> None:
+    before = {**ladder_step("cooper", "level:7", "level:6", -50.0), "seed": 1}
+    after = {**before, "levels": {"7": 1, "6": level_six_revision}}
+    again = {**after, "seed": 2}
+    merged = script["merged"]([before, after, again])
+    assert sorted(entry["games"] for entry in merged) == [10, 20]
+
+
+def test_a_match_records_the_revision_of_each_level_that_played(script: dict[str, Any]) -> None:
+    entry = {**ladder_step("cooper", "level:2", "greedy", 1.0), "levels": {"2": 1}}
+    assert script["_revisions"](entry) == ((2, 1),)
+    assert script["_levels_in"]("level:8,time=1", "mcts", "level:3") == [8, 3]

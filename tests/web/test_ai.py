@@ -9,8 +9,10 @@ import httpx
 import pytest
 
 from bluegray import Game, read_record
+from bluegray.engine.levels import LEVELS, TOP_LEVEL
+from bluegray.engine.search import Limits
 from bluegray.web import service as service_module
-from bluegray.web.ai import MoveJob
+from bluegray.web.ai import CLOCK_SHARE, MoveJob, think_limits
 from tests.web.conftest import Json, LiveServer, Socket
 
 RULES = "classic-light impasse-plies=30"
@@ -93,3 +95,14 @@ def test_the_ai_tries_again_when_its_worker_fails(
         state = wait_for_human(gray, "gray", 0)
     assert len(calls) == 2 and calls[0] == calls[1]
     assert len(state["moves"]) == 1 and state["last_move"]["side"] == "blue"
+
+
+def test_only_the_timed_levels_think_less_when_their_clock_runs_low() -> None:
+    for level, config in LEVELS.items():
+        assert think_limits(level, None) is None  # no clock: the level's own limits
+        if config.limits.time is None:  # a depth or a number of positions: the same with a clock
+            assert think_limits(level, 1_000) is None
+    top = LEVELS[TOP_LEVEL].limits.time
+    assert think_limits(TOP_LEVEL, 3_600_000) == Limits(time=top)  # plenty of time: all of it
+    low = think_limits(TOP_LEVEL, 3_000)  # three seconds left: a thirtieth of them
+    assert low is not None and low.time == pytest.approx(3 / CLOCK_SHARE)

@@ -6,7 +6,8 @@ the interfaces.
 
 ENGINE_VERSION = 2
 """Which engine this is, for measurements of its strength: one more whenever a change to the
-search, the evaluation's features or the levels makes strength measured before it stale
-(docs/strength.md shows the current engine's results, and keeps earlier ones apart). 1: the
-engine of bluegray 0.1.0; 2: null-move, reverse futility and late move pruning, levels 1-5 one
-to five plies."""
+search or the evaluation's features makes strength measured before it stale (docs/strength.md
+shows the current engine's results, and keeps earlier ones apart; a change to one level's
+settings counts as a new revision of that level, ``LevelConfig.revision``). 1: the engine of
+bluegray 0.1.0; 2: null-move, reverse futility and late move pruning, levels 1-5 one to five
+plies."""

@@ -305,13 +305,13 @@ class Session:
         return outcome
 
     def _limits(self, level: int) -> Limits | None:
-        """A time-limited level's thinking time, cut down so that it does not lose on time."""
+        """A time-limited level's thinking time, cut down so that it does not lose on time (the
+        levels limited by depth or positions keep their own limits)."""
         clock = self.clock
-        config = LEVELS[level]
-        if clock is None or config.fixed_depth:
+        wanted = LEVELS[level].limits.time
+        if clock is None or wanted is None:
             return None
         budget = clock.remaining(self._game.turn) / 30 + clock.control.increment / 2
-        wanted = config.limits.time or budget
         return Limits(time=max(0.05, min(wanted, budget)))
 
     def _reset_clock(self) -> None:

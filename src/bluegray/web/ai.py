@@ -74,7 +74,7 @@ def _game(rules: str, start: str, moves: tuple[str, ...]) -> Game:
 def think_limits(level: int, time_left_ms: int | None) -> Limits | None:
     """The limits of an AI move: the level's own, shortened when its clock runs low."""
     config = level_config(level)
-    if config.fixed_depth or time_left_ms is None or config.limits.time is None:
+    if time_left_ms is None or config.limits.time is None:
         return None
     budget = max(MIN_THINK_SECONDS, time_left_ms / 1000 / CLOCK_SHARE)
     return Limits(time=min(config.limits.time, budget))
