@@ -45,7 +45,7 @@ def _span(levels: list[int]) -> str:
 
 FIXED_DEPTH: Final = _span([n for n in LEVELS if LEVELS[n].fixed_depth])
 """The levels that search to a fixed depth and now and then slip."""
-TIMED: Final = _span([n for n in LEVELS if not LEVELS[n].fixed_depth])
+TIMED: Final = _span([n for n in LEVELS if LEVELS[n].limits.time is not None])
 """The levels that search for a time a move."""
 RECORDS_HELP = "also write each match's game records to DIR (one PGN file a match)"
 
@@ -335,8 +335,9 @@ def render(args: argparse.Namespace) -> None:
         lines += [
             f"## The level ladder: `{rules}`",
             "",
-            "Each level against the one below it, each with its own search limits (levels",
-            f"{FIXED_DEPTH} a fixed depth with occasional mistakes, {TIMED} a time per move).",
+            "Each level against the one below it, each with its own search limits (levels "
+            f"{FIXED_DEPTH}",
+            f"a fixed depth with occasional mistakes, {TIMED} a time per move).",
             "",
             "| match | search | games | W-D-L | score | Elo difference (95% interval) |",
             "|---|---|---|---|---|---|",
@@ -372,8 +373,9 @@ def render(args: argparse.Namespace) -> None:
 
 
 def _revised_levels(ladders: list[dict[str, Any]]) -> list[str]:
-    """The current engine's ladder matches played by an earlier revision of a level: kept, so
-    that what a revision changed can be read against what came before it."""
+    """The current engine's ladder matches played by another revision of a level than the
+    current one (an earlier one, or one tried and not kept): kept, so that what a change to a
+    level did can be read against the levels as they are."""
     rows = sorted(
         (r for r in superseded(ladders)[1] if _engine(r) == ENGINE_VERSION),
         key=lambda r: (_rules_order(r["rules"]), _ladder_order(r)),
@@ -381,12 +383,13 @@ def _revised_levels(ladders: list[dict[str, Any]]) -> list[str]:
     if not rows:
         return []
     lines = [
-        "## Earlier revisions of the levels",
+        "## Other revisions of the levels",
         "",
-        f"Engine {ENGINE_VERSION}'s ladder matches played by a level as it was before its",
-        "settings last changed (`LevelConfig.revision` in `bluegray.engine.levels`; the",
-        "revision of each level that played is in brackets). The ladders above do not count",
-        "them.",
+        f"Engine {ENGINE_VERSION}'s ladder matches played by a level with other settings than",
+        "it has now: earlier ones, or ones tried and not kept (`LevelConfig.revision` in",
+        "`bluegray.engine.levels`; the revision of each level that played is in brackets, and",
+        "[the engine's page](engine.md#levels) says what each revision was). The ladders above",
+        "do not count them.",
         "",
         "| rule set | match | games | W-D-L | score | Elo difference (95% interval) |",
         "|---|---|---|---|---|---|",
@@ -395,9 +398,9 @@ def _revised_levels(ladders: list[dict[str, Any]]) -> list[str]:
         revision = {f"level:{level}": f" (rev. {rev})" for level, rev in _revisions(r)}
         a, b = (f"`{spec}`{revision.get(spec, '')}" for spec in (r["a"], r["b"]))
         lines.append(f"| `{r['rules']}` | {a} vs {b} | " + _outcome_cells(r))
-    noted = [r for r in rows if r.get("note")]
-    if noted:
-        lines += ["", *(f"- `{r['rules']}` `{r['a']}` vs `{r['b']}`: {r['note']}" for r in noted)]
+    notes = dict.fromkeys(r["note"] for r in rows if r.get("note"))  # each once, in order
+    if notes:
+        lines += ["", *(f"- {note}" for note in notes)]
     return [*lines, ""]
 
 
@@ -424,9 +427,10 @@ def _ladder_overview(rows: list[dict[str, Any]]) -> list[str]:
         "",
         "Each level against the one below it, in each rule set: the higher level's score,",
         "✓ where it is clearly stronger (the 95% interval of the Elo difference lies above 0),",
-        "≈ where the games played do not yet separate the two. Levels",
-        f"{FIXED_DEPTH} search to a fixed depth and now and then slip; levels {TIMED} search for",
-        "a time a move. Where guards stand on",
+        "≈ where the games played do not yet separate the two. Levels "
+        f"{FIXED_DEPTH} search to a fixed",
+        f"depth and now and then slip; levels {TIMED} search for a time a move. Where guards "
+        "stand on",
         "both sides and an impasse is a draw (`cooper`, `classic-turbo`, `pow-classic`), many",
         "games between neighbouring levels are drawn, by the no-progress rule or repetition: the",
         "weaker level keeps a guard in the captain's path and the stronger cannot break through,",

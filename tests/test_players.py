@@ -123,11 +123,12 @@ def test_levels() -> None:
     assert all(config.description for config in LEVELS.values())
     rates = [LEVELS[level].mistake_rate for level in sorted(LEVELS)]
     assert rates[:5] == sorted(rates[:5], reverse=True) and rates[4] > 0 == max(rates[5:])
-    # The levels that slip search to a fixed depth, one ply more a level; the others search a
-    # number of positions or a time, more at each level.
+    # The levels that slip search to a fixed depth, one ply more a level; the others for a time,
+    # longer at each level.
     assert [LEVELS[level].limits.depth for level in range(1, 6)] == [1, 2, 3, 4, 5]
     assert all(LEVELS[level].fixed_depth == (level <= 5) for level in LEVELS)
-    assert LEVELS[6].limits == Limits(nodes=6000)
+    times = [LEVELS[level].limits.time or 0.0 for level in (6, 7, 8)]
+    assert 0 < times[0] < times[1] < times[2]
     with pytest.raises(BlueGrayError, match="unknown level 0"):
         level_config(0)
 

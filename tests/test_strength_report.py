@@ -156,7 +156,7 @@ def test_a_revised_levels_earlier_results_are_kept_apart(
     assert current == [second, untouched]
     assert earlier == [first, unrecorded]
     lines = script["_revised_levels"]([first, second])
-    assert lines[0] == "## Earlier revisions of the levels"
+    assert lines[0] == "## Other revisions of the levels"
     assert f"| `cooper` | `level:6` (rev. {old}) vs `level:5` (rev. 1) | 10 | 6-4-0 |" in "".join(
         lines
     )
@@ -173,7 +173,7 @@ def test_seeds_add_up_only_within_one_revision(
     assert sorted(entry["games"] for entry in merged) == [10, 20]
 
 
-def test_a_match_records_the_revision_of_each_level_that_played(script: dict[str, Any]) -> None:
-    entry = {**ladder_step("cooper", "level:2", "greedy", 1.0), "levels": {"2": 1}}
-    assert script["_revisions"](entry) == ((2, 1),)
+def test_each_level_that_played_has_its_revision_one_if_unrecorded(script: dict[str, Any]) -> None:
+    entry = {**ladder_step("cooper", "level:3", "level:2", 1.0), "levels": {"3": 4}}
+    assert script["_revisions"](entry) == ((3, 4), (2, 1))
     assert script["_levels_in"]("level:8,time=1", "mcts", "level:3") == [8, 3]

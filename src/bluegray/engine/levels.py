@@ -3,9 +3,8 @@
 The weaker levels search shallowly and now and then make a plausible mistake: instead of the best
 move they play another of the few best, never one that loses more than a set margin by their own
 shallow reckoning and never when a win is on the board. They lose as weak players do, by not
-seeing far and by slips, not by playing at random. The stronger levels search to a limit of
-positions (level 6, the same on any machine) or of time, and so see deeper where there are few
-moves to look at, as in an ending.
+seeing far and by slips, not by playing at random. The stronger levels search to a time limit,
+and so see deeper where there are few moves to look at, as in an ending.
 docs/strength.md gives the Elo ladder measured with the match runner.
 """
 
@@ -23,9 +22,8 @@ class LevelConfig:
     """How one level plays."""
 
     limits: Limits
-    """How it searches: a fixed depth for the weaker levels, a number of positions or a time
-    per move for the others (a match's --time or --nodes overrides those, never a fixed
-    depth)."""
+    """How it searches: a fixed depth for the weaker levels, a time per move for the others
+    (a match's --time or --nodes overrides a time, never a fixed depth)."""
     mistake_rate: float = 0.0
     """How often it plays one of the other good moves instead of the best."""
     candidates: int = 1
@@ -37,8 +35,9 @@ class LevelConfig:
     """How much the level dislikes a draw (evaluation units), in rule sets where an impasse is a
     draw: the strong levels play on rather than repeat against a weaker opponent."""
     revision: int = 1
-    """Which version of the level's settings this is: one more whenever they change, so that
-    strength measured with the earlier settings is kept apart (docs/strength.md)."""
+    """Which version of the level's settings this is: one more whenever they change, or are
+    tried in the ladder and not kept, so that strength measured with other settings than the
+    current ones is kept apart (docs/strength.md)."""
 
     @property
     def fixed_depth(self) -> bool:
@@ -52,7 +51,9 @@ LEVELS: Final = {
     3: LevelConfig(Limits(depth=3), 0.2, 3, 150.0, "casual: three plies, sometimes slips"),
     4: LevelConfig(Limits(depth=4), 0.1, 2, 100.0, "club: four plies, rare slips"),
     5: LevelConfig(Limits(depth=5), 0.05, 2, 50.0, "strong: five plies, very rare slips"),
-    6: LevelConfig(Limits(nodes=6000), description="expert: 6,000 positions a move", revision=2),
+    # Revisions 2 and 3 of level 6, 6,000 and 12,000 positions a move, were tried and not kept
+    # (docs/engine.md): a level 6 that changes next is revision 4.
+    6: LevelConfig(Limits(time=0.05), description="expert: a twentieth of a second a move"),
     7: LevelConfig(Limits(time=0.3), description="master: 0.3 seconds a move"),
     8: LevelConfig(Limits(time=2.0), description="maximum: two seconds a move"),
 }
