@@ -180,17 +180,23 @@ def _elo(value: float | None) -> str:
     return f"{value:+.0f}"
 
 
-def _key(entry: dict[str, Any]) -> tuple[Any, ...]:
+def _pairing(entry: dict[str, Any]) -> tuple[Any, ...]:
+    """What a match measured, whichever search played it: its players, rules and time, the
+    engine and the revisions of its levels."""
     return (
         entry["kind"],
         entry["a"],
         entry["b"],
         entry["rules"],
         entry["time"],
-        _search(entry),
         _engine(entry),
         _revisions(entry),
     )
+
+
+def _key(entry: dict[str, Any]) -> tuple[Any, ...]:
+    """A match's pairing and search: matches with one key are seeds of one measurement."""
+    return (*_pairing(entry), _search(entry))
 
 
 def _search(entry: dict[str, Any]) -> str:
@@ -491,13 +497,9 @@ def superseded(rows: list[dict[str, Any]]) -> tuple[list[dict[str, Any]], list[d
     revisions) and the others, each sorted by opponent, rule set and player. Where one engine
     played a match with both searches, only the compiled search's result is kept (the engine as
     shipped runs it)."""
-
-    def pairing(r: dict[str, Any]) -> tuple[Any, ...]:
-        return (r["kind"], r["a"], r["b"], r["rules"], r["time"], _engine(r), _revisions(r))
-
-    compiled = {pairing(r) for r in rows if _search(r) == "compiled"}
+    compiled = {_pairing(r) for r in rows if _search(r) == "compiled"}
     kept = sorted(
-        (r for r in rows if not (_search(r) == "python" and pairing(r) in compiled)),
+        (r for r in rows if not (_search(r) == "python" and _pairing(r) in compiled)),
         key=lambda r: (r["b"], r["rules"], r["a"], -_engine(r)),
     )
     return [r for r in kept if _is_current(r)], [r for r in kept if not _is_current(r)]

@@ -70,3 +70,17 @@ def level_config(level: int) -> LevelConfig:
         raise BlueGrayError(
             f"unknown level {level!r}: levels are {min(LEVELS)} to {max(LEVELS)}"
         ) from None
+
+
+MIN_THINK_SECONDS: Final = 0.05
+"""The least a timed level thinks, however low its clock."""
+
+
+def clock_limits(level: int, budget: float) -> Limits | None:
+    """A timed level's limits when a clock allows it ``budget`` seconds for the move: its own
+    time or the budget, whichever is less. None for a level limited otherwise (a depth keeps
+    its strength whatever the clock), which then searches to its own limits."""
+    wanted = level_config(level).limits.time
+    if wanted is None:
+        return None
+    return Limits(time=min(wanted, max(MIN_THINK_SECONDS, budget)))

@@ -18,7 +18,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from bluegray.engine.analysis import HINT_SECONDS, hint
-from bluegray.engine.levels import LEVELS
+from bluegray.engine.levels import LEVELS, clock_limits
 from bluegray.engine.players import Player, player_from_spec
 from bluegray.engine.search import Limits
 from bluegray.errors import BlueGrayError
@@ -305,14 +305,13 @@ class Session:
         return outcome
 
     def _limits(self, level: int) -> Limits | None:
-        """A time-limited level's thinking time, cut down so that it does not lose on time (the
-        levels limited by depth or positions keep their own limits)."""
+        """A time-limited level's thinking time, cut down so that it does not lose on time."""
         clock = self.clock
-        wanted = LEVELS[level].limits.time
-        if clock is None or wanted is None:
+        if clock is None:
             return None
-        budget = clock.remaining(self._game.turn) / 30 + clock.control.increment / 2
-        return Limits(time=max(0.05, min(wanted, budget)))
+        return clock_limits(
+            level, clock.remaining(self._game.turn) / 30 + clock.control.increment / 2
+        )
 
     def _reset_clock(self) -> None:
         if self.clock is not None:

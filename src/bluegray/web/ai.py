@@ -13,7 +13,7 @@ from dataclasses import dataclass
 from typing import Final, TypeVar
 
 from bluegray.engine.analysis import analyse
-from bluegray.engine.levels import level_config
+from bluegray.engine.levels import clock_limits
 from bluegray.engine.players import SearchPlayer, player_from_spec
 from bluegray.engine.search import Limits, warm_up
 from bluegray.game import Game
@@ -23,7 +23,6 @@ from bluegray.pieces import Side
 J = TypeVar("J")
 R = TypeVar("R")
 
-MIN_THINK_SECONDS: Final = 0.05
 CLOCK_SHARE: Final = 30
 """A clocked AI spends at most its time left divided by this on one move."""
 
@@ -73,11 +72,9 @@ def _game(rules: str, start: str, moves: tuple[str, ...]) -> Game:
 
 def think_limits(level: int, time_left_ms: int | None) -> Limits | None:
     """The limits of an AI move: the level's own, shortened when its clock runs low."""
-    config = level_config(level)
-    if time_left_ms is None or config.limits.time is None:
+    if time_left_ms is None:
         return None
-    budget = max(MIN_THINK_SECONDS, time_left_ms / 1000 / CLOCK_SHARE)
-    return Limits(time=min(config.limits.time, budget))
+    return clock_limits(level, time_left_ms / 1000 / CLOCK_SHARE)
 
 
 def choose_move(job: MoveJob) -> str:
