@@ -1,6 +1,7 @@
 """Measure the engine's strength with the match runner and write docs/strength.md.
 
-    python scripts/strength_report.py ladder --rules sackson --games 40
+    python scripts/strength_report.py ladder --rules sackson          # the planned games
+    python scripts/strength_report.py ladder --rules cooper --only level:7 --games 12 --seed 3
     python scripts/strength_report.py versus --rules sackson cooper --time 1 --games 20
     python scripts/strength_report.py render            # docs/strength.md from the results
 
@@ -31,7 +32,7 @@ from bluegray.engine.players import parse_spec
 from bluegray.engine.search import Limits, Searcher
 from bluegray.engine.stats import elo_estimate
 from bluegray.record import write_records
-from bluegray.rules import PRESETS
+from bluegray.rules import PRESETS, Impasse, RuleSet, Soldiers
 
 REPOSITORY = Path(__file__).resolve().parents[1]
 RESULTS = REPOSITORY / "docs" / "data" / "strength.json"
@@ -48,6 +49,32 @@ FIXED_DEPTH: Final = _span([n for n in LEVELS if LEVELS[n].fixed_depth])
 TIMED: Final = _span([n for n in LEVELS if LEVELS[n].limits.time is not None])
 """The levels that search for a time a move."""
 RECORDS_HELP = "also write each match's game records to DIR (one PGN file a match)"
+
+
+def draws_dominate(rules: RuleSet) -> bool:
+    """Whether neighbouring levels draw most of their games: guards on both sides (a guard on a
+    captain's path holds it) and an impasse that is a draw (`cooper`, `classic-turbo`,
+    `pow-classic`)."""
+    return rules.soldiers is Soldiers.GUARD and rules.impasse is Impasse.DRAW
+
+
+def planned(a: str, b: str, rules: str) -> tuple[int, int]:
+    """How many seeds a ladder match is planned at, and games a seed (PLAN_TEXT says it in
+    words): more where a step is narrow or most games are drawn."""
+    level = int(a.partition(":")[2])
+    if b in ("random", "greedy"):
+        return (2 if level == 2 else 1), 24
+    if level <= 4:
+        return 2, 24
+    if level == 5 or draws_dominate(PRESETS[rules]):
+        return 2, 12
+    return 1, 12
+
+
+PLAN_TEXT: Final = (
+    "48 for levels 2-4, 24 for level 5, and 12 for levels 6-8 (24 in those three rule sets)"
+)
+"""The ladder's plan (``planned``) in the report's words."""
 
 
 def load() -> list[dict[str, Any]]:
@@ -145,13 +172,32 @@ def record(entry: dict[str, Any]) -> None:
 
 
 def ladder(args: argparse.Namespace) -> None:
+    """Play the ladder's matches: with --games, one seed of each; without, each match's planned
+    seeds (``planned``) that the current engine and levels have not played yet."""
     pairs = [("level:1", "random"), ("level:1", "greedy"), ("level:2", "greedy")]
     pairs += [(f"level:{n + 1}", f"level:{n}") for n in range(1, TOP_LEVEL)]
     for rules in args.rules:
         for a, b in pairs:
             if args.only and a not in args.only:
                 continue
-            record(play("ladder", a, b, rules, args.games, None, args.seed, args.records))
+            if args.games is not None:
+                record(play("ladder", a, b, rules, args.games, None, args.seed, args.records))
+                continue
+            for seed, games in unplayed(a, b, rules, load()):
+                record(play("ladder", a, b, rules, games, None, seed, args.records))
+
+
+def unplayed(a: str, b: str, rules: str, results: list[dict[str, Any]]) -> list[tuple[int, int]]:
+    """The planned seeds of a ladder match (and their games) that the current engine and levels
+    have not played."""
+    seeds, games = planned(a, b, rules)
+    played = {
+        entry.get("seed", 1)
+        for entry in results
+        if (entry["kind"], entry["a"], entry["b"], entry["rules"]) == ("ladder", a, b, rules)
+        and _is_current(entry)
+    }
+    return [(seed, games) for seed in range(1, seeds + 1) if seed not in played]
 
 
 def versus(args: argparse.Namespace) -> None:
@@ -253,6 +299,7 @@ def merged(results: list[dict[str, Any]]) -> list[dict[str, Any]]:
             for reason, count in e["reasons"].items():
                 reasons[reason] = reasons.get(reason, 0) + count
         notes = [e["note"] for e in entries if e.get("note")]
+        notes[1:] = [note[:1].upper() + note[1:] for note in notes[1:]]  # sentences after the first
         combined.append(
             {
                 **entries[0],
@@ -440,9 +487,10 @@ def _ladder_overview(rows: list[dict[str, Any]]) -> list[str]:
         "both sides and an impasse is a draw (`cooper`, `classic-turbo`, `pow-classic`), many",
         "games between neighbouring levels are drawn, by the no-progress rule or repetition: the",
         "weaker level keeps a guard in the captain's path and the stronger cannot break through,",
-        "so the scores there stay nearer 50% and need more games to separate. Where a step's",
-        "first games left it ≈, a further seed was played and counted whatever it gave (the",
-        "notes under each rule set's ladder say which).",
+        "so the scores there stay nearer 50% and need more games to separate. Games planned",
+        f"for each step: {PLAN_TEXT}.",
+        "Where a step's planned games left it ≈, one further seed was played and counted",
+        "whatever it gave (the notes under each rule set's ladder say which).",
         "",
         "| step | " + " | ".join(f"`{rules}`" for rules in rule_sets) + " |",
         "|---|" + "---|" * len(rule_sets),
@@ -573,8 +621,12 @@ def main() -> None:
     commands = parser.add_subparsers(dest="command", required=True)
     lad = commands.add_parser("ladder", help="each level against the one below")
     lad.add_argument("--rules", nargs="+", default=["sackson"])
-    lad.add_argument("--games", type=int, default=40)
-    lad.add_argument("--seed", type=int, default=1)
+    lad.add_argument(
+        "--games",
+        type=int,
+        help="play one seed of this many games a match (default: the planned seeds not played)",
+    )
+    lad.add_argument("--seed", type=int, default=1, help="the seed of --games (default 1)")
     lad.add_argument("--only", nargs="*", help="only the matches of these players (as A)")
     lad.add_argument("--records", type=Path, metavar="DIR", help=RECORDS_HELP)
     lad.set_defaults(run=ladder)

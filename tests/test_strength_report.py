@@ -177,3 +177,30 @@ def test_each_level_that_played_has_its_revision_one_if_unrecorded(script: dict[
     entry = {**ladder_step("cooper", "level:3", "level:2", 1.0), "levels": {"3": 4}}
     assert script["_revisions"](entry) == ((3, 4), (2, 1))
     assert script["_levels_in"]("level:8,time=1", "mcts", "level:3") == [8, 3]
+
+
+def test_the_plan_gives_more_games_where_steps_are_narrow_or_mostly_drawn(
+    script: dict[str, Any],
+) -> None:
+    planned = script["planned"]
+    assert planned("level:3", "level:2", "sackson") == (2, 24)
+    assert planned("level:5", "level:4", "super") == (2, 12)
+    assert planned("level:7", "level:6", "sackson") == (1, 12)
+    assert planned("level:7", "level:6", "super") == (1, 12)  # privates: most games decided
+    for rules in ("cooper", "classic-turbo", "pow-classic"):
+        assert planned("level:7", "level:6", rules) == (2, 12)
+    assert planned("level:2", "greedy", "cooper") == (2, 24)
+    assert planned("level:1", "random", "cooper") == (1, 24)
+
+
+def test_the_ladder_plays_only_the_planned_seeds_the_current_levels_have_not(
+    script: dict[str, Any], level_six_revision: int
+) -> None:
+    unplayed = script["unplayed"]
+    current = {"levels": {"7": 1, "6": level_six_revision}}
+    first = {**ladder_step("cooper", "level:7", "level:6", 20.0), **current, "seed": 1}
+    older = {**ladder_step("cooper", "level:7", "level:6", 20.0), "seed": 2}  # revision 1
+    elsewhere = {**first, "rules": "sackson", "seed": 2}
+    assert unplayed("level:7", "level:6", "cooper", [first, older, elsewhere]) == [(2, 12)]
+    assert unplayed("level:7", "level:6", "cooper", [first, {**first, "seed": 2}]) == []
+    assert unplayed("level:8", "level:7", "sackson", []) == [(1, 12)]
