@@ -6,8 +6,10 @@
     python scripts/strength_report.py render            # docs/strength.md from the results
 
 ``ladder`` plays each level against the one below it (and random against level 1, greedy against
-levels 1 and 2), with each level's own time; ``versus`` plays the top level at ``--time`` seconds
-a move against greedy and against MCTS given the same time. Every match's summary is kept in
+levels 1 and 2), with each level's own time: the games planned for each match (``planned``)
+that the current levels have not played yet, or with ``--games`` one seed of them. ``versus``
+plays the top level at ``--time`` seconds a move against greedy and against MCTS given the same
+time. Every match's summary is kept in
 docs/data/strength.json, so runs can be added to over several sessions; ``render`` turns them
 into the report, chaining the ladder's Elo differences from level 1 (0). ``--records DIR`` also
 keeps each match's games as a PGN file, to replay how they were won and drawn.
