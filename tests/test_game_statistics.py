@@ -61,3 +61,13 @@ def test_the_page_names_the_engine_that_played(
     assert engines_played(named).startswith(f"engine {ENGINE_VERSION} ")
     unnamed = tally([records_file(tmp_path, "unnamed.pgn", None)])
     assert "not named" in engines_played(unnamed)
+
+
+def test_a_game_played_twice_is_counted_once(
+    statistics_script: dict[str, Any], selfplay_event: str, tmp_path: Path
+) -> None:
+    path = records_file(tmp_path, "a.pgn", selfplay_event)
+    copy = tmp_path / "copy.pgn"
+    copy.write_text(path.read_text(encoding="utf-8"), encoding="utf-8")
+    found = statistics_script["tally"]([path, copy])
+    assert found["sackson"].games == 4  # the copy's four games are the same four games
