@@ -63,7 +63,7 @@ def draws_dominate(rules: RuleSet) -> bool:
 def planned(a: str, b: str, rules: str) -> tuple[int, int]:
     """How many seeds a ladder match is planned at, and games a seed (PLAN_TEXT says it in
     words): more where a step is narrow or most games are drawn."""
-    level = int(a.partition(":")[2])
+    level = _level_of(a) or 0
     if b in ("random", "greedy"):
         return (2 if level == 2 else 1), 24
     if level <= 4:
@@ -463,6 +463,11 @@ MAIN_RULE_SETS: Final = ("sackson", "cooper", "super", "classic-turbo", "pow-cla
 """The rule sets the report covers, in the order it shows them."""
 
 
+def _drawn_rule_sets() -> str:
+    """The main rule sets where draws dominate, as the report names them."""
+    return ", ".join(f"`{name}`" for name in MAIN_RULE_SETS if draws_dominate(PRESETS[name]))
+
+
 def _rules_order(rules: str) -> tuple[int, str]:
     known = MAIN_RULE_SETS.index(rules) if rules in MAIN_RULE_SETS else len(MAIN_RULE_SETS)
     return known, rules
@@ -486,7 +491,7 @@ def _ladder_overview(rows: list[dict[str, Any]]) -> list[str]:
         f"{FIXED_DEPTH} search to a fixed",
         f"depth and now and then slip; levels {TIMED} search for a time a move. Where guards "
         "stand on",
-        "both sides and an impasse is a draw (`cooper`, `classic-turbo`, `pow-classic`), many",
+        f"both sides and an impasse is a draw ({_drawn_rule_sets()}), many",
         "games between neighbouring levels are drawn, by the no-progress rule or repetition: the",
         "weaker level keeps a guard in the captain's path and the stronger cannot break through,",
         "so the scores there stay nearer 50% and need more games to separate. Games planned",
