@@ -2,14 +2,16 @@
 
     python scripts/strength_report.py ladder --rules sackson          # the planned games
     python scripts/strength_report.py ladder --rules cooper --only level:7 --games 12 --seed 3
+    python scripts/strength_report.py ladder --rules cooper --only level:7 --decide  # the SPRT
     python scripts/strength_report.py versus --rules sackson cooper --time 1 --games 20
     python scripts/strength_report.py render            # docs/strength.md from the results
 
 ``ladder`` plays each level against the one below it (and random against level 1, greedy against
 levels 1 and 2), with each level's own time: the games planned for each match (``planned``)
-that the current levels have not played yet, or with ``--games`` one seed of them. ``versus``
-plays the top level at ``--time`` seconds a move against greedy and against MCTS given the same
-time. Every match's summary is kept in
+that the current levels have not played yet, or with ``--games`` one seed of them; with
+``--decide``, the deciding SPRT of each step that its planned games and further seed left
+unseparated (``needs_decider``). ``versus`` plays the top level at ``--time`` seconds a move
+against greedy and against MCTS given the same time. Every match's summary is kept in
 docs/data/strength.json, so runs can be added to over several sessions; ``render`` turns them
 into the report, chaining the ladder's Elo differences from level 1 (0). ``--records DIR`` also
 keeps each match's games as a PGN file, to replay how they were won and drawn.
@@ -32,7 +34,7 @@ from bluegray.engine.levels import LEVELS, TOP_LEVEL
 from bluegray.engine.match import MatchSettings, run_match
 from bluegray.engine.players import parse_spec
 from bluegray.engine.search import Limits, Searcher
-from bluegray.engine.stats import elo_estimate
+from bluegray.engine.stats import H1_ACCEPTED, elo_estimate
 from bluegray.record import write_records
 from bluegray.rules import PRESETS, Impasse, RuleSet, Soldiers
 
@@ -78,6 +80,12 @@ PLAN_TEXT: Final = (
 )
 """The ladder's plan (``planned``) in the report's words."""
 
+DECIDER_ELO: Final = (0.0, 50.0)
+"""The SPRT that decides a step its planned games and further seed leave unseparated: H0 "the
+higher level is no stronger" against H1 "it is 50 Elo stronger" (alpha = beta = 0.05)."""
+DECIDER_GAMES: Final = 144
+"""The most games the deciding SPRT plays: a step it has not decided by then stays unseparated."""
+
 
 def load() -> list[dict[str, Any]]:
     if RESULTS.exists():
@@ -100,9 +108,11 @@ def play(
     seconds: float | None,
     seed: int,
     records: Path | None = None,
+    sprt: tuple[float, float] | None = None,
 ) -> dict[str, Any]:
     """Play one match and return its summary with what it measured; with ``records``, write
-    its games there too (one PGN file a match), so that its draws and wins can be replayed."""
+    its games there too (one PGN file a match), so that its draws and wins can be replayed.
+    With ``sprt`` the match stops once that SPRT is decided (the summary keeps its verdict)."""
     settings = MatchSettings(
         player_a=a,
         player_b=b,
@@ -111,6 +121,7 @@ def play(
         limits=None if seconds is None else Limits(time=seconds),
         concurrency=os.cpu_count() or 1,
         seed=seed,
+        sprt=sprt,
     )
     started = time.perf_counter()
     summary = run_match(settings)
@@ -144,10 +155,18 @@ def play(
         "engine": ENGINE_VERSION,
         "levels": {str(level): LEVELS[level].revision for level in _levels_in(a, b)},
     }
+    if sprt is not None:
+        entry["games_planned"] = games
+        entry["sprt"] = data["sprt"]
     print(
         f"{kind} {rules}: {a} vs {b}: {entry['wins']}-{entry['draws']}-{entry['losses']} "
         f"score {entry['score']:.3f} elo {entry['elo']} [{entry['elo_low']}, {entry['elo_high']}]"
-        f" ({entry['seconds']} s)",
+        f" ({entry['seconds']} s)"
+        + (
+            ""
+            if sprt is None
+            else f"; SPRT {data['sprt']['verdict']}, LLR {data['sprt']['llr']:.2f}"
+        ),
         flush=True,
     )
     return entry
@@ -185,6 +204,23 @@ def ladder(args: argparse.Namespace) -> None:
             if args.games is not None:
                 record(play("ladder", a, b, rules, args.games, None, args.seed, args.records))
                 continue
+            if args.decide:
+                seed = needs_decider(a, b, rules, load())
+                if seed is not None:
+                    record(
+                        play(
+                            "ladder",
+                            a,
+                            b,
+                            rules,
+                            DECIDER_GAMES,
+                            None,
+                            seed,
+                            args.records,
+                            sprt=DECIDER_ELO,
+                        )
+                    )
+                continue
             for seed, games in unplayed(a, b, rules, load()):
                 record(play("ladder", a, b, rules, games, None, seed, args.records))
 
@@ -202,6 +238,29 @@ def unplayed(a: str, b: str, rules: str, results: list[dict[str, Any]]) -> list[
     return [(seed, games) for seed in range(1, seeds + 1) if seed not in played]
 
 
+def needs_decider(a: str, b: str, rules: str, results: list[dict[str, Any]]) -> int | None:
+    """The seed of a ladder step's deciding SPRT if the step is due one (None if not): its
+    planned seeds and the one further seed were played by the current engine and levels and
+    left it unseparated, and no deciding SPRT has been played. The SPRT's games are new ones,
+    from the seed after the further seed."""
+    further = planned(a, b, rules)[0] + 1
+    step = [
+        entry
+        for entry in results
+        if (entry["kind"], entry["a"], entry["b"], entry["rules"]) == ("ladder", a, b, rules)
+        and _is_current(entry)
+    ]
+    if any(_is_decider(entry) for entry in step):
+        return None
+    fixed = merged(step)
+    if len(fixed) != 1 or not {seed for seed, _ in fixed[0].get("parts", [])} >= set(
+        range(1, further + 1)
+    ):
+        return None
+    low = fixed[0]["elo_low"]
+    return None if low is not None and low > 0 else further + 1
+
+
 def versus(args: argparse.Namespace) -> None:
     top = f"level:{TOP_LEVEL}"
     for rules in args.rules:
@@ -214,7 +273,12 @@ def versus(args: argparse.Namespace) -> None:
 def command(entry: dict[str, Any]) -> str:
     """The match runner's command lines that play a recorded match again (one per seed)."""
     limit = "" if entry["time"] is None else f" --time {entry['time']:g}"
-    parts = entry.get("parts", [(entry.get("seed", 1), entry["games"])])
+    if _is_decider(entry):
+        elo0, elo1 = entry["sprt"]["elo0"], entry["sprt"]["elo1"]
+        limit += f" --sprt {elo0:g},{elo1:g}"
+        parts = [(entry.get("seed", 1), entry["games_planned"])]
+    else:
+        parts = entry.get("parts", [(entry.get("seed", 1), entry["games"])])
     return "\n    ".join(
         f"bluegray match {entry['a']} {entry['b']} --rules {entry['rules']} "
         f"--games {games}{limit} --seed {seed}"
@@ -239,7 +303,47 @@ def _pairing(entry: dict[str, Any]) -> tuple[Any, ...]:
         entry["time"],
         _engine(entry),
         _revisions(entry),
+        _is_decider(entry),
     )
+
+
+def _is_decider(entry: dict[str, Any]) -> bool:
+    """Whether a match is a step's deciding SPRT, kept apart from its fixed-length seeds (an
+    SPRT stops when the games favour one side, so its score is no estimate to add to theirs)."""
+    return entry.get("sprt") is not None
+
+
+def _decided_stronger(entry: dict[str, Any]) -> bool:
+    """Whether a deciding SPRT accepted H1: the higher level is stronger."""
+    return bool(entry["sprt"]["verdict"] == H1_ACCEPTED)
+
+
+def _separated(entry: dict[str, Any]) -> bool:
+    """Whether a fixed-length match shows A stronger: its Elo interval lies above 0."""
+    return entry["elo_low"] is not None and entry["elo_low"] > 0
+
+
+def _decider_note(entry: dict[str, Any]) -> str:
+    """What a deciding SPRT did, in the report's words."""
+    sprt = entry["sprt"]
+    return (
+        f"the deciding SPRT (H0 {sprt['elo0']:+g} Elo against H1 {sprt['elo1']:+g}, alpha = "
+        f"beta = {sprt['alpha']:g}, at most {entry['games_planned']} new games from seed "
+        f"{entry.get('seed', 1)}): {sprt['verdict']} after {entry['games']} games (log-likelihood "
+        f"ratio {sprt['llr']:.2f}, bounds {sprt['lower']:.2f} and {sprt['upper']:.2f}). An SPRT "
+        "stops when its games favour one side, so its score is no estimate of the step: the "
+        "ratings below chain the planned games only."
+    )
+
+
+def _match_name(entry: dict[str, Any], a: str, b: str) -> str:
+    """A ladder match as its table names it, the deciding SPRT marked."""
+    return f"{a} vs {b}" + (" (SPRT)" if _is_decider(entry) else "")
+
+
+def _step_name(entry: dict[str, Any]) -> str:
+    """A ladder match as its rule set's table names it: `level:7` vs `level:6`."""
+    return _match_name(entry, f"`{entry['a']}`", f"`{entry['b']}`")
 
 
 def _key(entry: dict[str, Any]) -> tuple[Any, ...]:
@@ -398,13 +502,13 @@ def render(args: argparse.Namespace) -> None:
             "|---|---|---|---|---|---|",
         ]
         for r in rows:
-            lines.append(f"| `{r['a']}` vs `{r['b']}` | {_search(r)} | " + _outcome_cells(r))
-        noted = [r for r in rows if r.get("note")]
+            lines.append(f"| {_step_name(r)} | {_search(r)} | " + _outcome_cells(r))
+        noted = [r for r in rows if r.get("note") or _is_decider(r)]
         if noted:
-            lines += ["", *(f"- `{r['a']}` vs `{r['b']}`: {r['note']}" for r in noted)]
+            lines += ["", *(f"- {_step_name(r)}: {_notes(r)}" for r in noted)]
         lines += ["", "Commands:", ""]
         lines += [f"    {command(r)}" for r in rows]
-        chain = _chain(rows)
+        chain = _chain([r for r in rows if not _is_decider(r)])
         if chain:
             lines += [
                 "",
@@ -452,8 +556,8 @@ def _revised_levels(ladders: list[dict[str, Any]]) -> list[str]:
     for r in rows:
         revision = {f"level:{level}": f" (rev. {rev})" for level, rev in _revisions(r)}
         a, b = (f"`{spec}`{revision.get(spec, '')}" for spec in (r["a"], r["b"]))
-        lines.append(f"| `{r['rules']}` | {a} vs {b} | " + _outcome_cells(r))
-    notes = dict.fromkeys(r["note"] for r in rows if r.get("note"))  # each once, in order
+        lines.append(f"| `{r['rules']}` | {_match_name(r, a, b)} | " + _outcome_cells(r))
+    notes = dict.fromkeys(_notes(r) for r in rows if r.get("note") or _is_decider(r))  # once each
     if notes:
         lines += ["", *(f"- {note}" for note in notes)]
     return [*lines, ""]
@@ -477,7 +581,8 @@ def _ladder_overview(rows: list[dict[str, Any]]) -> list[str]:
     """One table of every step of the ladder in every rule set: the higher level's score, and
     whether the games played show it stronger (the Elo interval's low end above 0)."""
     current, _ = superseded(rows)
-    found = {(r["rules"], r["a"], r["b"]): r for r in current}
+    found = {(r["rules"], r["a"], r["b"]): r for r in current if not _is_decider(r)}
+    deciders = {(r["rules"], r["a"], r["b"]): r for r in current if _is_decider(r)}
     rule_sets = sorted({r["rules"] for r in current}, key=_rules_order)
     steps = [(f"level:{n + 1}", f"level:{n}") for n in range(1, TOP_LEVEL)]
     if not rule_sets:
@@ -497,7 +602,12 @@ def _ladder_overview(rows: list[dict[str, Any]]) -> list[str]:
         "so the scores there stay nearer 50% and need more games to separate. Games planned",
         f"for each step: {PLAN_TEXT}.",
         "Where a step's planned games left it ≈, one further seed was played and counted",
-        "whatever it gave (the notes under each rule set's ladder say which).",
+        "whatever it gave (the notes under each rule set's ladder say which). Where that",
+        'still left it ≈, an SPRT over new games decides it: H0 "no stronger" '
+        f"({DECIDER_ELO[0]:+g} Elo) against",
+        f'H1 "{DECIDER_ELO[1]:g} Elo stronger", alpha = beta = 0.05, at most {DECIDER_GAMES} '
+        'games; "SPRT ✓" where it',
+        "accepted H1, with the games it took in brackets.",
         "",
         "| step | " + " | ".join(f"`{rules}`" for rules in rule_sets) + " |",
         "|---|" + "---|" * len(rule_sets),
@@ -511,9 +621,13 @@ def _ladder_overview(rows: list[dict[str, Any]]) -> list[str]:
                 cells.append("-")
                 continue
             measured += 1
-            separated = r["elo_low"] is not None and r["elo_low"] > 0
-            clear += separated
-            cells.append(f"{100 * r['score']:.0f}% ({r['games']}) {'✓' if separated else '≈'}")
+            cell = f"{100 * r['score']:.0f}% ({r['games']}) {'✓' if _separated(r) else '≈'}"
+            decider = deciders.get((rules, a, b))
+            if decider is not None:
+                mark = "✓" if _decided_stronger(decider) else "≈"
+                cell += f", SPRT {mark} ({decider['games']})"
+            clear += _separated(r) or (decider is not None and _decided_stronger(decider))
+            cells.append(cell)
         lines.append(f"| `{a}` vs `{b}` | " + " | ".join(cells) + " |")
     lines += [
         "",
@@ -593,11 +707,26 @@ def _level_of(spec: str) -> int | None:
     return int(parsed.options[""]) if parsed.name == "level" else None
 
 
-def _ladder_order(entry: dict[str, Any]) -> tuple[bool, int, bool, str]:
+def _ladder_order(entry: dict[str, Any]) -> tuple[bool, int, bool, str, bool]:
     """Where a ladder match stands in its table: the matches against ``random`` and ``greedy``
-    first, then each level against the one below, from the bottom up."""
+    first, then each level against the one below, from the bottom up (a step's deciding SPRT
+    after its planned games)."""
     level = _level_of(entry["a"]) or 0
-    return entry["b"].startswith("level:"), level, entry["b"] != "random", entry["b"]
+    return (
+        entry["b"].startswith("level:"),
+        level,
+        entry["b"] != "random",
+        entry["b"],
+        _is_decider(entry),
+    )
+
+
+def _notes(entry: dict[str, Any]) -> str:
+    """A match's notes: a deciding SPRT's own account, then any note kept with its result."""
+    notes = [_decider_note(entry)] if _is_decider(entry) else []
+    notes += [entry["note"]] if entry.get("note") else []
+    notes[1:] = [note[:1].upper() + note[1:] for note in notes[1:]]
+    return " ".join(notes)
 
 
 def _chain(rows: list[dict[str, Any]]) -> list[tuple[str, float, bool]]:
@@ -635,6 +764,15 @@ def main() -> None:
     )
     lad.add_argument("--seed", type=int, default=1, help="the seed of --games (default 1)")
     lad.add_argument("--only", nargs="*", help="only the matches of these players (as A)")
+    lad.add_argument(
+        "--decide",
+        action="store_true",
+        help=(
+            "play the deciding SPRT of each step its planned games and further seed left "
+            f"unseparated (H0 {DECIDER_ELO[0]:+g} Elo against H1 {DECIDER_ELO[1]:+g}, at most "
+            f"{DECIDER_GAMES} games)"
+        ),
+    )
     lad.add_argument("--records", type=Path, metavar="DIR", help=RECORDS_HELP)
     lad.set_defaults(run=ladder)
     ver = commands.add_parser("versus", help="the top level against greedy and MCTS")

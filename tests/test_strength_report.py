@@ -204,3 +204,66 @@ def test_the_ladder_plays_only_the_planned_seeds_the_current_levels_have_not(
     assert unplayed("level:7", "level:6", "cooper", [first, older, elsewhere]) == [(2, 12)]
     assert unplayed("level:7", "level:6", "cooper", [first, {**first, "seed": 2}]) == []
     assert unplayed("level:8", "level:7", "sackson", []) == [(1, 12)]
+
+
+def step_seed(seed: int, wins: int, draws: int, losses: int) -> dict[str, Any]:
+    """One seed of `cooper`'s level 7 against level 6, by the levels as they are."""
+    games = wins + draws + losses
+    return {
+        **ladder_step("cooper", "level:7", "level:6", None),
+        "seed": seed,
+        "games": games,
+        "wins": wins,
+        "draws": draws,
+        "losses": losses,
+        "score": (wins + draws / 2) / games,
+    }
+
+
+def decider(verdict: str, games: int = 40) -> dict[str, Any]:
+    """A deciding SPRT of `cooper`'s level 7 against level 6 that ended with ``verdict``."""
+    sprt = {"elo0": 0.0, "elo1": 50.0, "alpha": 0.05, "beta": 0.05, "llr": 3.0}
+    return {
+        **step_seed(4, games // 2, games // 4, games // 4),
+        "games_planned": 144,
+        "sprt": {**sprt, "lower": -2.94, "upper": 2.94, "verdict": verdict},
+    }
+
+
+def test_a_step_its_further_seed_leaves_unseparated_is_due_a_deciding_sprt(
+    script: dict[str, Any],
+) -> None:
+    needs_decider = script["needs_decider"]
+    planned = [step_seed(1, 3, 6, 3), step_seed(2, 4, 6, 2)]
+    further = step_seed(3, 4, 7, 1)
+    assert needs_decider("level:7", "level:6", "cooper", planned) is None  # further seed first
+    assert needs_decider("level:7", "level:6", "cooper", [*planned, further]) == 4
+    played = [*planned, further, decider("H1 accepted")]
+    assert needs_decider("level:7", "level:6", "cooper", played) is None
+    clear = [step_seed(1, 10, 2, 0), step_seed(2, 10, 2, 0), step_seed(3, 9, 3, 0)]
+    assert needs_decider("level:7", "level:6", "cooper", clear) is None
+
+
+def test_a_deciding_sprt_is_kept_apart_from_the_planned_games(script: dict[str, Any]) -> None:
+    planned = [step_seed(1, 3, 6, 3), step_seed(2, 4, 6, 2)]
+    sprt = decider("H1 accepted")
+    fixed, kept = sorted(script["merged"]([*planned, sprt]), key=script["_ladder_order"])
+    assert (fixed["games"], kept) == (24, sprt)
+    assert script["command"](sprt) == (
+        "bluegray match level:7 level:6 --rules cooper --games 144 --sprt 0,50 --seed 4"
+    )
+    assert script["_step_name"](sprt) == "`level:7` vs `level:6` (SPRT)"
+    assert "H1 accepted after 40 games" in script["_notes"](sprt)
+
+
+@pytest.mark.parametrize(
+    ("verdict", "mark", "clear"), [("H1 accepted", "✓", 1), ("H0 accepted", "≈", 0)]
+)
+def test_the_overview_counts_a_step_its_deciding_sprt_found_stronger(
+    script: dict[str, Any], verdict: str, mark: str, clear: int
+) -> None:
+    fixed = {**step_seed(1, 3, 6, 3), "elo_low": -60.0}
+    lines = script["_ladder_overview"]([fixed, decider(verdict)])
+    row = next(line for line in lines if line.startswith("| `level:7`"))
+    assert row == f"| `level:7` vs `level:6` | 50% (12) ≈, SPRT {mark} (40) |"
+    assert f"In {clear} of the 1 steps measured" in " ".join(lines)
