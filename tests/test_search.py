@@ -184,15 +184,19 @@ def test_the_fast_evaluation_equals_the_plain_one(rules: str) -> None:
             assert abs(evaluator.evaluate(board) - int(plain)) <= 1
 
 
-def test_the_evaluation_is_symmetric() -> None:
-    evaluator = Evaluator(PRESETS["cooper"])
-    for seed in range(3):
-        position = random_game("cooper", 30, seed).position
-        if position.is_finished():
-            continue
-        assert evaluator.evaluate(position.board()) == evaluator.evaluate(
-            position.rotated().board()
-        )
+@pytest.mark.parametrize("rules", PRESETS)
+def test_the_evaluation_is_symmetric(rules: str) -> None:
+    # Turned round, with the other side to move, a position is worth the same to the side to
+    # move: the evaluation favours neither colour (self-play's colour figures rest on it).
+    evaluator = Evaluator(PRESETS[rules])
+    for seed in range(6):
+        for plies in (10, 30, 60):
+            position = random_game(rules, plies, seed).position
+            if position.is_finished():
+                continue
+            assert evaluator.evaluate(position.board()) == evaluator.evaluate(
+                position.rotated().board()
+            )
 
 
 def feature(rules: str, position: str, name: str) -> float:
