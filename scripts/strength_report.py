@@ -327,7 +327,7 @@ def _decider_note(entry: dict[str, Any]) -> str:
     """What a deciding SPRT did, in the report's words."""
     sprt = entry["sprt"]
     return (
-        f"the deciding SPRT (H0 {sprt['elo0']:+g} Elo against H1 {sprt['elo1']:+g}, alpha = "
+        f"the deciding SPRT (H0 {sprt['elo0']:g} Elo against H1 {sprt['elo1']:+g}, alpha = "
         f"beta = {sprt['alpha']:g}, at most {entry['games_planned']} new games from seed "
         f"{entry.get('seed', 1)}): {sprt['verdict']} after {entry['games']} games (log-likelihood "
         f"ratio {sprt['llr']:.2f}, bounds {sprt['lower']:.2f} and {sprt['upper']:.2f}). An SPRT "
@@ -604,7 +604,7 @@ def _ladder_overview(rows: list[dict[str, Any]]) -> list[str]:
         "Where a step's planned games left it ≈, one further seed was played and counted",
         "whatever it gave (the notes under each rule set's ladder say which). Where that",
         'still left it ≈, an SPRT over new games decides it: H0 "no stronger" '
-        f"({DECIDER_ELO[0]:+g} Elo) against",
+        f"({DECIDER_ELO[0]:g} Elo) against",
         f'H1 "{DECIDER_ELO[1]:g} Elo stronger", alpha = beta = 0.05, at most {DECIDER_GAMES} '
         'games; "SPRT ✓" where it',
         "accepted H1, with the games it took in brackets.",
@@ -769,7 +769,7 @@ def main() -> None:
         action="store_true",
         help=(
             "play the deciding SPRT of each step its planned games and further seed left "
-            f"unseparated (H0 {DECIDER_ELO[0]:+g} Elo against H1 {DECIDER_ELO[1]:+g}, at most "
+            f"unseparated (H0 {DECIDER_ELO[0]:g} Elo against H1 {DECIDER_ELO[1]:+g}, at most "
             f"{DECIDER_GAMES} games)"
         ),
     )
