@@ -39,7 +39,7 @@ def compiled_moves(board: Board) -> set[tuple[int, int, int]]:
     """The compiled generator's moves as (from, to, bitboard of the pieces taken)."""
     fast = fb.FastBoard(board, 1)
     out = np.zeros((fb.MAX_MOVES, fb.MOVE_WIDTH), np.int64)
-    n = fb.generate_moves(fast.cells, fast.state, fast.rules.tables, out)
+    n = fb.generate_moves(fast.cells, fast.state, fast.rules.tables, out, fast.capture_stack)
     assert n >= 0
     moves = set()
     for row in out[:n]:
@@ -79,7 +79,7 @@ def test_the_compiled_board_follows_the_rules_core(rules: str) -> None:
         fast = fb.FastBoard(board, 2)
         out = np.zeros((fb.MAX_MOVES, fb.MOVE_WIDTH), np.int64)
         rule_arrays = fast.rules
-        n = fb.generate_moves(fast.cells, fast.state, fast.rules.tables, out)
+        n = fb.generate_moves(fast.cells, fast.state, fast.rules.tables, out, fast.capture_stack)
         cells_before = fast.cells.copy()
         state_before = fast.state.copy()
         for row in out[:n]:

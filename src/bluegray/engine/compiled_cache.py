@@ -13,13 +13,16 @@ import hashlib
 import os
 import shutil
 import time
+from collections.abc import Callable
 from functools import lru_cache
 from pathlib import Path
+from typing import Any, TypeVar
 
 import numba
 
 _PACKAGE = Path(__file__).resolve().parent.parent
 SOURCES = (
+    "engine/compiled_cache.py",
     "engine/fastboard.py",
     "engine/fasteval.py",
     "engine/fastsearch.py",
@@ -33,6 +36,21 @@ SOURCES = (
 )
 """The compiled modules and every module of the package they import (package-relative): their
 code and constants are what the compiled functions are built from."""
+
+_Function = TypeVar("_Function", bound=Callable[..., Any])
+
+
+def compiled(*, inline: bool = False, nogil: bool = False) -> Callable[[_Function], _Function]:
+    """numba's ``njit`` as the engine's compiled functions use it: cached, inlined into each
+    caller where ``inline``, releasing the GIL where ``nogil``, and without numba's runtime (NRT).
+
+    The runtime counts references to arrays with an atomic instruction at every view and call,
+    which took half the search's time (docs/benchmarks.md). Without it a compiled function can
+    allocate nothing, so every array the engine's compiled functions use is made, and kept
+    alive, by the Python object that calls them."""
+    njit: Callable[..., Callable[[_Function], _Function]] = numba.njit
+    return njit(cache=True, _nrt=False, inline="always" if inline else "never", nogil=nogil)
+
 
 STALE_AFTER_DAYS = 30
 """A cache folder of other sources that no process has used for this long is removed: every edit

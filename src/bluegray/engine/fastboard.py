@@ -21,11 +21,10 @@ from __future__ import annotations
 from typing import Final
 
 import numpy as np
-from numba import njit
 
 from bluegray import bitboard
 from bluegray.bitboard import Board
-from bluegray.engine.compiled_cache import use_source_keyed_cache
+from bluegray.engine.compiled_cache import compiled, use_source_keyed_cache
 from bluegray.points import CENTER, DIAGONAL_LINES, SIZE
 
 use_source_keyed_cache()
@@ -208,12 +207,19 @@ class FastBoard:
         self.history = np.zeros(len(board.history) + depth + 1, np.uint64)
         self.history[: len(board.history)] = np.array(board.history, dtype=np.uint64)
         self.undo = np.zeros((depth + 1, UNDO_WIDTH), np.int64)
+        self.capture_stack = capture_stack()
 
 
 # -- move generation ---------------------------------------------------------------------
 
 
-@njit(cache=True)
+def capture_stack() -> np.ndarray:
+    """Working space for the capture search of ``generate_captures``: its caller owns it, since
+    the compiled functions allocate nothing (``compiled_cache.compiled``)."""
+    return np.zeros((5, MAX_TAKEN + 1), np.int64)
+
+
+@compiled()
 def _emit(out: np.ndarray, n: int, start: int, to: int, taken: np.ndarray, n_taken: int) -> int:
     """Write a capture into row ``n`` of ``out``; the new number of rows (-1 when full)."""
     if n >= out.shape[0]:
@@ -226,28 +232,29 @@ def _emit(out: np.ndarray, n: int, start: int, to: int, taken: np.ndarray, n_tak
     return n + 1
 
 
-@njit(cache=True)
+@compiled()
 def _collect_jumps(
     cells: np.ndarray,
     start: int,
     enemy_side: int,
     jumps: np.ndarray,
     far_rank: int,
-    scratch: np.ndarray,
+    stack: np.ndarray,
     out: np.ndarray,
     n: int,
 ) -> int:
     """Add every complete capture sequence of the soldier on ``start`` to ``out`` (from row
     ``n``); return the new number of rows, or -1 when ``out`` is full.
 
-    A depth-first search with its own stack (numba's cache cannot hold a recursive function).
+    A depth-first search with its own stack, ``stack`` (numba's cache cannot hold a recursive
+    function).
     Jumped pieces leave the board at once (their points are cleared while the sequence goes
     on); the mover's start point is empty, so a sequence may come back through it."""
-    points = scratch[0]
-    tried = scratch[1]
-    extended = scratch[2]
-    taken = scratch[3]
-    codes = scratch[4]
+    points = stack[0]
+    tried = stack[1]
+    extended = stack[2]
+    taken = stack[3]
+    codes = stack[4]
     tried[0] = 0
     extended[0] = 0
     ways = jumps.shape[1]
@@ -294,7 +301,7 @@ def _collect_jumps(
     return n
 
 
-@njit(cache=True)
+@compiled()
 def generate_captures(
     cells: np.ndarray,
     state: np.ndarray,
@@ -302,13 +309,14 @@ def generate_captures(
     guard_jumps: np.ndarray,
     private_jumps: np.ndarray,
     out: np.ndarray,
+    stack: np.ndarray,
 ) -> int:
     """Every legal capture of the side to move into ``out``; how many (0 when there is none,
-    -1 when ``out`` overflows)."""
+    -1 when ``out`` overflows). ``stack`` is the capture search's working space
+    (``capture_stack``)."""
     side = state[TURN]
     enemy_side = side ^ 1
     far_rank = 8 if side == 0 else 0
-    scratch = np.empty((5, MAX_TAKEN + 1), np.int64)
     n = 0
     for point in range(81):
         code = cells[point]
@@ -316,10 +324,10 @@ def generate_captures(
             continue
         kind = code & 3
         if kind == GUARD:
-            n = _collect_jumps(cells, point, enemy_side, guard_jumps, -1, scratch, out, n)
+            n = _collect_jumps(cells, point, enemy_side, guard_jumps, -1, stack, out, n)
         elif kind == PRIVATE:
             n = _collect_jumps(
-                cells, point, enemy_side, private_jumps[side], far_rank, scratch, out, n
+                cells, point, enemy_side, private_jumps[side], far_rank, stack, out, n
             )
         if n < 0:
             return -1
@@ -331,13 +339,14 @@ def generate_captures(
         for i in range(n):
             if out[i, MOVE_TAKEN] == most:
                 if kept != i:
-                    out[kept, :] = out[i, :]
+                    for column in range(out.shape[1]):  # (a slice copy would allocate)
+                        out[kept, column] = out[i, column]
                 kept += 1
         n = kept
     return n
 
 
-@njit(cache=True)
+@compiled()
 def has_capture(
     cells: np.ndarray, state: np.ndarray, guard_jumps: np.ndarray, private_jumps: np.ndarray
 ) -> bool:
@@ -372,7 +381,7 @@ def has_capture(
     return False
 
 
-@njit(cache=True)
+@compiled()
 def captain_target(
     cells: np.ndarray, state: np.ndarray, switches: np.ndarray, next_point: np.ndarray
 ) -> int:
@@ -391,7 +400,7 @@ def captain_target(
     return to
 
 
-@njit(cache=True)
+@compiled()
 def generate(
     cells: np.ndarray,
     state: np.ndarray,
@@ -402,11 +411,12 @@ def generate(
     guard_jumps: np.ndarray,
     private_jumps: np.ndarray,
     out: np.ndarray,
+    stack: np.ndarray,
 ) -> int:
     """Every legal move of the side to move by §3 alone, into ``out``; how many (-1 when
     ``out`` overflows). The captain's move, when there is one, comes last."""
     if has_capture(cells, state, guard_jumps, private_jumps):
-        return generate_captures(cells, state, switches, guard_jumps, private_jumps, out)
+        return generate_captures(cells, state, switches, guard_jumps, private_jumps, out, stack)
     side = state[TURN]
     n = 0
     for point in range(81):
@@ -438,8 +448,14 @@ def generate(
     return n
 
 
-@njit(cache=True, inline="always")
-def generate_moves(cells: np.ndarray, state: np.ndarray, tables: tuple, out: np.ndarray) -> int:  # type: ignore[type-arg]
+@compiled(inline=True)
+def generate_moves(
+    cells: np.ndarray,
+    state: np.ndarray,
+    tables: tuple,  # type: ignore[type-arg]
+    out: np.ndarray,
+    stack: np.ndarray,
+) -> int:
     """``generate`` with the rule set's tables as one tuple (``RuleArrays.tables``)."""
     return generate(
         cells,
@@ -451,13 +467,14 @@ def generate_moves(cells: np.ndarray, state: np.ndarray, tables: tuple, out: np.
         tables[TABLE_GUARD_JUMPS],
         tables[TABLE_PRIVATE_JUMPS],
         out,
+        stack,
     )
 
 
 # -- making moves ------------------------------------------------------------------------
 
 
-@njit(cache=True)
+@compiled()
 def make(
     cells: np.ndarray,
     state: np.ndarray,
@@ -514,7 +531,7 @@ def make(
     state[MADE] += 1
 
 
-@njit(cache=True)
+@compiled()
 def unmake(cells: np.ndarray, state: np.ndarray, undo: np.ndarray, move: np.ndarray) -> None:
     """Take back ``move``, the last move made."""
     state[MADE] -= 1
@@ -537,7 +554,7 @@ def unmake(cells: np.ndarray, state: np.ndarray, undo: np.ndarray, move: np.ndar
 # -- the end of the game -----------------------------------------------------------------
 
 
-@njit(cache=True)
+@compiled()
 def is_third_repetition(state: np.ndarray, history: np.ndarray) -> bool:
     """Whether the current position stood twice before, within the no-progress count."""
     length = state[HISTORY_LENGTH]
@@ -552,7 +569,7 @@ def is_third_repetition(state: np.ndarray, history: np.ndarray) -> bool:
     return False
 
 
-@njit(cache=True)
+@compiled()
 def end_by_move(
     state: np.ndarray, history: np.ndarray, switches: np.ndarray, advancement: np.ndarray
 ) -> int:
@@ -572,7 +589,7 @@ def end_by_move(
     return ONGOING
 
 
-@njit(cache=True)
+@compiled()
 def winner(code: int, state: np.ndarray, switches: np.ndarray, advancement: np.ndarray) -> int:
     """The winning side of a game ended by ``code``: 0 Blue, 1 Gray, -1 a draw."""
     blue = advancement[0, state[CAPTAIN_POINT]]
@@ -588,7 +605,7 @@ def winner(code: int, state: np.ndarray, switches: np.ndarray, advancement: np.n
     return -1
 
 
-@njit(cache=True)
+@compiled()
 def is_impasse(code: int, switches: np.ndarray) -> bool:
     """Whether the game-end ``code`` is an impasse (decided by the impasse setting)."""
     if code in (REPETITION, NO_PROGRESS):
@@ -596,7 +613,7 @@ def is_impasse(code: int, switches: np.ndarray) -> bool:
     return code == STALEMATE and not switches[STALEMATE_LOSES]
 
 
-@njit(cache=True)
+@compiled()
 def _perft(
     cells: np.ndarray,
     state: np.ndarray,
@@ -604,20 +621,21 @@ def _perft(
     undo: np.ndarray,
     tables: tuple,  # type: ignore[type-arg]
     buffers: np.ndarray,
+    stack: np.ndarray,
     depth: int,
 ) -> int:
     """Perft of an unfinished board, every move played (-1 when a move buffer overflows)."""
     switches, advancement = tables[TABLE_SWITCHES], tables[TABLE_ADVANCEMENT]
     zobrist, zobrist_gray = tables[TABLE_ZOBRIST], tables[TABLE_ZOBRIST_GRAY]
     out = buffers[depth]
-    n = generate_moves(cells, state, tables, out)
+    n = generate_moves(cells, state, tables, out, stack)
     if n < 0 or depth == 1:
         return n
     total = 0
     for i in range(n):
         make(cells, state, history, undo, out[i], zobrist, zobrist_gray)
         if end_by_move(state, history, switches, advancement) == ONGOING:
-            below = _perft(cells, state, history, undo, tables, buffers, depth - 1)
+            below = _perft(cells, state, history, undo, tables, buffers, stack, depth - 1)
             if below < 0:
                 unmake(cells, state, undo, out[i])
                 return -1
@@ -633,11 +651,18 @@ def perft(board: Board, depth: int) -> int:
     fast = FastBoard(board, depth)
     buffers = np.zeros((depth + 1, MAX_MOVES, MOVE_WIDTH), np.int64)
     total = _perft(
-        fast.cells, fast.state, fast.history, fast.undo, fast.rules.tables, buffers, depth
+        fast.cells,
+        fast.state,
+        fast.history,
+        fast.undo,
+        fast.rules.tables,
+        buffers,
+        capture_stack(),
+        depth,
     )
     if total < 0:
         raise OverflowError(f"a position has more than {MAX_MOVES} moves")
     return int(total)
 
 
-__all__ = ["FastBoard", "RuleArrays", "generate_moves", "perft"]
+__all__ = ["FastBoard", "RuleArrays", "capture_stack", "generate_moves", "perft"]

@@ -6,11 +6,10 @@ from __future__ import annotations
 from typing import Final
 
 import numpy as np
-from numba import njit
 
 from bluegray.bitboard import bits, rule_tables
 from bluegray.engine import evaluation
-from bluegray.engine.compiled_cache import use_source_keyed_cache
+from bluegray.engine.compiled_cache import compiled, use_source_keyed_cache
 from bluegray.engine.evaluation import (
     ADVANCED_PRIVATES,
     ENEMY_FAR,
@@ -86,17 +85,17 @@ class EvaluationArrays:
         )
 
 
-@njit(cache=True, inline="always")
+@compiled(inline=True)
 def _is_soldier(code: int, side: int) -> bool:
     return code != 0 and code >> 2 == side and code & 3 != CAPTAIN
 
 
-@njit(cache=True, inline="always")
+@compiled(inline=True)
 def _is_empty(cells: np.ndarray, point: int) -> bool:
     return point != CENTER and cells[point] == 0
 
 
-@njit(cache=True)
+@compiled()
 def _path_counts(
     cells: np.ndarray,
     who: int,
@@ -139,7 +138,7 @@ def _path_counts(
     return near_own, near_enemy, far_own, far_enemy, run, siege
 
 
-@njit(cache=True)
+@compiled()
 def evaluate(
     cells: np.ndarray,
     state: np.ndarray,

@@ -21,12 +21,11 @@ from collections.abc import Callable
 from typing import Any, Final
 
 import numpy as np
-from numba import njit
 
 from bluegray import bitboard
 from bluegray.bitboard import Board, RawMove
 from bluegray.engine import fastboard as fb
-from bluegray.engine.compiled_cache import use_source_keyed_cache
+from bluegray.engine.compiled_cache import compiled, use_source_keyed_cache
 from bluegray.engine.evaluation import Evaluator
 from bluegray.engine.fasteval import EvaluationArrays, evaluate
 from bluegray.engine.search import (
@@ -111,6 +110,8 @@ NULL_PENDING: Final = 3
 """The frame will try a null move before its moves (null-move pruning)."""
 NULL_OUT: Final = 4
 """The frame's null move is made and its reply is being searched."""
+CAPTURE_STACK: Final = 12
+"""Where the capture search's working space is among the search's own arrays (``_arrays``)."""
 NOT_STORED: Final = -(1 << 62)
 NEAR_LIMIT_KEY: Final = np.uint64(0x9E3779B97F4A7C15)
 
@@ -122,7 +123,7 @@ GENERATIONS: Final = 1 << 10
 """A table entry's generation takes ten bits."""
 
 
-@njit(cache=True, inline="always")
+@compiled(inline=True)
 def _pack(depth: int, flag: int, score: int, move: int, generation: int) -> int:
     """One table entry: the score (32 bits), the move + 1 (11), the bound flag (2), the depth
     (8: at most ``MAX_PLY``) and the search's generation (10)."""
@@ -131,7 +132,7 @@ def _pack(depth: int, flag: int, score: int, move: int, generation: int) -> int:
     )
 
 
-@njit(cache=True)
+@compiled()
 def _store(
     keys: np.ndarray,
     data: np.ndarray,
@@ -156,7 +157,7 @@ def _store(
 # -- small pieces ------------------------------------------------------------------------
 
 
-@njit(cache=True, inline="always")
+@compiled(inline=True)
 def _terminal(
     code: int,
     ply: int,
@@ -174,7 +175,7 @@ def _terminal(
     return base - ply if winner == mover else ply - base
 
 
-@njit(cache=True)
+@compiled()
 def _may_have_a_step(cells: np.ndarray, side: int, private_steps: np.ndarray) -> bool:
     """A cheap test that the side to move has some soldier step (so it is not stalemated):
     every soldier steps forward and sideways."""
@@ -189,7 +190,7 @@ def _may_have_a_step(cells: np.ndarray, side: int, private_steps: np.ndarray) ->
     return False
 
 
-@njit(cache=True, inline="always")
+@compiled(inline=True)
 def _key(state: np.ndarray, history: np.ndarray, control: np.ndarray) -> np.uint64:
     """The table key: near the no-progress limit the count changes what a position is worth."""
     h = history[state[fb.HISTORY_LENGTH] - 1]
@@ -199,7 +200,7 @@ def _key(state: np.ndarray, history: np.ndarray, control: np.ndarray) -> np.uint
     return h
 
 
-@njit(cache=True)
+@compiled()
 def _order(
     moves: np.ndarray,
     n: int,
@@ -245,7 +246,7 @@ def _order(
         order[0] = tt_move
 
 
-@njit(cache=True)
+@compiled()
 def _reward(
     moves: np.ndarray,
     order: np.ndarray,
@@ -277,7 +278,7 @@ def _reward(
 # search's own arrays travel as four tuples: see ``CompiledSearch`` for what is in each.
 
 
-@njit(cache=True, inline="always")
+@compiled(inline=True)
 def _static(board: Arrays, rules: Arrays, scoring: Arrays, arrays: Arrays, ply: int) -> int:
     """A quiet position's value: the evaluation (remembered by hash and count), or the end of a
     stalemated game."""
@@ -294,7 +295,7 @@ def _static(board: Arrays, rules: Arrays, scoring: Arrays, arrays: Arrays, ply: 
     side = state[fb.TURN]
     if not _may_have_a_step(cells, side, private_steps):
         buffer = arrays[1][FRAMES - 1]
-        n = fb.generate_moves(cells, state, rules, buffer)
+        n = fb.generate_moves(cells, state, rules, buffer, arrays[CAPTURE_STACK])
         if n == 0:
             return -_terminal(fb.STALEMATE, ply, side ^ 1, state, switches, advancement, control)
     value = evaluate(
@@ -319,7 +320,7 @@ def _static(board: Arrays, rules: Arrays, scoring: Arrays, arrays: Arrays, ply: 
     return value
 
 
-@njit(cache=True, inline="always")
+@compiled(inline=True)
 def _enter(
     board: Arrays,
     rules: Arrays,
@@ -354,7 +355,9 @@ def _enter(
     if kind == 1:
         if qply >= QUIESCENCE_PLIES or not fb.has_capture(cells, state, guard_jumps, private_jumps):
             return _static(board, rules, scoring, arrays, ply)
-        n = fb.generate_captures(cells, state, switches, guard_jumps, private_jumps, moves)
+        n = fb.generate_captures(
+            cells, state, switches, guard_jumps, private_jumps, moves, arrays[CAPTURE_STACK]
+        )
         if n < 0:
             control[OVERFLOW] = 1
             control[STOPPED] = 1
@@ -397,7 +400,7 @@ def _enter(
             static = _static(board, rules, scoring, arrays, ply)
             if abs(static) < DECIDED and static - FUTILITY_MARGIN * depth >= beta:
                 return static
-        n = fb.generate_moves(cells, state, rules, moves)
+        n = fb.generate_moves(cells, state, rules, moves, arrays[CAPTURE_STACK])
         if n < 0:
             control[OVERFLOW] = 1
             control[STOPPED] = 1
@@ -446,7 +449,7 @@ def _enter(
     return PENDING
 
 
-@njit(cache=True, inline="always")
+@compiled(inline=True)
 def _make_null(
     state: np.ndarray, history: np.ndarray, undo: np.ndarray, zobrist_gray: np.uint64
 ) -> None:
@@ -460,7 +463,7 @@ def _make_null(
     state[fb.TURN] ^= 1
 
 
-@njit(cache=True, inline="always")
+@compiled(inline=True)
 def _unmake_null(state: np.ndarray, undo: np.ndarray) -> None:
     """Take back a null move."""
     state[fb.MADE] -= 1
@@ -469,7 +472,7 @@ def _unmake_null(state: np.ndarray, undo: np.ndarray) -> None:
     state[fb.TURN] ^= 1
 
 
-@njit(cache=True)
+@compiled()
 def _soldiers(cells: np.ndarray, side: int) -> int:
     """How many soldiers ``side`` has."""
     n = 0
@@ -479,7 +482,7 @@ def _soldiers(cells: np.ndarray, side: int) -> int:
     return n
 
 
-@njit(cache=True)
+@compiled()
 def _unwind(board: Arrays, arrays: Arrays, top: int, bottom: int) -> None:
     """Take back the move each frame from ``top`` down to ``bottom`` is searching."""
     cells, state, _, undo = board
@@ -491,7 +494,7 @@ def _unwind(board: Arrays, arrays: Arrays, top: int, bottom: int) -> None:
             fb.unmake(cells, state, undo, buffers[ply][orders[ply][frames[ply, INDEX]]])
 
 
-@njit(cache=True)
+@compiled()
 def _search(
     board: Arrays,
     rules: Arrays,
@@ -666,7 +669,7 @@ def _search(
         have_score = True
 
 
-@njit(cache=True, nogil=True)
+@compiled(nogil=True)
 def _root(
     board: Arrays,
     rules: Arrays,
@@ -730,20 +733,20 @@ def _root(
     return best
 
 
-@njit(cache=True, nogil=True)
+@compiled(nogil=True)
 def _exact_root_scores(
-    board: Arrays, rules: Arrays, scoring: Arrays, arrays: Arrays, depth: int, n: int
-) -> np.ndarray:
-    """Every root move's exact score at ``depth``, each searched with a full window (in
-    generation order): what the weaker levels choose among."""
+    board: Arrays, rules: Arrays, scoring: Arrays, arrays: Arrays, depth: int, scores: np.ndarray
+) -> None:
+    """Write every root move's exact score at ``depth`` into ``scores`` (one per root move),
+    each searched with a full window (in generation order): what the weaker levels choose
+    among."""
     cells, state, history, undo = board
     advancement, switches = rules[fb.TABLE_ADVANCEMENT], rules[fb.TABLE_SWITCHES]
     zobrist, zobrist_gray = rules[fb.TABLE_ZOBRIST], rules[fb.TABLE_ZOBRIST_GRAY]
     control, buffers = arrays[0], arrays[1]
     moves = buffers[0]
-    scores = np.zeros(n, np.int64)
     side = state[fb.TURN]
-    for move in range(n):
+    for move in range(scores.shape[0]):
         fb.make(cells, state, history, undo, moves[move], zobrist, zobrist_gray)
         code = fb.end_by_move(state, history, switches, advancement)
         if code:
@@ -754,23 +757,23 @@ def _exact_root_scores(
         fb.unmake(cells, state, undo, moves[move])
         if control[STOPPED]:
             break
-    return scores
 
 
-@njit(cache=True)
+@compiled()
 def _principal_variation(
-    board: Arrays, rules: Arrays, arrays: Arrays, first: int, line: np.ndarray
+    board: Arrays, rules: Arrays, arrays: Arrays, first: int, line: np.ndarray, seen: np.ndarray
 ) -> int:
     """Write the principal variation into ``line`` (move rows): the root move ``first``, then
-    the table's moves while they are legal and the game goes on; how many moves."""
+    the table's moves while they are legal and the game goes on; how many moves. ``seen``
+    (as long as ``line``) keeps the line's positions, to stop at a repetition."""
     cells, state, history, undo = board
     advancement, switches = rules[fb.TABLE_ADVANCEMENT], rules[fb.TABLE_SWITCHES]
     zobrist, zobrist_gray = rules[fb.TABLE_ZOBRIST], rules[fb.TABLE_ZOBRIST_GRAY]
     control, buffers, tt_keys, tt_data = arrays[0], arrays[1], arrays[6], arrays[7]
-    line[0, :] = buffers[0][first]
+    for column in range(line.shape[1]):  # (a slice copy would allocate)
+        line[0, column] = buffers[0][first, column]
     fb.make(cells, state, history, undo, line[0], zobrist, zobrist_gray)
     length = 1
-    seen = np.zeros(line.shape[0], np.uint64)
     seen[0] = history[state[fb.HISTORY_LENGTH] - 1]
     scratch = buffers[FRAMES - 1]
     while length < line.shape[0] and not fb.end_by_move(state, history, switches, advancement):
@@ -779,10 +782,11 @@ def _principal_variation(
         if tt_keys[slot] != key or tt_data[slot] == 0:
             break
         move = ((tt_data[slot] >> 32) & 0x7FF) - 1
-        n = fb.generate_moves(cells, state, rules, scratch)
+        n = fb.generate_moves(cells, state, rules, scratch, arrays[CAPTURE_STACK])
         if not 0 <= move < n:
             break
-        line[length, :] = scratch[move]
+        for column in range(line.shape[1]):
+            line[length, column] = scratch[move, column]
         fb.make(cells, state, history, undo, line[length], zobrist, zobrist_gray)
         h = history[state[fb.HISTORY_LENGTH] - 1]
         length += 1
@@ -847,8 +851,10 @@ class CompiledSearch:
     ``state``, ``history``, ``undo``: see ``fastboard``), the rule tables (paths, next points,
     advancement, switches, step and jump tables, Zobrist keys), the evaluation's tables
     (``EvaluationArrays``) and the search's own arrays (``control``, move buffers, frames,
-    move orders, static evaluations, transposition table, killers, history, ordering keys and
-    the stop flag), in the order ``search`` lists them.
+    move orders, static evaluations, transposition table, killers, history, ordering keys, the
+    stop flag and the capture search's stack), in the order ``_arrays`` lists them. The
+    compiled functions allocate nothing (``compiled_cache.compiled``): every array they use is
+    made here and lives as long as the search.
     """
 
     def __init__(self, evaluator: Evaluator, hash_entries: int, fade: int = 0) -> None:
@@ -874,6 +880,7 @@ class CompiledSearch:
         self.history_table = np.zeros((81, 81), np.int64)
         self.order_keys = np.zeros(SEARCH_MOVES, np.int64)
         self.stop = np.zeros(1, np.int64)
+        self.capture_stack = fb.capture_stack()
         self.nodes = 0
         warm_up()
 
@@ -904,6 +911,7 @@ class CompiledSearch:
             self.history_table,
             self.order_keys,
             self.stop,
+            self.capture_stack,
         )
 
     def _start(self, board: Board, node_limit: int, contempt: int) -> tuple[Arrays, int]:
@@ -922,7 +930,9 @@ class CompiledSearch:
         control[CONTEMPT] = contempt
         self.killers[:] = -1
         self.stop[0] = 0
-        n = fb.generate_moves(fast.cells, fast.state, self.rule_arrays.tables, self.buffers[0])
+        n = fb.generate_moves(
+            fast.cells, fast.state, self.rule_arrays.tables, self.buffers[0], self.capture_stack
+        )
         return (fast.cells, fast.state, fast.history, fast.undo), n
 
     def root_scores(
@@ -934,8 +944,9 @@ class CompiledSearch:
         if n < 0:
             return None
         arrays = self._arrays()
-        scores = _exact_root_scores(
-            board_tuple, self.rule_arrays.tables, self.scoring.tables, arrays, depth, n
+        scores = np.zeros(n, np.int64)
+        _exact_root_scores(
+            board_tuple, self.rule_arrays.tables, self.scoring.tables, arrays, depth, scores
         )
         self.nodes = int(self.control[NODES])
         if self.control[OVERFLOW]:
@@ -1038,7 +1049,8 @@ class CompiledSearch:
     ) -> tuple[Move, ...]:
         """The principal variation from root move ``first`` as the rules core's moves."""
         rows = np.zeros((32, fb.MOVE_WIDTH), np.int64)
-        length = _principal_variation(board_tuple, rule_tuple, arrays, first, rows)
+        seen = np.zeros(rows.shape[0], np.uint64)
+        length = _principal_variation(board_tuple, rule_tuple, arrays, first, rows, seen)
         line = []
         for k in range(length):
             raw = _raw_move(board.moves(), rows[k])
