@@ -10,6 +10,7 @@ import os
 import random
 import time
 from pathlib import Path
+from typing import Any
 
 import numba
 import numpy as np
@@ -290,3 +291,18 @@ def _bluegray_imports(path: Path) -> list[str]:
             else:
                 modules.append(str(node.module))
     return modules
+
+
+def test_the_compiled_functions_leave_numbas_runtime_out_where_numba_allows() -> None:
+    # This numba lists the option, so the engine is compiled without reference counting; a
+    # numba that dropped it would compile the same functions with the runtime, not fail.
+    from numba.core.options import DefaultOptions
+
+    assert compiled_cache.without_runtime(DefaultOptions) == {"_nrt": False}
+
+    class WithoutTheOption:
+        nopython = True
+
+    assert compiled_cache.without_runtime(WithoutTheOption) == {}
+    dispatcher: Any = fb.generate  # typed as the function it compiles
+    assert dispatcher.targetoptions.get("_nrt") is False
