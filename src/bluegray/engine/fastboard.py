@@ -246,10 +246,10 @@ def _collect_jumps(
     """Add every complete capture sequence of the soldier on ``start`` to ``out`` (from row
     ``n``); return the new number of rows, or -1 when ``out`` is full.
 
-    A depth-first search with its own stack, ``stack`` (numba's cache cannot hold a recursive
-    function).
-    Jumped pieces leave the board at once (their points are cleared while the sequence goes
-    on); the mover's start point is empty, so a sequence may come back through it."""
+    A depth-first search on its own stack, ``stack``, owned by the caller (numba's cache cannot
+    hold a recursive function). Jumped pieces leave the board at once (their points are cleared
+    while the sequence goes on); the mover's start point is empty, so a sequence may come back
+    through it."""
     points = stack[0]
     tried = stack[1]
     extended = stack[2]
