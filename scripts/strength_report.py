@@ -257,8 +257,7 @@ def needs_decider(a: str, b: str, rules: str, results: list[dict[str, Any]]) -> 
         range(1, further + 1)
     ):
         return None
-    low = fixed[0]["elo_low"]
-    return None if low is not None and low > 0 else further + 1
+    return None if _separated(fixed[0]) else further + 1
 
 
 def versus(args: argparse.Namespace) -> None:
@@ -404,12 +403,10 @@ def merged(results: list[dict[str, Any]]) -> list[dict[str, Any]]:
         for e in entries:
             for reason, count in e["reasons"].items():
                 reasons[reason] = reasons.get(reason, 0) + count
-        notes = [e["note"] for e in entries if e.get("note")]
-        notes[1:] = [note[:1].upper() + note[1:] for note in notes[1:]]  # sentences after the first
         combined.append(
             {
                 **entries[0],
-                "note": " ".join(notes),
+                "note": _sentences([e["note"] for e in entries if e.get("note")]),
                 "games": games,
                 "wins": wins,
                 "draws": draws,
@@ -729,8 +726,12 @@ def _notes(entry: dict[str, Any]) -> str:
     """A match's notes: a deciding SPRT's own account, then any note kept with its result."""
     notes = [_decider_note(entry)] if _is_decider(entry) else []
     notes += [entry["note"]] if entry.get("note") else []
-    notes[1:] = [note[:1].upper() + note[1:] for note in notes[1:]]
-    return " ".join(notes)
+    return _sentences(notes)
+
+
+def _sentences(notes: list[str]) -> str:
+    """Notes joined as sentences: each after the first starts with a capital."""
+    return " ".join(notes[:1] + [note[:1].upper() + note[1:] for note in notes[1:]])
 
 
 def _chain(rows: list[dict[str, Any]]) -> list[tuple[str, float, bool]]:

@@ -19,6 +19,7 @@ from pathlib import Path
 from typing import Any, TypeVar
 
 import numba
+from numba.core.options import DefaultOptions
 
 _PACKAGE = Path(__file__).resolve().parent.parent
 SOURCES = (
@@ -56,8 +57,6 @@ def compiled(*, inline: bool = False, nogil: bool = False) -> Callable[[_Functio
     which took half the search's time (docs/benchmarks.md). Without it a compiled function can
     allocate nothing, so every array the engine's compiled functions use is made, and kept
     alive, by the Python object that calls them."""
-    from numba.core.options import DefaultOptions
-
     njit: Callable[..., Callable[[_Function], _Function]] = numba.njit
     return njit(
         cache=True,
