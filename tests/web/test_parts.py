@@ -56,7 +56,7 @@ def test_the_migrations_build_exactly_the_models_schema(tmp_path: Path) -> None:
         with database.engine.connect() as connection:
             context = MigrationContext.configure(connection)
             assert compare_metadata(context, Base.metadata) == []
-            assert context.get_current_revision() == "0001"
+            assert context.get_current_revision() == "0002"
             mode = connection.execute(text("PRAGMA journal_mode")).scalar()
             assert mode == "wal"
         tables = set(inspect(database.engine).get_table_names())

@@ -1,9 +1,9 @@
 """The web app: ``create_app(settings)`` builds it, and at start-up it upgrades the database
-schema and resumes the games a stopped server left (``bluegray serve`` runs it on uvicorn)."""
+schema and takes its part in the service: the games' news, timers and AI (``bluegray serve``
+runs it on uvicorn)."""
 
 from __future__ import annotations
 
-import asyncio
 from collections.abc import AsyncIterator
 from contextlib import asynccontextmanager
 from pathlib import Path
@@ -13,7 +13,8 @@ from fastapi import FastAPI
 from fastapi.staticfiles import StaticFiles
 
 from bluegray import __version__
-from bluegray.web.ai import Engines
+from bluegray.web.backends import backends
+from bluegray.web.clocks import set_time_offset
 from bluegray.web.db import Database
 from bluegray.web.errors import install_handlers
 from bluegray.web.routers import (
@@ -30,7 +31,7 @@ from bluegray.web.routers import (
 )
 from bluegray.web.security import GuardMiddleware
 from bluegray.web.service import GameService
-from bluegray.web.settings import Settings
+from bluegray.web.settings import Settings, process_name
 
 STATIC: Final = Path(__file__).resolve().parent / "static"
 
@@ -48,24 +49,24 @@ in docs/web.md and by `/api/ws/schema`).
 def create_app(settings: Settings | None = None) -> FastAPI:
     """The app for ``settings`` (default: from the environment, see ``Settings.from_env``)."""
     settings = settings or Settings.from_env()
+    set_time_offset(settings.time_offset_seconds)
+    process = process_name(settings)
     database = Database(
         settings.resolved_database_url, sqlite_synchronous=settings.sqlite_synchronous
     )
-    engines = Engines(settings.engine_workers, processes=settings.ai_processes)
-    service = GameService(database, engines, settings)
+    parts = backends(settings, process)
+    service = GameService(settings, database, parts.bus, parts.presence, process, parts.make_queue)
 
     @asynccontextmanager
     async def lifespan(app: FastAPI) -> AsyncIterator[None]:
         database.start()
-        warming = asyncio.create_task(engines.warm())
         try:
             await service.start()
             yield
             await service.stop()
         finally:
-            warming.cancel()
-            engines.close()
             database.close()
+            await parts.close()
 
     app = FastAPI(
         title="bluegray",

@@ -8,7 +8,7 @@ from typing import Annotated, Any
 from fastapi import APIRouter, Query
 
 from bluegray.pieces import Side
-from bluegray.web.deps import Browser, GameId, SeatSides, Service
+from bluegray.web.deps import Address, Browser, GameId, SeatSides, Service
 from bluegray.web.schemas import (
     ActionRequest,
     CreatedGame,
@@ -37,11 +37,13 @@ ERRORS: dict[int | str, dict[str, Any]] = {
     summary="Start a game",
     responses=ERRORS,
 )
-async def create_game(body: CreateGameRequest, service: Service, browser: Browser) -> CreatedGame:
+async def create_game(
+    body: CreateGameRequest, service: Service, browser: Browser, address: Address
+) -> CreatedGame:
     """Against the AI (levels 1-8), hot-seat (one token plays both sides), or a friend (the
     answer holds an invite link to send them). The seat token in the answer is shown only once:
     keep it to play."""
-    state, seat, invite = await service.create(body, browser)
+    state, seat, invite = await service.create(body, browser, address)
     return CreatedGame(game=state, seat=seat, invite=invite)
 
 
@@ -67,9 +69,9 @@ async def get_game(game_id: GameId, service: Service) -> GameState:
     responses=ERRORS,
 )
 async def join_game(
-    game_id: GameId, body: JoinRequest, service: Service, browser: Browser
+    game_id: GameId, body: JoinRequest, service: Service, browser: Browser, address: Address
 ) -> JoinedGame:
-    state, seat = await service.join(game_id, body.invite, browser)
+    state, seat = await service.join(game_id, body.invite, browser, address)
     return JoinedGame(game=state, seat=seat)
 
 

@@ -9,14 +9,16 @@ from fastapi import APIRouter
 from pydantic import TypeAdapter
 
 from bluegray import __version__
+from bluegray.web.deps import Service
 from bluegray.web.schemas import Health, IncomingMessage, OutgoingMessage
 
 router = APIRouter(prefix="/api", tags=["meta"])
 
 
 @router.get("/health", response_model=Health, summary="Whether the server is up")
-async def health() -> Health:
-    return Health(status="ok", version=__version__)
+async def health(service: Service) -> Health:
+    """The process is alive (it answers); ``/api/ready`` says whether it can serve players."""
+    return Health(status="ok", version=__version__, process=service.process)
 
 
 @router.get("/ws/schema", summary="JSON Schema of the WebSocket messages")

@@ -29,7 +29,6 @@ from bluegray.web.deps import (
     Service,
 )
 from bluegray.web.errors import ApiError
-from bluegray.web.live import cached_rules_info, outcome_info
 from bluegray.web.routers.pages import render_page
 from bluegray.web.schemas import (
     MOVE_TEXT_LIMIT,
@@ -45,6 +44,7 @@ from bluegray.web.schemas import (
     Request as RequestBody,
 )
 from bluegray.web.security import BROWSER_COOKIE, digest
+from bluegray.web.view import cached_rules_info, outcome_info
 
 GAMES_PER_PAGE: Final = 50
 
