@@ -14,7 +14,7 @@ from bluegray.engine.search import Limits
 from bluegray.web import local_queue
 from bluegray.web import service as service_module
 from bluegray.web.engine_work import CLOCK_SHARE, think_limits
-from bluegray.web.jobs import AnalysisOutput, Job, MoveJob, run_job
+from bluegray.web.jobs import AnalysisOutput, Job, run_job
 from tests.web.conftest import Json, LiveServer, Socket
 
 RULES = "classic-light impasse-plies=30"

@@ -187,7 +187,7 @@ class Settings(BaseSettings):
         """The defaults with ``BLUEGRAY_<NAME>`` variables applied (from the process's
         environment, and ``environ`` over it); ``InvalidSettingError`` (one line, naming the
         variable) for a value a setting cannot take."""
-        given = {
+        given: dict[str, Any] = {
             name[len(ENV_PREFIX) :].lower(): value
             for name, value in (environ or {}).items()
             if name.startswith(ENV_PREFIX)
