@@ -47,7 +47,14 @@ def test_an_ai_game_is_played_to_its_end(make_server: Callable[..., LiveServer])
         assert len(state["moves"]) == 3
         gray.send({"type": "action", "action": "request_takeback", "version": state["version"]})
         state = gray.receive(
-            "state", event={"kind": "takeback", "side": "gray", "move": None, "game_id": None, "worker": None}
+            "state",
+            event={
+                "kind": "takeback",
+                "side": "gray",
+                "move": None,
+                "game_id": None,
+                "worker": None,
+            },
         )["game"]
         assert len(state["moves"]) == 1 and state["turn"] == "gray"
 
