@@ -105,8 +105,11 @@ class Database:
         self._readers = ThreadPoolExecutor(4, thread_name_prefix="bluegray-db-reader")
         self._started = False
 
-    def start(self) -> None:
-        upgrade_schema(self.engine)
+    def start(self, *, migrate: bool = True) -> None:
+        """Start the writer; first bring the schema up to date unless ``migrate`` is false (a
+        worker leaves that to the web processes)."""
+        if migrate:
+            upgrade_schema(self.engine)
         self._writer.start()
         self._started = True
 

@@ -134,7 +134,10 @@ class RedisQueue:
         answer = await self.client.blpop([reply], timeout=job.seconds + ANALYSIS_WAIT_SECONDS)
         if answer is None:
             raise AiBusyError("the AI is busy: the analysis did not start in time")
-        return decode_output(_str(answer[1]))
+        reply = json.loads(_str(answer[1]))
+        if "output" not in reply:
+            raise AiUnavailableError(str(reply.get("error", "the analysis failed")))
+        return decode_output(reply["output"])
 
     async def workers(self) -> int:
         return len(await live_slots(self.client, self.stale_ms))
@@ -224,11 +227,20 @@ class Slot:
                 return delivery
         return None
 
-    async def finish(self, delivery: Delivery, output: AnalysisOutput | None = None) -> None:
-        """The job is done: answer an analysis, and let the job go."""
+    async def finish(
+        self,
+        delivery: Delivery,
+        *,
+        output: AnalysisOutput | None = None,
+        failure: str | None = None,
+    ) -> None:
+        """The job is done: answer an analysis (or say why it failed), and let the job go."""
         async with self.client.pipeline(transaction=True) as pipe:
-            if delivery.reply is not None and output is not None:
-                pipe.rpush(delivery.reply, encode_output(output))
+            if delivery.reply is not None:
+                answer = {"error": failure or "no answer"}
+                if output is not None:
+                    answer = {"output": encode_output(output)}
+                pipe.rpush(delivery.reply, json.dumps(answer))
                 pipe.expire(delivery.reply, 60)
             for key in delivery.load:
                 pipe.zrem(key, delivery.job_id)

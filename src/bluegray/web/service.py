@@ -10,7 +10,6 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
-import hashlib
 import logging
 import secrets
 from collections.abc import Callable
@@ -23,6 +22,7 @@ from bluegray.pieces import Side
 from bluegray.record import read_record
 from bluegray.rules import RuleSet
 from bluegray.web import actions
+from bluegray.web.ai_moves import ai_job, play_ai_move
 from bluegray.web.bus import Bus, News
 from bluegray.web.clocks import Clock, now_ms
 from bluegray.web.db import Database
@@ -170,16 +170,16 @@ class GameService:
         return await count_games(self.db)
 
     async def authenticate(self, game_id: str, token: str | None) -> frozenset[Side]:
-        """The sides a seat token plays in a game (none for ``None``: a spectator)."""
+        """The sides a seat token plays in a game (none for ``None``: a spectator). A token
+        this process's copy does not know is checked against the stored game (its seat may
+        have been taken on another process)."""
         runtime = await self.games.get(game_id, fresh=False)
         if token is None:
             return frozenset()
         hashed = digest(token)
-        sides = frozenset(
-            side
-            for side, seat in runtime.live.seats.items()
-            if seat.token_hash is not None and secrets.compare_digest(seat.token_hash, hashed)
-        )
+        sides = _sides_of(runtime.live, hashed)
+        if not sides and self.games.shared:
+            sides = _sides_of((await self.games.get(game_id)).live, hashed)
         if not sides:
             raise ApiError(403, "forbidden", "that token does not hold a seat in this game")
         return sides
@@ -420,34 +420,14 @@ class GameService:
         return Verdict(hold_until_ms=now_ms() + wait)
 
     async def apply_ai_move(self, job: MoveJob, move: str, computed_by: str) -> None:
-        """Play the AI's move found by ``computed_by``, if its game is still where it was."""
-
-        def change(live: LiveGame) -> GameEvent | None:
-            if live.version != job.version or not live.ai_to_move():
-                return None  # a takeback, resignation or time-out came first
-            event = actions.play_in_time(live, move, now_ms())
-            event.worker = computed_by
-            return event
-
-        try:
-            await self.games.change(job.game_id, change)
-        except ApiError as error:
-            log.error("the AI move %r of game %s was refused: %s", move, job.game_id, error)
+        await play_ai_move(self.games, job, move, computed_by)
 
 
-def ai_job(live: LiveGame) -> MoveJob:
-    """The job of finding the AI's move in a game as it stands."""
-    clock = live.clock
-    seed = int.from_bytes(hashlib.sha256(f"{live.id}:{live.game.ply}".encode()).digest()[:4])
-    return MoveJob(
-        game_id=live.id,
-        version=live.version,
-        rules=str(live.rules),
-        start=str(live.game.start),
-        moves=tuple(str(move) for move in live.game.moves),
-        level=live.ai_level or 1,
-        seed=seed,
-        time_left_ms=None if clock is None else clock.left(live.game.turn, now_ms()),
+def _sides_of(live: LiveGame, token_hash: str) -> frozenset[Side]:
+    return frozenset(
+        side
+        for side, seat in live.seats.items()
+        if seat.token_hash is not None and secrets.compare_digest(seat.token_hash, token_hash)
     )
 
 
