@@ -34,6 +34,7 @@ def settings_for(path: Path, **changes: Any) -> Settings:
         ai_processes=False,
         ai_workers=1,
         heartbeat_seconds=0.5,
+        allowed_hosts=["testserver", "127.0.0.1", "localhost"],
     )
     return base.with_changes(**changes)
 

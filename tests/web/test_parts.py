@@ -22,7 +22,8 @@ from bluegray.web.clocks import Clock
 from bluegray.web.db import ConflictError, Database
 from bluegray.web.live import LiveGame, Played
 from bluegray.web.models import Base, ServerStateRow
-from bluegray.web.security import TokenBucket, digest, matches, new_token
+from bluegray.web.rates import RateLimits
+from bluegray.web.security import digest, matches, new_token
 from bluegray.web.settings import InvalidSettingError, Settings
 
 # -- clocks -----------------------------------------------------------------------------------
@@ -108,12 +109,17 @@ def test_tokens_are_stored_as_digests_and_checked_in_constant_time() -> None:
     assert not matches(token, None)
 
 
-def test_the_token_bucket_allows_a_burst_then_the_rate() -> None:
-    bucket = TokenBucket(rate=2, burst=3)
-    assert [bucket.take("a", now=0.0) for _ in range(3)] == [0.0, 0.0, 0.0]
-    assert bucket.take("a", now=0.0) == pytest.approx(0.5)
-    assert bucket.take("b", now=0.0) == 0.0  # another client has its own bucket
-    assert bucket.take("a", now=0.5) == 0.0
+def test_a_rate_limit_allows_a_burst_then_refuses_with_the_wait() -> None:
+    rates = RateLimits(Settings(http_rate=2, http_burst=3), shared=False)
+
+    async def takes() -> list[float]:
+        return [await rates.take(rates.requests, "a") for _ in range(4)] + [
+            await rates.take(rates.requests, "b")  # another client has its own count
+        ]
+
+    first, second, third, fourth, other = asyncio.run(takes())
+    assert first == second == third == 0.0 and other == 0.0
+    assert 0 < fourth <= 2.0  # a burst of 3 in any 2 seconds
 
 
 def test_settings_come_from_the_environment() -> None:

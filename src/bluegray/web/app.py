@@ -11,12 +11,15 @@ from typing import Final
 
 from fastapi import FastAPI
 from fastapi.staticfiles import StaticFiles
+from uvicorn.middleware.proxy_headers import ProxyHeadersMiddleware
 
 from bluegray import __version__
 from bluegray.web.backends import backends
 from bluegray.web.clocks import set_time_offset
 from bluegray.web.db import Database
 from bluegray.web.errors import install_handlers
+from bluegray.web.guard import GuardMiddleware
+from bluegray.web.rates import RateLimits
 from bluegray.web.routers import (
     analysis,
     boards,
@@ -29,7 +32,6 @@ from bluegray.web.routers import (
     sockets,
     study_pages,
 )
-from bluegray.web.security import GuardMiddleware
 from bluegray.web.service import GameService
 from bluegray.web.settings import Settings, process_name
 
@@ -84,5 +86,10 @@ def create_app(settings: Settings | None = None) -> FastAPI:
         app.include_router(module.router)
     app.include_router(study_pages.router)  # learn, my games, replay, study
     app.mount("/static", StaticFiles(directory=STATIC), name="static")
-    app.add_middleware(GuardMiddleware, settings=settings)
+    rates = RateLimits(settings, shared=settings.scaled)
+    app.state.rates = rates
+    app.add_middleware(GuardMiddleware, settings=settings, rates=rates, process=process)
+    # Outermost: the client's own address from a trusted proxy's X-Forwarded-For, before the
+    # rate limits count it.
+    app.add_middleware(ProxyHeadersMiddleware, trusted_hosts=settings.trusted_proxies)
     return app

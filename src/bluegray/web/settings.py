@@ -81,9 +81,10 @@ class Settings(BaseSettings):
     """The host names this site answers to (the ``Host`` header); anything else is refused, so
     that a page elsewhere cannot reach a player's server by DNS rebinding. Empty: the loopback
     names (``bluegray serve --host`` adds the address it listens on)."""
-    trusted_proxies: Names = Field(default_factory=list)
-    """Addresses of reverse proxies whose ``X-Forwarded-For`` and ``X-Forwarded-Proto`` are
-    believed, so that rate limits see the real clients (``*``: any)."""
+    trusted_proxies: Names = Field(default_factory=lambda: ["127.0.0.1", "::1"])
+    """Addresses (or networks, ``10.0.0.0/8``) of reverse proxies whose ``X-Forwarded-For`` and
+    ``X-Forwarded-Proto`` are believed, so that rate limits see the real clients behind them
+    (``*``: any; default: a proxy on this machine)."""
 
     # -- sizes -----------------------------------------------------------------------------------
 

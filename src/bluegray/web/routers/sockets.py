@@ -8,6 +8,7 @@ import asyncio
 import contextlib
 import logging
 import re
+import secrets
 from typing import Final
 from urllib.parse import urlsplit
 
@@ -18,6 +19,7 @@ from bluegray.errors import BlueGrayError
 from bluegray.pieces import Side
 from bluegray.web.clocks import now_ms
 from bluegray.web.errors import ApiError, from_library
+from bluegray.web.rates import RateLimits
 from bluegray.web.schemas import (
     AckMessage,
     ActionMessage,
@@ -30,7 +32,7 @@ from bluegray.web.schemas import (
     SyncMessage,
     WelcomeMessage,
 )
-from bluegray.web.security import TokenBucket, client_key
+from bluegray.web.security import client_key
 from bluegray.web.service import GameService
 from bluegray.web.settings import Settings
 from bluegray.web.ws import Connection
@@ -173,14 +175,15 @@ async def _session(
     connection.send_state(version, text)
     await hub.add(connection)
     await _presence_changed(service, game_id)
-    bucket = TokenBucket(settings.ws_rate, settings.ws_burst)
+    rates: RateLimits = websocket.app.state.rates
+    socket_key = secrets.token_hex(8)
     strikes = 0
     try:
         while not connection.closed:
             ref = None
             try:
                 text = await _receive_text(websocket, settings.max_ws_message_bytes)
-                if settings.rate_limits and bucket.take("socket"):
+                if settings.rate_limits and not await rates.take_message(socket_key):
                     raise _RefusedError("rate_limited", "too many messages: slow down")
                 message = _parse(text)
                 ref = getattr(message, "ref", None)
