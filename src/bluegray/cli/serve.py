@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import argparse
+import contextlib
 import errno
 import socket
 from typing import Any
@@ -17,8 +18,13 @@ SQLite file in your data directory, or any SQLAlchemy URL (e.g.
 postgresql+psycopg://user:password@host/bluegray, with its driver installed). The schema is
 created or upgraded at start-up; a stopped server resumes every game where it stood.
 
-Settings beyond these options (rate limits, sizes, AI workers, ...) come from BLUEGRAY_*
-environment variables: see docs/web.md.
+The site answers only to the host names it knows (a page elsewhere cannot reach it by DNS
+rebinding): the loopback names, and with --host 0.0.0.0 also this machine's name and
+addresses. Name a public host with --allowed-host play.example.org (or
+BLUEGRAY_ALLOWED_HOSTS).
+
+Settings beyond these options (rate limits, sizes, AI workers, Redis for several processes, ...)
+come from BLUEGRAY_* environment variables: see docs/web.md and docs/deploy.md.
 """
 
 
@@ -50,6 +56,12 @@ def register(subparsers: Any) -> None:
         choices=("critical", "error", "warning", "info", "debug"),
         help="how much the server logs (default: info)",
     )
+    parser.add_argument(
+        "--allowed-host",
+        action="append",
+        metavar="NAME",
+        help="a host name the site answers to (repeat for more; default: see above)",
+    )
     parser.add_argument("--no-access-log", action="store_true", help="do not log every request")
     parser.set_defaults(run=run)
 
@@ -69,12 +81,27 @@ def _listen(host: str, port: int) -> socket.socket:
     return sock
 
 
+def _default_hosts(host: str) -> list[str]:
+    """The host names to answer to when none are named: the loopback names, and when listening
+    on every address, this machine's name and addresses too (so that a LAN can reach it)."""
+    names = ["127.0.0.1", "localhost", "::1", "[::1]"]
+    if host in ("0.0.0.0", "::", ""):
+        machine = socket.gethostname()
+        names.append(machine)
+        with contextlib.suppress(OSError):
+            names.extend(str(info[4][0]) for info in socket.getaddrinfo(machine, None))
+    elif host not in names:
+        names.append(f"[{host}]" if ":" in host else host)
+    return list(dict.fromkeys(name.lower() for name in names))
+
+
 def run(args: argparse.Namespace) -> int:
     try:
         import uvicorn
 
         from bluegray.web.app import create_app
-        from bluegray.web.settings import InvalidSettingError, Settings
+        from bluegray.web.logs import log_config
+        from bluegray.web.settings import InvalidSettingError, Settings, process_name
     except ImportError as error:
         fail(f'the web app needs the web extra: pip install "bluegray[web]" ({error.name} missing)')
     if not 0 <= args.port <= 65535:
@@ -90,7 +117,14 @@ def run(args: argparse.Namespace) -> int:
         changes["database_url"] = args.database_url
     if args.ai_workers:
         changes["ai_workers"] = args.ai_workers
-    settings = settings.with_changes(**changes)
+    hosts = args.allowed_host or settings.allowed_hosts or _default_hosts(args.host)
+    changes["allowed_hosts"] = hosts
+    try:
+        settings = settings.with_changes(**changes)
+    except InvalidSettingError as error:
+        fail(str(error))
+    name = process_name(settings)
+    settings = settings.with_changes(process_name=name)
     try:
         from sqlalchemy.engine.url import make_url
 
@@ -102,7 +136,11 @@ def run(args: argparse.Namespace) -> int:
     config = uvicorn.Config(
         app,
         log_level=args.log_level,
+        log_config=log_config(
+            name, level=args.log_level, json=settings.log_json, access_log=not args.no_access_log
+        ),
         access_log=not args.no_access_log,
+        proxy_headers=False,  # the app applies BLUEGRAY_TRUSTED_PROXIES itself
         ws_max_size=settings.max_ws_frame_bytes,
         ws_per_message_deflate=False,
         server_header=False,
@@ -113,9 +151,11 @@ def run(args: argparse.Namespace) -> int:
     shown_host = f"[{args.host}]" if ":" in args.host else args.host
     if args.host in ("0.0.0.0", "::"):
         shown_host = "localhost"
+    mode = "with Redis: AI moves by 'bluegray worker'" if settings.scaled else "embedded"
     console.print(
         f"bluegray: serving on http://{shown_host}:{port}/ "
-        f"(database: {url.render_as_string(hide_password=True)})",
+        f"(database: {url.render_as_string(hide_password=True)}; {mode}; process {name}; "
+        f"hosts: {', '.join(hosts)})",
         highlight=False,
     )
     try:

@@ -81,9 +81,10 @@ def create_app(settings: Settings | None = None) -> FastAPI:
     )
     app.state.settings = settings
     app.state.service = service
-    install_handlers(app)
+    install_handlers(app, process, service.metrics)
     for module in (rules, games, positions, boards, records, analysis, meta, sockets, pages):
         app.include_router(module.router)
+    app.include_router(meta.metrics_router)
     app.include_router(study_pages.router)  # learn, my games, replay, study
     app.mount("/static", StaticFiles(directory=STATIC), name="static")
     rates = RateLimits(settings, shared=settings.scaled)

@@ -12,9 +12,13 @@ import asyncio
 import contextlib
 import logging
 import secrets
+import time
 from collections.abc import Callable
 from functools import partial
 from typing import Final
+
+from sqlalchemy import text
+from sqlalchemy.orm import Session
 
 from bluegray.errors import BlueGrayError
 from bluegray.game import Game
@@ -30,6 +34,7 @@ from bluegray.web.deadlines import DONE, Due, Timers, Verdict
 from bluegray.web.errors import ApiError, from_library
 from bluegray.web.jobs import AiBusyError, JobQueue, MoveJob, MoveSink, Owner
 from bluegray.web.live import LiveGame, Played, Seat
+from bluegray.web.metrics import Metrics
 from bluegray.web.presence import PresenceBook
 from bluegray.web.queries import count_games, list_games
 from bluegray.web.runtime import Games, Runtime
@@ -42,6 +47,7 @@ from bluegray.web.schemas import (
     GameState,
     Invite,
     MoveAck,
+    ReadyCheck,
     SeatGrant,
 )
 from bluegray.web.security import digest, new_game_id, new_invite_code, new_token
@@ -56,6 +62,8 @@ BUSY_RETRY_MS: Final = 3000
 """How soon an AI move refused for being too much work is tried again."""
 AI_RETRY_MS: Final = 2000
 """How soon an AI move whose search failed is tried again."""
+READY_SECONDS: Final = 2.0
+"""How long each readiness check may take."""
 
 
 class GameService:
@@ -92,6 +100,7 @@ class GameService:
             on_stored=self._expect_timers,
         )
         self.hub = Hub(bus, presence, self.games.current)
+        self.metrics = Metrics(self.hub.connection_count)
         self.games.idle = lambda game_id: not self.hub.has_connections(game_id)
         self.queue = make_queue(self.apply_ai_move)
         self.timers.on("flag", self._flag_due)
@@ -136,6 +145,8 @@ class GameService:
             try:
                 await self.presence.beat(stamp)
                 await self.db.write(partial(note_alive, stamp=stamp))
+                self.metrics.ai_queue_depth.set(await self.queue.depth())
+                self.metrics.ai_workers.set(await self.queue.workers())
             except Exception as error:
                 log.error("cannot note the heartbeat: %r", error)
 
@@ -308,6 +319,7 @@ class GameService:
         """Play a move for a seat; once it is committed, the game just after it and the move."""
         if not sides:
             raise ApiError(401, "unauthorized", "spectators cannot move: a seat token is needed")
+        started = time.perf_counter()
         timed_out: list[Side] = []
 
         def change(live: LiveGame) -> GameEvent:
@@ -325,6 +337,8 @@ class GameService:
             return event
 
         stored = await self.games.change(game_id, change, version=version)
+        self.metrics.move_seconds.observe(time.perf_counter() - started)
+        self.metrics.moves.labels("human").inc()
         if timed_out:
             raise ApiError(409, "game_over", f"{timed_out[0].title}'s time ran out")
         assert stored is not None and stored.event.move is not None
@@ -409,6 +423,8 @@ class GameService:
             except Exception as error:
                 log.error("the AI of game %s failed: %r; trying again", live.id, error)
                 return Verdict(again_at_ms=now_ms() + AI_RETRY_MS)
+            level = str(live.ai_level)
+            self.metrics.ai_reply_seconds.labels(level).observe((now_ms() - due.due_ms) / 1000)
             return DONE
         # A worker will play it. Look again shortly (the job is queued once however often it
         # is submitted): when no worker is alive by then, the game says so.
@@ -420,7 +436,48 @@ class GameService:
         return Verdict(hold_until_ms=now_ms() + wait)
 
     async def apply_ai_move(self, job: MoveJob, move: str, computed_by: str) -> None:
-        await play_ai_move(self.games, job, move, computed_by)
+        if await play_ai_move(self.games, job, move, computed_by):
+            self.metrics.moves.labels("ai").inc()
+
+    # -- operations ----------------------------------------------------------------------------
+
+    async def readiness(self) -> list[ReadyCheck]:
+        """Whether this process can serve players: its database, Redis, and AI workers."""
+        checks = []
+        try:
+            await asyncio.wait_for(self.db.read(_ping), READY_SECONDS)
+            checks.append(ReadyCheck(name="database", ok=True, detail="answers"))
+        except Exception as error:
+            checks.append(ReadyCheck(name="database", ok=False, detail=_reason(error)))
+        if self.settings.scaled:
+            try:
+                await asyncio.wait_for(self.presence.live_processes(now_ms()), READY_SECONDS)
+                checks.append(ReadyCheck(name="redis", ok=True, detail="answers"))
+            except Exception as error:
+                checks.append(ReadyCheck(name="redis", ok=False, detail=_reason(error)))
+        try:
+            workers = await asyncio.wait_for(self.queue.workers(), READY_SECONDS)
+        except Exception as error:
+            checks.append(ReadyCheck(name="workers", ok=False, detail=_reason(error)))
+        else:
+            where = "in this process" if self.queue.name == "embedded" else "in the cluster"
+            detail = (
+                f"{workers} engine processes {where}"
+                if workers
+                else "no AI worker is running: start 'bluegray worker'; AI games wait for one"
+            )
+            checks.append(ReadyCheck(name="workers", ok=workers > 0, detail=detail))
+        return checks
+
+
+def _ping(session: Session) -> None:
+    session.execute(text("SELECT 1"))
+
+
+def _reason(error: BaseException) -> str:
+    if isinstance(error, TimeoutError):
+        return f"no answer in {READY_SECONDS:g} s"
+    return f"{type(error).__name__}: {error}".splitlines()[0][:200]
 
 
 def _sides_of(live: LiveGame, token_hash: str) -> frozenset[Side]:

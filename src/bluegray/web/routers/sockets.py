@@ -232,6 +232,7 @@ async def _handle(message: BaseModel, connection: Connection, service: GameServi
         elif isinstance(message, HelloMessage):
             connection.send(_error("already_connected", "this socket has said hello", ref))
     except ApiError as error:
+        service.metrics.errors.labels(error.code).inc()
         connection.send(_error(error.code, error.message, ref, _version(error)))
         if error.code in ("stale_version", "conflict"):
             with contextlib.suppress(ApiError):
@@ -240,6 +241,7 @@ async def _handle(message: BaseModel, connection: Connection, service: GameServi
                 connection.send(text)
     except BlueGrayError as error:
         api = from_library(error)
+        service.metrics.errors.labels(api.code).inc()
         connection.send(_error(api.code, api.message, ref))
     except Exception:
         log.exception("unexpected error handling a message of game %s", game_id)
