@@ -5,7 +5,6 @@ from __future__ import annotations
 
 import contextlib
 import json
-import socket
 import threading
 import time
 import warnings
@@ -18,6 +17,7 @@ import uvicorn
 from websockets.sync.client import ClientConnection, connect
 
 from bluegray.web import Settings, create_app
+from tests.servers import free_port as free_port
 
 warnings.filterwarnings("ignore", message=".*httpx.*", category=DeprecationWarning)
 with warnings.catch_warnings():
@@ -56,13 +56,6 @@ def make_client(tmp_path: Path) -> Iterator[Callable[..., TestClient]]:
 @pytest.fixture
 def client(make_client: Callable[..., TestClient]) -> TestClient:
     return make_client()
-
-
-def free_port() -> int:
-    with socket.socket() as sock:
-        sock.bind(("127.0.0.1", 0))
-        port: int = sock.getsockname()[1]
-        return port
 
 
 class LiveServer:
