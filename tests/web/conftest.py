@@ -17,6 +17,7 @@ import uvicorn
 from websockets.sync.client import ClientConnection, connect
 
 from bluegray.web import Settings, create_app
+from bluegray.web.clocks import set_time_offset
 from tests.servers import free_port as free_port
 
 warnings.filterwarnings("ignore", message=".*httpx.*", category=DeprecationWarning)
@@ -56,6 +57,14 @@ def make_client(tmp_path: Path) -> Iterator[Callable[..., TestClient]]:
 @pytest.fixture
 def client(make_client: Callable[..., TestClient]) -> TestClient:
     return make_client()
+
+
+@pytest.fixture
+def time_offset() -> Iterator[Callable[[float], None]]:
+    """Move the in-process server's time forward (``time_offset(16)``: 16 s ahead of now), as
+    if that much time had passed; back to the real time after the test."""
+    yield set_time_offset
+    set_time_offset(0)
 
 
 class LiveServer:

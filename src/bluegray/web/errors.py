@@ -70,6 +70,9 @@ def from_library(error: BlueGrayError) -> ApiError:
     return ApiError(422, "invalid_input", message)
 
 
+BODY_NOT_PARSED = "There was an error parsing the body"
+"""FastAPI's detail when a body cannot be read as JSON at all."""
+
 _STATUS_CODES = {
     400: "bad_request",
     401: "unauthorized",
@@ -132,6 +135,16 @@ def install_handlers(app: FastAPI, process: str, metrics: Metrics) -> None:
 
     @app.exception_handler(StarletteHTTPException)
     async def _http(_request: Request, error: StarletteHTTPException) -> JSONResponse:
+        if error.status_code == 400 and error.detail == BODY_NOT_PARSED:
+            # Not UTF-8, nested too deep, or a number with too many digits: as documented, an
+            # invalid request like any other body that is not what the operation takes.
+            errors.labels("invalid_request").inc()
+            return error_response(
+                422,
+                "invalid_request",
+                "invalid request: the body is not JSON this server reads (it must be UTF-8, "
+                "nested at most a few hundred levels, with numbers of at most 4,300 digits)",
+            )
         code = _STATUS_CODES.get(error.status_code, "error")
         errors.labels(code).inc()
         message = error.detail if isinstance(error.detail, str) else code.replace("_", " ")

@@ -103,7 +103,7 @@ class GuardMiddleware:
                     [(b"retry-after", retry.encode())],
                 )
                 return
-        if method in _UNSAFE_METHODS:
+        if method in _UNSAFE_METHODS and _has_body(scope):
             if path.startswith("/api/") and not _is_json(scope):
                 await self._refuse(
                     scope,
@@ -214,6 +214,17 @@ class GuardMiddleware:
             if not message.get("more_body", False):
                 break
         return b"".join(chunks)
+
+
+def _has_body(scope: Scope) -> bool:
+    """Whether a request says it has a body (one without, like ``DELETE /api/health``, goes on
+    to be answered for its method: it cannot carry a cross-site form)."""
+    for name, value in scope.get("headers", []):
+        if name == b"transfer-encoding" or (name == b"content-length" and value.strip() != b"0"):
+            return True
+        if name == b"content-type":
+            return True
+    return False
 
 
 def _is_json(scope: Scope) -> bool:

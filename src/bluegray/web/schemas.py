@@ -102,9 +102,13 @@ class FriendOpponent(Request):
 Opponent = Annotated[AiOpponent | HotseatOpponent | FriendOpponent, Field(discriminator="type")]
 
 
+MIN_CLOCK_MINUTES = 0.25
+"""The shortest clock: 15 seconds a side (shorter ones are lost on time before a move)."""
+
+
 class ClockSettings(Request):
-    minutes: float = Field(gt=0, le=180, examples=[5])
-    increment_seconds: float = Field(default=0, ge=0, le=180, examples=[3])
+    minutes: float = Field(ge=MIN_CLOCK_MINUTES, le=180, examples=[5])
+    increment_seconds: float = Field(default=0, ge=0, le=60, examples=[3])
 
 
 class CreateGameRequest(Request):

@@ -25,6 +25,10 @@ from bluegray.web.schemas import (
 
 router = APIRouter(prefix="/api/games", tags=["games"])
 
+MAX_MS = 2**53 - 1
+"""The largest time a client may give (milliseconds): the largest whole number JavaScript keeps
+exact, and far beyond any game."""
+
 ERRORS: dict[int | str, dict[str, Any]] = {
     status: {"model": ErrorResponse} for status in (401, 403, 404, 409, 422, 429)
 }
@@ -52,7 +56,7 @@ async def list_games(
     service: Service,
     browser: Browser,
     limit: Annotated[int, Query(ge=1, le=100)] = 20,
-    before_ms: Annotated[int | None, Query(ge=0)] = None,
+    before_ms: Annotated[int | None, Query(ge=0, le=MAX_MS)] = None,
 ) -> GameList:
     return await service.list_games(browser, limit, before_ms)
 
