@@ -46,6 +46,8 @@ class Connection:
         self.sides = sides
         self.version = 0
         """The version of the last state sent."""
+        self.state_text = ""
+        """The last state sent."""
         self._queue: asyncio.Queue[str | None] = asyncio.Queue(QUEUE_LIMIT)
         self._sender: asyncio.Task[None] | None = None
         self._closer: asyncio.Task[None] | None = None
@@ -70,6 +72,7 @@ class Connection:
         """Queue a state message unless this socket has seen that version or a later one."""
         if version > self.version:
             self.version = version
+            self.state_text = text
             self.send(text)
 
     async def _close(self, code: int) -> None:
@@ -168,6 +171,8 @@ class Hub:
         order = self._order[game_id]
         if order.version > connection.version:
             connection.send_state(order.version, order.text)
+        elif connection.version > order.version:  # the socket read a newer state than came here
+            order.version, order.text = connection.version, connection.state_text
         connection.start()
         await self.presence.arrive(game_id, connection.sides)
 
