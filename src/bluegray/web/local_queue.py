@@ -80,8 +80,11 @@ class LocalQueue:
             queue.clear()
         if self._pool is not None:
             pool, self._pool = self._pool, None
-            pool.shutdown(wait=False, cancel_futures=True)
+            # Stop the engine processes now (a search may be running: it is dropped), then let
+            # the pool release what it holds, so that nothing is left for the resource tracker
+            # to complain about.
             _stop_processes(pool)
+            await asyncio.to_thread(pool.shutdown, wait=True, cancel_futures=True)
 
     def _executor(self) -> Executor:
         if self._pool is None:
