@@ -115,7 +115,8 @@ def move_job(level: int, game: str = "g") -> MoveJob:
 def test_jobs_cross_machines_as_text_and_know_their_priority() -> None:
     job = move_job(8)
     assert decode_job(encode_job(job)) == job
-    assert job.priority is Priority.LONG and move_job(1).priority is Priority.SHORT
+    assert job.priority is Priority.LONG and move_job(1).priority is Priority.QUICK
+    assert move_job(6).priority is move_job(7).priority is Priority.SHORT
     with pytest.raises(ValueError, match="not a job"):
         decode_job('{"kind": "poem"}')
     assert [reserved_for_short(n) for n in (1, 2, 4, 8, 16)] == [0, 1, 1, 2, 4]
@@ -154,7 +155,7 @@ def test_a_short_job_never_waits_behind_long_ones(monkeypatch: pytest.MonkeyPatc
         return seen, played
 
     seen, played_games = asyncio.run(scenario())
-    assert seen == [8, 1]  # one long job runs; the slot kept for short jobs took the short one
+    assert seen == [8, 1]  # one long job runs; the slot kept for smaller jobs took the quick one
     assert played_games[0] == "short" and sorted(played_games) == sorted(
         ["short", "long0", "long1", "long2"]
     )

@@ -1,9 +1,10 @@
 """The AI's work as jobs: an AI move or an analysis, as plain values that cross process and
 machine boundaries, with the priority and the bounds every queue of them keeps.
 
-Jobs are short (levels 1-6, hints and short analyses) or long (levels 7-8, longer analyses). A
-queue always starts short jobs first and keeps part of its capacity for them, so that a quick
-move never waits behind searches that take seconds. Queued work is bounded per browser, per
+Jobs come in three sizes: quick (the fixed-depth levels 1-5), short (levels 6-7, hints and
+other analyses of a second or less) and long (level 8, longer analyses). A queue always starts
+the smallest first and keeps part of its capacity for quick and short jobs, so that a quick move
+never waits behind searches that take seconds. Queued work is bounded per browser, per
 address and in all: past a bound the AI says it is busy instead of making everyone wait.
 
 Nothing here imports the engine: a web process that only queues jobs never loads the search.
@@ -26,15 +27,20 @@ from bluegray.pieces import Side
 
 ENGINE_WORK: Final = "bluegray.web.engine_work"
 """The module that runs jobs with the engine (loaded only where jobs run)."""
-SHORT_SECONDS: Final = 0.5
-"""Jobs expected to take at most this long are short."""
-LONG_LEVELS: Final = frozenset({7, 8})
-"""The levels whose moves take long (0.3 s and 2 s a move)."""
+SHORT_SECONDS: Final = 1.0
+"""Analyses of at most this long (a hint) are short jobs."""
+QUICK_LEVELS: Final = frozenset({1, 2, 3, 4, 5})
+"""The fixed-depth levels: their moves take a few milliseconds to a tenth of a second."""
+LONG_LEVELS: Final = frozenset({8})
+"""The levels whose moves take long (two seconds a move)."""
 
 
 class Priority(enum.IntEnum):
-    SHORT = 0
-    LONG = 1
+    """A job's size, which is also its turn: smaller jobs go first."""
+
+    QUICK = 0
+    SHORT = 1
+    LONG = 2
 
 
 @dataclass(frozen=True)
@@ -57,6 +63,8 @@ class MoveJob:
 
     @property
     def priority(self) -> Priority:
+        if self.level in QUICK_LEVELS:
+            return Priority.QUICK
         return Priority.LONG if self.level in LONG_LEVELS else Priority.SHORT
 
 
@@ -213,7 +221,8 @@ def decode_output(text: str) -> AnalysisOutput:
 
 
 def reserved_for_short(slots: int) -> int:
-    """Slots kept for short jobs: a quarter, at least one when there are two or more."""
+    """Slots kept for quick and short jobs: a quarter, at least one when there are two or
+    more."""
     return 0 if slots < 2 else max(1, slots // 4)
 
 

@@ -145,20 +145,24 @@ class LocalQueue:
                 del self._load[key]
 
     def _pump(self) -> None:
-        """Start waiting jobs while slots are free: short ones first; long ones only in the
-        slots not kept for short jobs."""
+        """Start waiting jobs while slots are free: the smallest first; long ones only in the
+        slots not kept for quick and short jobs."""
         while True:
-            running = sum(self._running.values())
-            if running >= self.slots:
+            if sum(self._running.values()) >= self.slots:
                 return
-            if self._waiting[Priority.SHORT]:
-                priority = Priority.SHORT
-            elif (
-                self._waiting[Priority.LONG]
-                and self._running[Priority.LONG] < self.slots - self.reserved
-            ):
-                priority = Priority.LONG
-            else:
+            priority = next(
+                (
+                    priority
+                    for priority in Priority
+                    if self._waiting[priority]
+                    and (
+                        priority is not Priority.LONG
+                        or self._running[Priority.LONG] < self.slots - self.reserved
+                    )
+                ),
+                None,
+            )
+            if priority is None:
                 return
             item = self._waiting[priority].popleft()
             if item.done.done():  # cancelled while it waited

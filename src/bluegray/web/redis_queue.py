@@ -1,15 +1,16 @@
 """The AI's job queue on Redis, for the scaled-out service: web processes queue jobs, ``bluegray
 worker`` processes take them.
 
-Redis Streams through redis-py: one stream per priority (``bg:jobs:short``, ``bg:jobs:long``)
-read by one consumer group, so that each job goes to one worker and stays listed as pending
-until that worker acknowledges it. Workers note a heartbeat per engine slot; a job pending with a
-slot whose heartbeat stopped (its worker was killed mid-search) is put back on its stream for
-another worker, and a job delivered too often (one that kills its worker) is dropped. Queued
-work is counted per browser, per address and in all, in sorted sets of job ids by time, so that
-counts left behind by a lost job fade out rather than block for ever. An AI move is queued once
-per game and version however often it is asked for; the move itself is played by the worker,
-through the database's version check, so a job run twice still plays one move.
+Redis Streams through redis-py: one stream per priority (``bg:jobs:quick``, ``bg:jobs:short``,
+``bg:jobs:long``) read by one consumer group, so that each job goes to one worker and stays
+listed as pending until that worker acknowledges it. Workers note a heartbeat per engine slot;
+a job pending with a slot whose heartbeat stopped (its worker was killed mid-search) is put back
+on its stream for another worker, and a job tried too often (one that kills its workers) is
+dropped. Queued work is counted per browser, per address and in all, in sorted sets of job ids
+by time, so that counts left behind by a lost job fade out rather than block for ever. An AI
+move is queued once per game and version however often it is asked for; the move itself is
+played by the worker, through the database's version check, so a job run twice still plays one
+move.
 """
 
 from __future__ import annotations
@@ -44,7 +45,7 @@ from bluegray.web.jobs import (
 
 log = logging.getLogger("bluegray.web")
 
-STREAMS: Final = {Priority.SHORT: "bg:jobs:short", Priority.LONG: "bg:jobs:long"}
+STREAMS: Final = {priority: f"bg:jobs:{priority.name.lower()}" for priority in Priority}
 GROUP: Final = "engines"
 SLOTS_KEY: Final = "bg:workers"
 """Engine slots by their last heartbeat (ms)."""
@@ -189,18 +190,20 @@ class Delivery:
 
 
 class Slot:
-    """One engine slot of a worker: a consumer in the group, taking one job at a time (short
-    jobs first; only short ones if ``short_only``)."""
+    """One engine slot of a worker: a consumer in the group, taking one job at a time (the
+    smallest first; no long ones if ``short_only``)."""
 
     def __init__(self, client: aioredis.Redis, consumer: str, *, short_only: bool) -> None:
         self.client = client
         self.consumer = consumer
-        self.streams = [STREAMS[Priority.SHORT]]
-        if not short_only:
-            self.streams.append(STREAMS[Priority.LONG])
+        self.streams = [
+            STREAMS[priority]
+            for priority in Priority
+            if not (short_only and priority is Priority.LONG)
+        ]
 
     async def take(self, block_ms: int) -> Delivery | None:
-        """The next job, short first; ``None`` if none came within ``block_ms``."""
+        """The next job, the smallest first; ``None`` if none came within ``block_ms``."""
         for stream in self.streams:
             found = await self._read({stream: ">"}, None)
             if found is not None:
