@@ -189,9 +189,12 @@ def test_two_web_processes_and_two_workers_serve_every_game(cluster: Cluster) ->
     assert first["last_move"]["side"] == "blue"
     played = cluster.request("GET", f"/api/games/{ai['game']['id']}", on="B").json()
     assert played["moves"] == first["moves"]
-    human.send({"type": "move", "move": first["legal_moves"][0], "version": first["version"]})
-    reply = next_move(human, "blue", 30)
-    assert reply["event"]["worker"].split("/")[0] in cluster.workers
+    state = first
+    for _ in range(4):  # each reply is found by a worker, whichever took it before
+        human.send({"type": "move", "move": state["legal_moves"][0], "version": state["version"]})
+        reply = next_move(human, "blue", 30)
+        assert reply["event"]["worker"].split("/")[0] in cluster.workers
+        state = reply["game"]
     human.close()
 
     # SIGKILL of A mid-game: blue's socket drops; blue comes back through the proxy on B.

@@ -247,7 +247,13 @@ class Games:
         changed). If another process changed the game first, the change is tried once more on
         the stored game (a change made at a given ``version`` is refused instead)."""
         for attempt in (1, 2):
-            runtime = await self.get(game_id, fresh=False)
+            # A change that needs no particular version decides on what it reads: when other
+            # processes change games too, it reads the stored game. One at a given version can
+            # start from this process's copy (the write checks it) unless the copy is older.
+            fresh = self.shared and (attempt == 2 or version is None)
+            runtime = await self.get(game_id, fresh=fresh)
+            if self.shared and not fresh and version is not None and version > runtime.live.version:
+                continue  # the client has seen a newer version than this copy: read it again
             try:
                 return await self._change(
                     runtime, change, version, seats_changed, listings_for, extra, after_store
