@@ -333,6 +333,17 @@ def start_server(port: int, env: dict[str, str], name: str) -> subprocess.Popen[
     raise SystemExit("the server did not start")
 
 
+def wait_ready(base: str) -> None:
+    """Until the service says it is ready (its AI workers have loaded the engine)."""
+    deadline = time.monotonic() + 120
+    while time.monotonic() < deadline:
+        with contextlib.suppress(httpx.TransportError):
+            if httpx.get(f"{base}/api/ready", timeout=5).status_code == 200:
+                return
+        time.sleep(0.5)
+    raise SystemExit("the service did not get ready (see /api/ready)")
+
+
 def start_worker(env: dict[str, str], name: str, processes: int) -> subprocess.Popen[bytes]:
     environment = {**os.environ, **env, "BLUEGRAY_PROCESS_NAME": name}
     command = [sys.executable, "-m", "bluegray", "worker", "--processes", str(processes)]
@@ -400,6 +411,7 @@ def main() -> None:
         base = f"http://127.0.0.1:{ports[0]}"
         if args.servers > 1:
             base = stack.enter_context(ReverseProxy(ports)).url
+        wait_ready(base)
         driver = subprocess.run(
             [
                 sys.executable,

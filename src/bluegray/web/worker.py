@@ -19,7 +19,7 @@ import signal
 import time
 from dataclasses import dataclass, field
 from multiprocessing.process import BaseProcess
-from typing import Final
+from typing import Any, Final
 
 from bluegray.web import redis_queue
 from bluegray.web.ai_moves import play_ai_move
@@ -43,16 +43,21 @@ class _SlotProcess:
     short_only: bool
     generation: int = 0
     process: BaseProcess | None = field(default=None, repr=False)
+    ready: Any = field(default=None, repr=False)
+    """Set by the engine process once its engine is loaded: only then does the slot beat."""
 
     def consumer(self, worker: str) -> str:
         return f"{worker}/{self.index}.{self.generation}"
 
 
-def run_slot(settings_json: str, consumer: str, short_only: bool, parent_pid: int) -> None:
+def run_slot(
+    settings_json: str, consumer: str, short_only: bool, parent_pid: int, ready: Any
+) -> None:
     """An engine process of a worker (started with multiprocessing's spawn)."""
     settings = Settings.model_validate_json(settings_json)
     logging.basicConfig(level=logging.INFO, format=f"%(asctime)s {consumer} %(message)s")
     prepare_engine_process(parent_pid)
+    ready.set()
     with contextlib.suppress(KeyboardInterrupt):
         asyncio.run(_slot(settings, consumer, short_only))
 
@@ -112,9 +117,10 @@ async def supervise(settings: Settings, name: str, count: int) -> None:
     settings_json = settings.model_dump_json()
 
     def start(slot: _SlotProcess) -> None:
+        slot.ready = context.Event()
         process = context.Process(
             target=run_slot,
-            args=(settings_json, slot.consumer(name), slot.short_only, os.getpid()),
+            args=(settings_json, slot.consumer(name), slot.short_only, os.getpid(), slot.ready),
             name=slot.consumer(name),
             daemon=True,
         )
@@ -127,8 +133,7 @@ async def supervise(settings: Settings, name: str, count: int) -> None:
         loop.add_signal_handler(signum, stopping.set)
     for slot in slots:
         start(slot)
-    consumers = [slot.consumer(name) for slot in slots]
-    await redis_queue.beat(client, consumers)
+    consumers: list[str] = []
     beat = settings.heartbeat_seconds / 2
     try:
         while not stopping.is_set():
@@ -137,9 +142,10 @@ async def supervise(settings: Settings, name: str, count: int) -> None:
                     log.error("engine slot %s stopped: starting it again", slot.consumer(name))
                     slot.generation += 1
                     start(slot)
-            consumers = [slot.consumer(name) for slot in slots]
+            consumers = [slot.consumer(name) for slot in slots if slot.ready.is_set()]
             try:
-                await redis_queue.beat(client, consumers)
+                if consumers:
+                    await redis_queue.beat(client, consumers)
                 await redis_queue.recover(client, stale_ms(settings), f"{name}/rescuer")
             except Exception as error:
                 log.error("cannot reach Redis: %r", error)
