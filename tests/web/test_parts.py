@@ -6,6 +6,7 @@ from __future__ import annotations
 import asyncio
 import dataclasses
 import random
+import re
 import socket
 from collections.abc import Callable
 from pathlib import Path
@@ -25,6 +26,7 @@ from bluegray.web.models import Base, ServerStateRow
 from bluegray.web.rates import RateLimits
 from bluegray.web.security import digest, matches, new_token
 from bluegray.web.settings import InvalidSettingError, Settings
+from tests.paths import REPOSITORY
 
 # -- clocks -----------------------------------------------------------------------------------
 
@@ -180,3 +182,10 @@ def test_the_incremental_view_of_a_game_equals_the_full_one() -> None:
         assert draft.derived() == dataclasses.replace(fresh.derived(), last=draft.derived().last)
         assert draft.derived().moves == [str(move) for move in draft.game.moves]
         live = draft
+
+
+def test_every_setting_is_in_the_docs_table() -> None:
+    text = (REPOSITORY / "docs" / "web.md").read_text()
+    documented = set(re.findall(r"`(?:BLUEGRAY)?_([A-Z][A-Z_]+)`", text))
+    missing = [name for name in Settings.model_fields if name.upper() not in documented]
+    assert missing == []
