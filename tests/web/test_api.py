@@ -10,6 +10,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from starlette.testclient import WebSocketDenialResponse
 
 from bluegray import PRESETS, Game, read_record
 from bluegray.rules import RuleSet
@@ -724,3 +725,50 @@ def test_a_player_who_never_opened_a_socket_is_away_only_from_their_turn(
         headers={"Authorization": f"Bearer {blue}"},
     )
     assert claimed.status_code == 200 and claimed.json()["outcome"]["reason"] == "abandoned"
+
+
+def test_only_known_host_names_are_served(client: TestClient) -> None:
+    """DNS rebinding: a page on another site that points its name at this server gets nothing
+    (issue 28, item 7)."""
+    answer = client.get("/api/health", headers={"host": "evil.example"})
+    assert answer.status_code == 400 and error_of(answer)["code"] == "invalid_host"
+    assert answer.headers["x-frame-options"] == "DENY"
+    assert client.get("/api/health", headers={"host": "127.0.0.1:8000"}).status_code == 200
+    with pytest.raises(WebSocketDenialResponse) as refused:  # noqa: SIM117
+        with client.websocket_connect(
+            "/ws/games/abc", headers={"host": "evil.example", "origin": "http://evil.example"}
+        ):
+            pass
+    assert refused.value.status_code == 400
+    assert refused.value.headers["content-security-policy"].startswith("default-src 'self'")
+    assert refused.value.json()["error"]["code"] == "invalid_host"
+
+
+def test_every_answer_names_the_process_and_the_process_says_it_is_ready(
+    client: TestClient,
+) -> None:
+    process = client.get("/api/health").json()["process"]
+    for answer in (
+        client.get("/api/health"),
+        client.get("/api/games/nonexistent"),
+        client.post("/api/games", json={"opponent": {"type": "robot"}}),
+        client.get("/learn"),
+    ):
+        assert answer.headers["x-bluegray-process"] == process
+    ready = client.get("/api/ready")
+    assert ready.status_code == 200 and ready.json()["mode"] == "embedded"
+    assert {check["name"]: check["ok"] for check in ready.json()["checks"]} == {
+        "database": True,
+        "workers": True,
+    }
+
+
+def test_metrics_count_moves_and_errors(client: TestClient) -> None:
+    created = create(client)
+    move(client, created["game"], created["seat"]["token"], BLUE_MOVE, 1)
+    move(client, created["game"], created["seat"]["token"], "a1-a9", 2)  # illegal
+    text = client.get("/metrics").text
+    assert 'bluegray_moves_total{by="human"} 1.0' in text
+    assert 'bluegray_errors_total{code="illegal_move"} 1.0' in text
+    assert "bluegray_move_seconds_count 1.0" in text
+    assert "bluegray_open_sockets 0.0" in text

@@ -5,6 +5,10 @@ from __future__ import annotations
 
 import asyncio
 import dataclasses
+import io
+import json
+import logging
+import logging.config
 import random
 import re
 import socket
@@ -22,6 +26,7 @@ from bluegray.pieces import Side
 from bluegray.web.clocks import Clock
 from bluegray.web.db import ConflictError, Database
 from bluegray.web.live import LiveGame, Played
+from bluegray.web.logs import game_id_var, log_config
 from bluegray.web.models import Base, ServerStateRow
 from bluegray.web.rates import RateLimits
 from bluegray.web.security import digest, matches, new_token
@@ -189,3 +194,21 @@ def test_every_setting_is_in_the_docs_table() -> None:
     documented = set(re.findall(r"`(?:BLUEGRAY)?_([A-Z][A-Z_]+)`", text))
     missing = [name for name in Settings.model_fields if name.upper() not in documented]
     assert missing == []
+
+
+def test_log_lines_name_the_process_and_the_game_and_can_be_json() -> None:
+    stream = io.StringIO()
+    for json_lines in (False, True):
+        config = log_config("web-9", level="info", json=json_lines, access_log=True)
+        config["handlers"]["line"]["stream"] = stream
+        logging.config.dictConfig(config)
+        token = game_id_var.set("g123")
+        try:
+            logging.getLogger("bluegray.web").info("a move")
+        finally:
+            game_id_var.reset(token)
+    plain, as_json = stream.getvalue().splitlines()
+    assert plain.endswith("INFO web-9 game=g123 a move")
+    record = json.loads(as_json)
+    assert record["game_id"] == "g123" and record["process_name"] == "web-9"
+    assert record["message"] == "a move" and record["levelname"] == "INFO"
