@@ -1,5 +1,9 @@
-"""Fixtures of the web app's tests: an app on a fresh SQLite file, in process (``TestClient``)
-or on a real port (uvicorn in a thread), and WebSocket clients with timeouts."""
+"""Fixtures of the web app's tests: an app on a fresh database, in process (``TestClient``) or
+on a real port (uvicorn in a thread), and WebSocket clients with timeouts.
+
+Every test that takes ``database_url`` (directly or through ``make_client``, ``client``,
+``make_server`` or the browser's ``live_server``) runs twice: on a SQLite file and on a
+database of the session's own PostgreSQL server (``tests/servers.py``)."""
 
 from __future__ import annotations
 
@@ -10,7 +14,7 @@ import time
 import warnings
 from collections.abc import Callable, Iterator
 from pathlib import Path
-from typing import Any
+from typing import Any, Final
 
 import pytest
 import uvicorn
@@ -27,10 +31,25 @@ with warnings.catch_warnings():
 Json = dict[str, Any]
 
 
-def settings_for(path: Path, **changes: Any) -> Settings:
-    """Settings for a test: a SQLite file under ``path``, engine in threads, fast heartbeats."""
+DATABASES: Final = ("sqlite", "postgresql")
+"""The databases every web test runs on."""
+
+
+@pytest.fixture(params=DATABASES)
+def database_url(request: pytest.FixtureRequest, tmp_path: Path) -> str:
+    """The SQLAlchemy URL of a new, empty database: a SQLite file, or (the test's second run) a
+    database on the session's PostgreSQL server, dropped after the test."""
+    if request.param == "sqlite":
+        return f"sqlite:///{tmp_path / 'games.sqlite3'}"
+    url: str = request.getfixturevalue("postgres_url")
+    return url
+
+
+def settings_for(database_url: str, **changes: Any) -> Settings:
+    """Settings for a test: the database at ``database_url``, the engine in threads, fast
+    heartbeats."""
     base = Settings(
-        database_url=f"sqlite:///{path / 'games.sqlite3'}",
+        database_url=database_url,
         ai_processes=False,
         ai_workers=1,
         heartbeat_seconds=0.5,
@@ -39,13 +58,13 @@ def settings_for(path: Path, **changes: Any) -> Settings:
 
 
 @pytest.fixture
-def make_client(tmp_path: Path) -> Iterator[Callable[..., TestClient]]:
+def make_client(database_url: str) -> Iterator[Callable[..., TestClient]]:
     """Make a started ``TestClient`` for settings changed by keywords (the app is shut down at
-    the end of the test)."""
+    the end of the test). Every client of a test uses the same database."""
     stack = contextlib.ExitStack()
 
     def make(**changes: Any) -> TestClient:
-        client = TestClient(create_app(settings_for(tmp_path, **changes)))
+        client = TestClient(create_app(settings_for(database_url, **changes)))
         return stack.enter_context(client)
 
     with stack:
@@ -96,11 +115,12 @@ class LiveServer:
 
 
 @pytest.fixture
-def make_server(tmp_path: Path) -> Iterator[Callable[..., LiveServer]]:
+def make_server(database_url: str) -> Iterator[Callable[..., LiveServer]]:
+    """Start the app on a real port for settings changed by keywords (stopped at the end)."""
     stack = contextlib.ExitStack()
 
     def make(**changes: Any) -> LiveServer:
-        return stack.enter_context(LiveServer(settings_for(tmp_path, **changes)))
+        return stack.enter_context(LiveServer(settings_for(database_url, **changes)))
 
     with stack:
         yield make

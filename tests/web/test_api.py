@@ -6,7 +6,6 @@ from __future__ import annotations
 import re
 import time
 from collections.abc import Callable
-from pathlib import Path
 from typing import Any
 
 import pytest
@@ -642,9 +641,9 @@ def test_a_new_invite_replaces_the_old_one(client: TestClient) -> None:
 
 
 def test_an_unexpected_failure_is_a_bare_json_500(
-    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+    database_url: str, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    app = create_app(settings_for(tmp_path))
+    app = create_app(settings_for(database_url))
     with TestClient(app, raise_server_exceptions=False) as client:
 
         async def broken(game_id: str) -> None:

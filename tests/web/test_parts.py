@@ -7,13 +7,15 @@ import asyncio
 import dataclasses
 import random
 import socket
+import threading
+import time
 from collections.abc import Callable
-from pathlib import Path
 
 import pytest
 from alembic.autogenerate import compare_metadata
 from alembic.migration import MigrationContext
 from sqlalchemy import Connection, insert, inspect, select, text
+from sqlalchemy.exc import IntegrityError
 
 from bluegray.cli.main import main
 from bluegray.game import Game
@@ -23,6 +25,7 @@ from bluegray.web.db import ConflictError, Database
 from bluegray.web.live import LiveGame, Played
 from bluegray.web.models import Base, ServerStateRow
 from bluegray.web.security import TokenBucket, digest, matches, new_token
+from bluegray.web.service import HEARTBEAT_KEY, _note_alive
 from bluegray.web.settings import InvalidSettingError, Settings
 
 # -- clocks -----------------------------------------------------------------------------------
@@ -49,27 +52,28 @@ def test_a_clock_charges_the_mover_and_adds_the_increment() -> None:
 # -- the database -----------------------------------------------------------------------------
 
 
-def test_the_migrations_build_exactly_the_models_schema(tmp_path: Path) -> None:
-    database = Database(f"sqlite:///{tmp_path / 'schema.sqlite3'}")
+def test_the_migrations_build_exactly_the_models_schema(database_url: str) -> None:
+    database = Database(database_url)
     database.start()
     try:
         with database.engine.connect() as connection:
             context = MigrationContext.configure(connection)
             assert compare_metadata(context, Base.metadata) == []
             assert context.get_current_revision() == "0001"
-            mode = connection.execute(text("PRAGMA journal_mode")).scalar()
-            assert mode == "wal"
+            if connection.dialect.name == "sqlite":
+                mode = connection.execute(text("PRAGMA journal_mode")).scalar()
+                assert mode == "wal"
         tables = set(inspect(database.engine).get_table_names())
         assert {"games", "seats", "moves", "listings", "server_state"} <= tables
     finally:
         database.close()
-    again = Database(f"sqlite:///{tmp_path / 'schema.sqlite3'}")
+    again = Database(database_url)
     again.start()  # upgrading an up-to-date database changes nothing
     again.close()
 
 
-def test_writes_share_commits_and_a_failing_one_fails_alone(tmp_path: Path) -> None:
-    database = Database(f"sqlite:///{tmp_path / 'writes.sqlite3'}")
+def test_writes_share_commits_and_a_failing_one_fails_alone(database_url: str) -> None:
+    database = Database(database_url)
     database.start()
 
     def put(key: str) -> Callable[[Connection], str | None]:
@@ -85,14 +89,51 @@ def test_writes_share_commits_and_a_failing_one_fails_alone(tmp_path: Path) -> N
     async def run() -> list[str | BaseException | None]:
         jobs = [database.write(put(f"k{i}")) for i in range(20)]
         jobs.insert(7, database.write(conflict))
+        jobs.insert(12, database.write(put("k3")))  # a key already written: the database refuses
         return list(await asyncio.gather(*jobs, return_exceptions=True))
 
     try:
         results = asyncio.run(run())
         assert isinstance(results[7], ConflictError)
-        assert [r for i, r in enumerate(results) if i != 7] == [f"k{i}" for i in range(20)]
+        assert isinstance(results[12], IntegrityError)
+        others = [r for i, r in enumerate(results) if i not in (7, 12)]
+        assert others == [f"k{i}" for i in range(20)]
         keys = database.run(lambda c: set(c.execute(select(ServerStateRow.key)).scalars()))
         assert keys == {f"k{i}" for i in range(20)}
+    finally:
+        database.close()
+
+
+def test_servers_starting_together_on_an_empty_database_both_note_they_are_alive(
+    database_url: str,
+) -> None:
+    """The first server to start inserts the heartbeat row; a second one that looked for the
+    row before the first committed must update it, not fail on its key (PostgreSQL)."""
+    database = Database(database_url)
+    database.start()
+    try:
+        errors: list[BaseException] = []
+
+        def second() -> None:
+            try:
+                with database.engine.begin() as connection:
+                    _note_alive(connection, stamp=2)
+            except BaseException as error:
+                errors.append(error)
+
+        with database.engine.connect() as connection, connection.begin():
+            _note_alive(connection, stamp=1)
+            thread = threading.Thread(target=second)
+            thread.start()
+            time.sleep(0.5)  # the second writer waits for this transaction
+        thread.join(30)
+        assert not thread.is_alive() and errors == []
+        stored = database.run(
+            lambda c: c.execute(
+                select(ServerStateRow.value).where(ServerStateRow.key == HEARTBEAT_KEY)
+            ).scalar()
+        )
+        assert stored == "2"
     finally:
         database.close()
 

@@ -13,14 +13,16 @@ import contextlib
 import logging
 import queue
 import threading
-from collections.abc import Callable
+from collections.abc import Callable, Mapping
 from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 from typing import Any, Final, TypeVar
 
 from alembic import command
 from alembic.config import Config
-from sqlalchemy import Connection, Engine, create_engine, event
+from sqlalchemy import Connection, Engine, Table, create_engine, event, update
+from sqlalchemy.dialects.postgresql import insert as postgresql_insert
+from sqlalchemy.dialects.sqlite import insert as sqlite_insert
 from sqlalchemy.engine.url import make_url
 from sqlalchemy.orm import Session, sessionmaker
 
@@ -69,6 +71,28 @@ def upgrade_schema(engine: Engine) -> None:
     with engine.begin() as connection:
         config.attributes["connection"] = connection
         command.upgrade(config, "head")
+
+
+def upsert(connection: Connection, table: Table, values: Mapping[str, Any]) -> None:
+    """Insert a row into ``table``, or update the row that has its primary key: one statement,
+    so that two processes doing it at once both succeed (on PostgreSQL, an update that finds no
+    row followed by an insert fails when another transaction inserted the row meanwhile)."""
+    key = [column.name for column in table.primary_key.columns]
+    changed = {name: value for name, value in values.items() if name not in key}
+    dialect = connection.dialect.name
+    if dialect in ("postgresql", "sqlite"):
+        insert = postgresql_insert if dialect == "postgresql" else sqlite_insert
+        statement = insert(table).values(dict(values))
+        excluded = statement.excluded
+        connection.execute(
+            statement.on_conflict_do_update(
+                index_elements=key, set_={name: excluded[name] for name in changed}
+            )
+        )
+        return
+    where = [table.c[name] == values[name] for name in key]
+    if connection.execute(update(table).where(*where).values(changed)).rowcount == 0:
+        connection.execute(table.insert().values(dict(values)))
 
 
 class _Job:

@@ -19,7 +19,7 @@ from dataclasses import dataclass, field
 from functools import partial
 from typing import Final
 
-from sqlalchemy import Connection, case, func, insert, literal, select, update
+from sqlalchemy import Connection, case, func, literal, select, update
 from sqlalchemy.orm import Session
 
 from bluegray.errors import BlueGrayError
@@ -30,7 +30,7 @@ from bluegray.record import read_record
 from bluegray.rules import RuleSet, Stalemate
 from bluegray.web.ai import Engines, MoveJob
 from bluegray.web.clocks import Clock
-from bluegray.web.db import ConflictError, Database
+from bluegray.web.db import ConflictError, Database, upsert
 from bluegray.web.errors import ApiError, from_library, not_found
 from bluegray.web.live import (
     LiveGame,
@@ -912,12 +912,7 @@ _SERVER_STATE: Final = Base.metadata.tables["server_state"]
 
 
 def _note_alive(connection: Connection, *, stamp: int) -> None:
-    table = _SERVER_STATE
-    result = connection.execute(
-        update(table).where(table.c.key == HEARTBEAT_KEY).values(value=str(stamp))
-    )
-    if result.rowcount == 0:
-        connection.execute(insert(table).values(key=HEARTBEAT_KEY, value=str(stamp)))
+    upsert(connection, _SERVER_STATE, {"key": HEARTBEAT_KEY, "value": str(stamp)})
 
 
 def _resume(connection: Connection, started: int) -> list[str]:
