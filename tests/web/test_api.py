@@ -336,6 +336,16 @@ def test_a_finished_record_keeps_its_result(client: TestClient) -> None:
     assert imported["status"] == "finished" and imported["legal_moves"] == []
 
 
+def test_a_record_holding_a_nul_character_is_refused(client: TestClient) -> None:
+    """PostgreSQL cannot store the NUL character (it answered 500): refused on every database."""
+    text = '[Rules "cooper"]\n\n1. d2-d3 {a \x00 comment} *\n'
+    response = client.post("/api/records", json={"text": text})
+    assert response.status_code == 422, response.text
+    assert error_of(response)["code"] == "invalid_record"
+    assert "NUL" in error_of(response)["message"]
+    assert client.get("/api/games").json()["games"] == []
+
+
 def test_a_bad_record_is_refused_with_its_line(client: TestClient) -> None:
     response = client.post("/api/records", json={"text": "1. d2-d3 e2-e9 *"})
     assert response.status_code == 422
