@@ -7,6 +7,7 @@ import asyncio
 import dataclasses
 import random
 import socket
+import sys
 import threading
 import time
 from collections.abc import Callable
@@ -27,6 +28,7 @@ from bluegray.web.models import Base, ServerStateRow
 from bluegray.web.security import TokenBucket, digest, matches, new_token
 from bluegray.web.service import HEARTBEAT_KEY, _note_alive
 from bluegray.web.settings import InvalidSettingError, Settings
+from tests.servers import PostgresServer, free_port
 
 # -- clocks -----------------------------------------------------------------------------------
 
@@ -180,9 +182,54 @@ def test_serve_reports_a_busy_port_in_one_line(capsys: pytest.CaptureFixture[str
     assert error == f"bluegray: error: cannot listen on 127.0.0.1:{port}: the port is in use"
 
 
-def test_serve_reports_a_bad_database_url(capsys: pytest.CaptureFixture[str]) -> None:
-    assert main(["serve", "--database-url", "not a url"]) == 2
-    assert "invalid --database-url" in capsys.readouterr().err
+def _one_error_line(capsys: pytest.CaptureFixture[str]) -> str:
+    error = capsys.readouterr().err
+    assert error.count("\n") == 1 and error.startswith("bluegray: error: "), error
+    return error.strip()
+
+
+def test_serve_reports_a_bad_database_url_in_one_line(capsys: pytest.CaptureFixture[str]) -> None:
+    assert main(["serve", "--port", "0", "--database-url", "not a url"]) == 2
+    assert "invalid database URL" in _one_error_line(capsys)
+    assert main(["serve", "--port", "0", "--database-url", "nosuch://host/db"]) == 2
+    assert "unknown database 'nosuch'" in _one_error_line(capsys)
+
+
+def test_serve_reports_a_missing_driver_in_one_line(
+    capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setitem(sys.modules, "psycopg", None)  # import psycopg fails as if not installed
+    url = "postgresql://bg:secret@127.0.0.1:5432/bluegray"
+    assert main(["serve", "--port", "0", "--database-url", url]) == 2
+    assert _one_error_line(capsys) == (
+        "bluegray: error: the database driver psycopg for postgresql is not installed: "
+        'pip install "bluegray[postgres]"'
+    )
+
+
+def test_serve_reports_a_database_it_cannot_reach_in_one_line(
+    capsys: pytest.CaptureFixture[str], postgres_server: PostgresServer
+) -> None:
+    nobody = f"postgresql://bg:secret@127.0.0.1:{free_port()}/bluegray"
+    assert main(["serve", "--port", "0", "--database-url", nobody]) == 2
+    error = _one_error_line(capsys)
+    assert "cannot use the database postgresql+psycopg://bg:***@127.0.0.1:" in error
+    assert "refused" in error and "secret" not in error
+    wrong = postgres_server.url("postgres").replace(postgres_server.password, "wrong")
+    assert main(["serve", "--port", "0", "--database-url", wrong]) == 2
+    error = _one_error_line(capsys)
+    assert "password authentication failed" in error and "wrong" not in error
+
+
+@pytest.mark.parametrize("scheme", ["postgresql://", "postgres://"])
+def test_a_postgresql_url_without_a_driver_uses_psycopg(postgres_url: str, scheme: str) -> None:
+    database = Database(postgres_url.replace("postgresql+psycopg://", scheme))
+    database.start()
+    try:
+        assert database.engine.driver == "psycopg"
+        assert "games" in inspect(database.engine).get_table_names()
+    finally:
+        database.close()
 
 
 # -- what clients see, computed incrementally -------------------------------------------------

@@ -13,9 +13,11 @@ HELP = "run the web app: play online, against the AI or hot-seat, in a browser"
 
 DESCRIPTION = """\
 Start the web app and print the address to open. Games are kept in a database: by default a
-SQLite file in your data directory, or any SQLAlchemy URL (e.g.
-postgresql+psycopg://user:password@host/bluegray, with its driver installed). The schema is
-created or upgraded at start-up; a stopped server resumes every game where it stood.
+SQLite file in your data directory, or any SQLAlchemy URL, e.g.
+postgresql://user:password@host/bluegray (PostgreSQL needs its driver: pip install
+"bluegray[postgres]"). The schema is created or upgraded at start-up, once even when several
+servers start together ('bluegray db upgrade' does only that); a stopped server resumes every
+game where it stood.
 
 Settings beyond these options (rate limits, sizes, AI workers, ...) come from BLUEGRAY_*
 environment variables: see docs/web.md.
@@ -36,7 +38,8 @@ def register(subparsers: Any) -> None:
     parser.add_argument(
         "--database-url",
         metavar="URL",
-        help="SQLAlchemy database URL (default: a SQLite file in the user data directory)",
+        help="SQLAlchemy database URL (default: BLUEGRAY_DATABASE_URL, else a SQLite file in "
+        "the user data directory)",
     )
     parser.add_argument(
         "--ai-workers",
@@ -74,6 +77,7 @@ def run(args: argparse.Namespace) -> int:
         import uvicorn
 
         from bluegray.web.app import create_app
+        from bluegray.web.db import database_url, make_engine, shown, upgrade_schema
         from bluegray.web.settings import InvalidSettingError, Settings
     except ImportError as error:
         fail(f'the web app needs the web extra: pip install "bluegray[web]" ({error.name} missing)')
@@ -91,12 +95,14 @@ def run(args: argparse.Namespace) -> int:
     if args.ai_workers:
         changes["ai_workers"] = args.ai_workers
     settings = settings.with_changes(**changes)
+    url = database_url(settings.resolved_database_url)
+    # The schema now, so that a database that cannot be used is one line, not a traceback in
+    # the server's log (the app's start-up then finds it up to date).
+    engine = make_engine(settings.resolved_database_url)
     try:
-        from sqlalchemy.engine.url import make_url
-
-        url = make_url(settings.resolved_database_url)
-    except Exception as error:
-        fail(f"invalid --database-url: {error}")
+        upgrade_schema(engine)
+    finally:
+        engine.dispose()
     sock = _listen(args.host, args.port)
     app = create_app(settings)
     config = uvicorn.Config(
@@ -114,8 +120,7 @@ def run(args: argparse.Namespace) -> int:
     if args.host in ("0.0.0.0", "::"):
         shown_host = "localhost"
     console.print(
-        f"bluegray: serving on http://{shown_host}:{port}/ "
-        f"(database: {url.render_as_string(hide_password=True)})",
+        f"bluegray: serving on http://{shown_host}:{port}/ (database: {shown(url)})",
         highlight=False,
     )
     try:
