@@ -9,6 +9,10 @@ from __future__ import annotations
 
 import contextlib
 import json
+import os
+import signal
+import subprocess
+import sys
 import threading
 import time
 import warnings
@@ -16,6 +20,7 @@ from collections.abc import Callable, Iterator
 from pathlib import Path
 from typing import Any, Final
 
+import httpx
 import pytest
 import uvicorn
 from websockets.sync.client import ClientConnection, connect
@@ -124,6 +129,71 @@ def make_server(database_url: str) -> Iterator[Callable[..., LiveServer]]:
 
     with stack:
         yield make
+
+
+class ServeProcess:
+    """``python -m bluegray serve`` on a port, in its own process group."""
+
+    def __init__(self, port: int, database_url: str, **environment: str) -> None:
+        self.port = port
+        self.url = f"http://127.0.0.1:{port}"
+        env = {**os.environ, "BLUEGRAY_AI_WORKERS": "1", "BLUEGRAY_HEARTBEAT_SECONDS": "0.5"}
+        env.update(environment)
+        self.process = subprocess.Popen(
+            [
+                sys.executable,
+                "-m",
+                "bluegray",
+                "serve",
+                "--port",
+                str(port),
+                "--database-url",
+                database_url,
+                "--no-access-log",
+            ],
+            stdout=subprocess.PIPE,
+            stderr=subprocess.STDOUT,
+            env=env,
+            start_new_session=True,
+            text=True,
+        )
+
+    def wait_ready(self) -> str:
+        """The line the server printed with its address, once it answers."""
+        assert self.process.stdout is not None
+        first = self.process.stdout.readline()
+        deadline = time.monotonic() + 30
+        while time.monotonic() < deadline:
+            assert self.process.poll() is None, first + self.process.stdout.read()
+            try:
+                if httpx.get(f"{self.url}/api/health", timeout=1).status_code == 200:
+                    return first
+            except httpx.TransportError:
+                time.sleep(0.1)
+        raise AssertionError("the server did not start")
+
+    def kill(self) -> None:
+        """SIGKILL the server and whatever it started."""
+        if self.process.poll() is None:
+            os.killpg(self.process.pid, signal.SIGKILL)
+        self.process.wait(timeout=10)
+
+    def get(self, path: str) -> Any:
+        return httpx.get(f"{self.url}{path}", timeout=10).json()
+
+    def post(self, path: str, body: Json, token: str | None = None) -> httpx.Response:
+        headers = {} if token is None else {"Authorization": f"Bearer {token}"}
+        return httpx.post(f"{self.url}{path}", json=body, headers=headers, timeout=10)
+
+
+@pytest.fixture
+def processes() -> Iterator[list[ServeProcess]]:
+    started: list[ServeProcess] = []
+    yield started
+    for process in started:
+        with contextlib.suppress(ProcessLookupError):
+            os.killpg(process.process.pid, signal.SIGKILL)
+        process.process.wait(timeout=10)
 
 
 class Socket:
