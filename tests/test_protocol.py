@@ -4,6 +4,7 @@ hung engine fails a test instead of hanging it."""
 
 from __future__ import annotations
 
+import os
 import queue
 import shlex
 import subprocess
@@ -41,9 +42,10 @@ CUSTOM = "captain=turbo soldiers=private army=light lead=3 capture=maximal stale
 class Session:
     """``bluegray engine`` as a process, with a line reader that never waits forever."""
 
-    def __init__(self) -> None:
+    def __init__(self, environment: dict[str, str] | None = None) -> None:
         self.process = subprocess.Popen(
             ENGINE,
+            env=environment,
             stdin=subprocess.PIPE,
             stdout=subprocess.PIPE,
             stderr=subprocess.PIPE,
@@ -394,6 +396,28 @@ def test_quit_ends_a_search_at_once_and_says_nothing_more(engine: Session) -> No
     assert engine.quit() == 0
     assert time.monotonic() - started < 2.0
     assert not any(line and line.startswith("bestmove") for line in iter(engine.lines.get, None))
+
+
+def test_quit_does_not_wait_for_the_compiled_core_to_load(tmp_path: Path) -> None:
+    """A search that has just begun is still loading the compiled core (seconds under load, and
+    a first run compiles it: fifteen seconds and more) and cannot see ``stop`` until it has;
+    ``quit`` must not wait for it. An empty numba cache makes the load a compile, so a quit that
+    waited would take far longer than the bound, which only catches such a hang."""
+    engine = Session({**os.environ, "NUMBA_CACHE_DIR": str(tmp_path)})
+    try:
+        engine.send("position rules cooper startpos", "go depth 2")
+        time.sleep(0.5)  # the search thread is under way
+        started = time.monotonic()
+        engine.send("quit")
+        try:
+            code = engine.process.wait(TIMEOUT)
+        except subprocess.TimeoutExpired:
+            code = None
+        waited = time.monotonic() - started
+    finally:
+        engine.process.kill()
+        engine.process.wait(TIMEOUT)
+    assert code == 0 and waited < 2.0, f"the engine took {waited:.1f} s to exit after quit"
 
 
 @pytest.mark.parametrize("go", ["go depth 3", "go infinite"])

@@ -222,11 +222,13 @@ class EngineServer:
         self._stop.set()  # idle: nothing to stop, and a stop racing a finished search is fine
 
     def _quit(self, words: list[str]) -> None:
+        # The search is told to stop but not waited for: one that has just begun may still be
+        # loading (or, on a first run, compiling) the compiled core, seconds in which it cannot
+        # see the stop flag. It is a daemon thread and may write nothing more, so the process
+        # exits without it.
         with self._lock:
             self._quitting = True
         self._stop.set()
-        if self._thread is not None:
-            self._thread.join()
 
     def _finish_search(self) -> None:
         """Wait for the running search's ``bestmove``, stopping it if only ``stop`` would."""
