@@ -6,7 +6,6 @@ from __future__ import annotations
 import re
 import time
 from collections.abc import Callable
-from pathlib import Path
 from typing import Any
 
 import pytest
@@ -343,6 +342,16 @@ def test_a_finished_record_keeps_its_result(client: TestClient) -> None:
     assert imported["status"] == "finished" and imported["legal_moves"] == []
 
 
+def test_a_record_holding_a_nul_character_is_refused(client: TestClient) -> None:
+    """PostgreSQL cannot store the NUL character (it answered 500): refused on every database."""
+    text = '[Rules "cooper"]\n\n1. d2-d3 {a \x00 comment} *\n'
+    response = client.post("/api/records", json={"text": text})
+    assert response.status_code == 422, response.text
+    assert error_of(response)["code"] == "invalid_record"
+    assert "NUL" in error_of(response)["message"]
+    assert client.get("/api/games").json()["games"] == []
+
+
 def test_a_bad_record_is_refused_with_its_line(client: TestClient) -> None:
     response = client.post("/api/records", json={"text": "1. d2-d3 e2-e9 *"})
     assert response.status_code == 422
@@ -648,9 +657,9 @@ def test_a_new_invite_replaces_the_old_one(client: TestClient) -> None:
 
 
 def test_an_unexpected_failure_is_a_bare_json_500(
-    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+    database_url: str, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    app = create_app(settings_for(tmp_path))
+    app = create_app(settings_for(database_url))
     with TestClient(app, raise_server_exceptions=False) as client:
 
         async def broken(game_id: str) -> None:

@@ -14,9 +14,11 @@ HELP = "run the web app: play online, against the AI or hot-seat, in a browser"
 
 DESCRIPTION = """\
 Start the web app and print the address to open. Games are kept in a database: by default a
-SQLite file in your data directory, or any SQLAlchemy URL (e.g.
-postgresql+psycopg://user:password@host/bluegray, with its driver installed). The schema is
-created or upgraded at start-up; a stopped server resumes every game where it stood.
+SQLite file in your data directory, or any SQLAlchemy URL, e.g.
+postgresql://user:password@host/bluegray (PostgreSQL needs its driver: pip install
+"bluegray[postgres]"). The schema is created or upgraded at start-up, once even when several
+servers start together ('bluegray db upgrade' does only that); a stopped server resumes every
+game where it stood.
 
 The site answers only to the host names it knows (a page elsewhere cannot reach it by DNS
 rebinding): the loopback names, and with --host 0.0.0.0 also this machine's name and
@@ -42,7 +44,8 @@ def register(subparsers: Any) -> None:
     parser.add_argument(
         "--database-url",
         metavar="URL",
-        help="SQLAlchemy database URL (default: a SQLite file in the user data directory)",
+        help="SQLAlchemy database URL (default: BLUEGRAY_DATABASE_URL, else a SQLite file in "
+        "the user data directory)",
     )
     parser.add_argument(
         "--ai-workers",
@@ -100,6 +103,7 @@ def run(args: argparse.Namespace) -> int:
         import uvicorn
 
         from bluegray.web.app import create_app
+        from bluegray.web.db import database_url, make_engine, shown, upgrade_schema
         from bluegray.web.logs import log_config
         from bluegray.web.settings import InvalidSettingError, Settings, process_name
     except ImportError as error:
@@ -125,12 +129,14 @@ def run(args: argparse.Namespace) -> int:
         fail(str(error))
     name = process_name(settings)
     settings = settings.with_changes(process_name=name)
+    url = database_url(settings.resolved_database_url)
+    # The schema now, so that a database that cannot be used is one line, not a traceback in
+    # the server's log (the app's start-up then finds it up to date).
+    engine = make_engine(settings.resolved_database_url)
     try:
-        from sqlalchemy.engine.url import make_url
-
-        url = make_url(settings.resolved_database_url)
-    except Exception as error:
-        fail(f"invalid --database-url: {error}")
+        upgrade_schema(engine)
+    finally:
+        engine.dispose()
     sock = _listen(args.host, args.port)
     app = create_app(settings)
     config = uvicorn.Config(
@@ -154,8 +160,7 @@ def run(args: argparse.Namespace) -> int:
     mode = "with Redis: AI moves by 'bluegray worker'" if settings.scaled else "embedded"
     console.print(
         f"bluegray: serving on http://{shown_host}:{port}/ "
-        f"(database: {url.render_as_string(hide_password=True)}; {mode}; process {name}; "
-        f"hosts: {', '.join(hosts)})",
+        f"(database: {shown(url)}; {mode}; process {name}; hosts: {', '.join(hosts)})",
         highlight=False,
     )
     try:

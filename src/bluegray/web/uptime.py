@@ -9,8 +9,9 @@ from __future__ import annotations
 
 from typing import Final
 
-from sqlalchemy import Connection, case, insert, literal, select, update
+from sqlalchemy import Connection, case, literal, select, update
 
+from bluegray.web.db import upsert
 from bluegray.web.models import Base, GameRow
 
 HEARTBEAT_KEY: Final = "heartbeat_ms"
@@ -18,15 +19,9 @@ _STATE: Final = Base.metadata.tables["server_state"]
 
 
 def note_alive(connection: Connection, stamp: int) -> None:
-    """The service is alive at ``stamp`` (a later stamp already noted stays)."""
-    table = _STATE
-    current = _heartbeat(connection)
-    if current is None:
-        connection.execute(insert(table).values(key=HEARTBEAT_KEY, value=str(stamp)))
-    elif current < stamp:
-        connection.execute(
-            update(table).where(table.c.key == HEARTBEAT_KEY).values(value=str(stamp))
-        )
+    """The service is alive at ``stamp`` (one statement: processes beating at once all
+    succeed)."""
+    upsert(connection, _STATE, {"key": HEARTBEAT_KEY, "value": str(stamp)})
 
 
 def credit_outage(connection: Connection, started: int, down_after_ms: int) -> int:
