@@ -7,12 +7,27 @@ import subprocess
 import sys
 
 import pytest
+from alembic.config import Config
+from alembic.script import ScriptDirectory
 from sqlalchemy import create_engine, inspect, text
 
 from bluegray.cli.main import main
+from bluegray.web.db import MIGRATIONS
 from bluegray.web.db import database_url as parse_url
 from tests.servers import free_port
 from tests.web.conftest import Json, ServeProcess
+
+
+def _head() -> str:
+    """The newest revision of the schema."""
+    config = Config()
+    config.set_main_option("script_location", str(MIGRATIONS))
+    head = ScriptDirectory.from_config(config).get_current_head()
+    assert head is not None
+    return head
+
+
+HEAD = _head()
 
 
 def _revisions(url: str) -> list[str]:
@@ -30,11 +45,11 @@ def test_db_upgrade_creates_the_schema_then_finds_it_up_to_date(
 ) -> None:
     shown = parse_url(database_url).render_as_string(hide_password=True)
     assert main(["db", "upgrade", "--database-url", database_url]) == 0
-    assert capsys.readouterr().out == f"bluegray: created the schema (revision 0001) in {shown}\n"
-    assert _revisions(database_url) == ["0001"]
+    assert capsys.readouterr().out == f"bluegray: created the schema (revision {HEAD}) in {shown}\n"
+    assert _revisions(database_url) == [HEAD]
     monkeypatch.setenv("BLUEGRAY_DATABASE_URL", database_url)  # the setting, without the option
     assert main(["db", "upgrade"]) == 0
-    assert capsys.readouterr().out == f"bluegray: {shown} is up to date (revision 0001)\n"
+    assert capsys.readouterr().out == f"bluegray: {shown} is up to date (revision {HEAD})\n"
 
 
 def test_db_upgrade_reports_a_database_it_cannot_use_in_one_line(
@@ -78,7 +93,7 @@ def test_processes_starting_together_on_a_new_database_all_come_up(
     assert [upgrade.returncode for upgrade in upgrades] == [0] * UPGRADES, outputs
     for server in processes:
         server.wait_ready()
-    assert _revisions(database_url) == ["0001"]
+    assert _revisions(database_url) == [HEAD]
     engine = create_engine(parse_url(database_url))
     assert "games" in inspect(engine).get_table_names()
     engine.dispose()
