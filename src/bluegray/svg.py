@@ -433,7 +433,10 @@ def piece_symbols(*, colors: Mapping[str, str] | None = None) -> str:
             group = ET.SubElement(
                 definitions,
                 "g",
-                {"id": f"bluegray-piece-{side.value}-{name}", "class": f"piece {side.value} {name}"},
+                {
+                    "id": f"bluegray-piece-{side.value}-{name}",
+                    "class": f"piece {side.value} {name}",
+                },
             )
             _draw_piece_shapes(group, Piece(kind, side), palette)
     return ET.tostring(svg, encoding="unicode")

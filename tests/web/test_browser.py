@@ -13,7 +13,7 @@ from typing import Any
 
 from playwright.sync_api import Page, expect
 
-from bluegray import Game
+from bluegray import Game, RuleSet
 
 Json = dict[str, Any]
 
@@ -386,3 +386,22 @@ def test_a_hint_suggests_a_legal_move_and_marks_it_on_the_board(
     watcher.goto(f"{live_url}/game/{game_id}")
     expect(watcher.locator("#seat")).to_have_text("You are watching.")
     expect(watcher.locator("#hint-box")).to_be_hidden()
+
+
+def test_custom_settings_are_checked_and_named_once(
+    live_url: str, new_page: Callable[..., Page]
+) -> None:
+    page = new_page()
+    page.goto(live_url + "/")
+    page.select_option("#rules", "custom")
+    page.fill("#custom-rules", "cooper impasse-plies=50")
+    page.click("#check-rules")
+    result = page.locator("#custom-rules-result")
+    expect(result).to_have_class(re.compile(r"\bok\b"))
+    settings = str(RuleSet.parse("cooper impasse-plies=50").settings_text())
+    expect(result).to_contain_text(settings)
+    assert result.inner_text().count(settings) == 1, result.inner_text()
+    page.fill("#custom-rules", "cooper captain=warp")
+    page.click("#check-rules")
+    expect(result).to_contain_text("✗")
+    expect(result).to_contain_text("warp")

@@ -49,7 +49,9 @@ def expect_board(page: Page, position: Position) -> None:
     expect(board.locator("[data-piece]")).to_have_count(len(pieces))
     for point, piece in list(pieces.items())[:3]:
         name = point_name(point)
-        expect(board.locator(f'[data-piece="{name}"][data-side="{piece.side.value}"]')).to_have_count(1)
+        expect(
+            board.locator(f'[data-piece="{name}"][data-side="{piece.side.value}"]')
+        ).to_have_count(1)
 
 
 def expect_ply(page: Page, ply: int, flipped: bool = False) -> None:

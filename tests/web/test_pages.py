@@ -150,7 +150,7 @@ STYLESHEET = TEMPLATES.parent / "static" / "app.css"
 def css_selectors(css: str) -> list[str]:
     """Every selector of a stylesheet, inside @media blocks too."""
     css = re.sub(r"/\*.*?\*/", "", css, flags=re.S)
-    selectors = []
+    selectors: list[str] = []
     for prelude in re.findall(r"([^{}]+)\{", css):
         prelude = prelude.strip()
         if not prelude.startswith("@"):
@@ -179,7 +179,8 @@ def test_every_page_names_itself_on_its_body(client: TestClient) -> None:
 
 def test_page_styles_are_scoped_so_no_page_catches_anothers_rules() -> None:
     pages = set(PAGES.values())
-    shared, scoped = [], []
+    shared: list[str] = []
+    scoped: list[str] = []
     for selector in css_selectors(STYLESHEET.read_text(encoding="utf-8")):
         page = re.match(r"\.(page-[a-z-]+)\b", selector)
         if page:

@@ -3,12 +3,12 @@ position endpoint, through the in-process client."""
 
 from __future__ import annotations
 
-from markupsafe import escape
 import re
 from html.parser import HTMLParser
 from typing import Any
 
 import pytest
+from markupsafe import escape
 
 from bluegray import PRESETS, Game, Position
 from bluegray.points import BLUE_PATH, GRAY_PATH, point_name
@@ -160,7 +160,10 @@ def test_learn_diagrams_agree_with_the_library(client: TestClient) -> None:
     for diagram in diagrams.values():
         assert f"Board diagram: {escape(diagram.title)}" in text
         assert f'data-position="{diagram.position}"' in text
-        assert f'data-last-move="{diagram.last_move}" data-targets="{" ".join(diagram.targets)}"' in text
+        assert (
+            f'data-last-move="{diagram.last_move}" data-targets="{" ".join(diagram.targets)}"'
+            in text
+        )
 
 
 @pytest.mark.parametrize("name", list(PRESETS))

@@ -16,7 +16,7 @@ from typing import Final
 
 from bluegray.game import Game
 from bluegray.pieces import Side
-from bluegray.points import BLUE_PATH, GRAY_PATH, parse_point, point_name
+from bluegray.points import BLUE_PATH, GRAY_PATH, point_name
 from bluegray.position import Position
 from bluegray.rules import (
     PRESETS,
