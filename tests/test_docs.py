@@ -1,4 +1,5 @@
-"""The documentation stays true: its pictures are what the library draws now, its links resolve."""
+"""The documentation stays true: its pictures are what the library draws now, its transcripts what
+the program prints now, its links resolve."""
 
 from __future__ import annotations
 
@@ -17,6 +18,17 @@ def test_doc_images_are_up_to_date() -> None:
         path = REPOSITORY / "docs" / "images" / name
         assert path.read_text(encoding="utf-8") == svg, (
             f"docs/images/{name} is stale: run python scripts/make_doc_images.py"
+        )
+
+
+def test_doc_transcripts_are_what_the_program_prints_now() -> None:
+    script = runpy.run_path(str(REPOSITORY / "scripts" / "make_doc_transcripts.py"))
+    transcripts = script["TRANSCRIPTS"]
+    assert len(transcripts) >= 2
+    for transcript, make in transcripts.items():
+        assert script["shown"](transcript) == make(), (
+            f"docs/{transcript.page}'s transcript {transcript.name} is stale: "
+            "run python scripts/make_doc_transcripts.py"
         )
 
 
