@@ -32,6 +32,18 @@ def test_doc_transcripts_are_what_the_program_prints_now() -> None:
         )
 
 
+def test_install_commands_work_from_a_clone() -> None:
+    """bluegray is not on PyPI yet: a command to run installs from the clone (``pip install
+    ".[web]"``), never ``pip install "bluegray[web]"``, which an index cannot answer."""
+    pages = [REPOSITORY / "README.md", *sorted((REPOSITORY / "docs").glob("*.md"))]
+    for page in pages:
+        text = page.read_text(encoding="utf-8")
+        for block in re.findall(r"^```[a-z]*\n(.*?)^```$", text, flags=re.DOTALL | re.MULTILINE):
+            for line in block.splitlines():
+                if "pip install" in line:
+                    assert not re.search(r"pip install[^#]*\bbluegray\[", line), (page.name, line)
+
+
 def test_local_links_in_docs_resolve() -> None:
     pages = [REPOSITORY / "README.md", *sorted((REPOSITORY / "docs").glob("*.md"))]
     for page in pages:
