@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import os
 import re
+import shlex
 import subprocess
 import sys
 from dataclasses import dataclass
@@ -49,10 +50,9 @@ def plain_session() -> str:
     position = "4c4/9/3C5/9/9/9/9/9/9 b 0 1"
     lines = ["moves", "d7-e7", "d7-e7"]
     arguments = ["play", "--plain", "--level", "1", "--position", position]
+    typed = "".join(f"{line}\\n" for line in lines)  # as printf is given it: \n, not a newline
     command = (
-        "$ printf '"
-        + "".join(f"{line}\\n" for line in lines)
-        + f"' | bluegray play --plain --level 1 --position \"{position}\""
+        f"$ printf '{typed}' | bluegray play --plain --level 1 --position {shlex.quote(position)}"
     )
     return command + "\n" + _run(arguments, "".join(f"{line}\n" for line in lines))
 

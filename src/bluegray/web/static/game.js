@@ -447,8 +447,8 @@ function render(previous, event) {
     $("next-game").hidden = true;
   }
   // An event is news once: the next change replaces its words (a move clears "Gray joined"),
-  // and a page that opens on a game does not announce what happened before it.
-  if (event && previous) say(describeEvent(event));
+  // and a page that opens (or reconnects) on a game does not announce what happened before.
+  if (event && previous && previous.version !== state.version) say(describeEvent(event));
   renderActions();
 }
 
