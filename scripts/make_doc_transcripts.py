@@ -113,10 +113,9 @@ def main() -> None:
         path = DOCS / transcript.page
         text = path.read_text(encoding="utf-8")
         shown(transcript)  # the marker is there
-        output = make()
-        text = block_pattern(transcript.name).sub(
-            lambda match, output=output: match[1] + output + match[3], text, count=1
-        )
+        match = block_pattern(transcript.name).search(text)
+        assert match is not None  # shown() found it
+        text = text[: match.start(2)] + make() + text[match.end(2) :]
         path.write_text(text, encoding="utf-8")
         print(f"wrote the transcript {transcript.name} into {path}")
 
