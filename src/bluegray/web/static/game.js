@@ -117,6 +117,17 @@ function reconnectNow() {
   connect();
 }
 
+function aiWaiting(game) {
+  const who = title(game.turn);
+  if (game.ai_status === "unavailable") {
+    return `The AI is not available right now (no AI worker is running): ${who} moves when one starts.`;
+  }
+  if (game.ai_status === "busy") {
+    return `The AI is busy with many games: ${who} moves in a moment.`;
+  }
+  return `${who} (AI) is thinking…`;
+}
+
 function receive(message) {
   switch (message.type) {
     case "welcome":
@@ -162,6 +173,13 @@ function receive(message) {
       say(`${cleanMessage(message.message)}${advice ? `. ${advice}` : ""}`, true);
       break;
     }
+    case "ai":
+      // What holds up the AI's move changed (busy, or no AI worker running): say so.
+      if (state && message.version === state.version && state.ai_thinking) {
+        state.ai_status = message.status;
+        $("status").textContent = aiWaiting(state);
+      }
+      break;
     case "pong":
       serverOffset = message.server_time_ms - Date.now();
       break;
@@ -418,7 +436,7 @@ function render(previous, event) {
   let status;
   if (over) status = "Game over.";
   else if (state.status === "waiting") status = "Waiting for the second player to join.";
-  else if (state.ai_thinking) status = `${title(state.turn)} (AI) is thinking…`;
+  else if (state.ai_thinking) status = aiWaiting(state);
   else if (isMine(state.turn)) status = mySide === "both" ? `${title(state.turn)} to move.` : "Your move.";
   else status = `${title(state.turn)} to move.`;
   $("status").textContent = status;
