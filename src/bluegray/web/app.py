@@ -7,7 +7,7 @@ from __future__ import annotations
 from collections.abc import AsyncIterator
 from contextlib import asynccontextmanager
 from pathlib import Path
-from typing import Final
+from typing import Any, Final
 
 from fastapi import FastAPI
 from fastapi.staticfiles import StaticFiles
@@ -32,6 +32,7 @@ from bluegray.web.routers import (
     sockets,
     study_pages,
 )
+from bluegray.web.schemas import ErrorResponse
 from bluegray.web.service import GameService
 from bluegray.web.settings import Settings, process_name
 
@@ -46,6 +47,16 @@ is created or joined) authorises moves and actions: send it as `Authorization: B
 over HTTP, or in the first message of the WebSocket `/ws/games/{id}` (its messages are described
 in docs/web.md and by `/api/ws/schema`).
 """
+
+
+GATE_RESPONSES: Final[dict[int | str, dict[str, Any]]] = {
+    400: {"model": ErrorResponse, "description": "A host name this site does not serve."},
+    413: {"model": ErrorResponse, "description": "The request body is too large."},
+    415: {"model": ErrorResponse, "description": "A request body that is not JSON."},
+    429: {"model": ErrorResponse, "description": "Too many requests: see Retry-After."},
+    500: {"model": ErrorResponse, "description": "An unexpected error (never expected)."},
+}
+"""What the request gate (``guard``) may answer to any request, before its operation."""
 
 
 def create_app(settings: Settings | None = None) -> FastAPI:
@@ -78,6 +89,7 @@ def create_app(settings: Settings | None = None) -> FastAPI:
         docs_url=None,
         redoc_url=None,
         openapi_url="/openapi.json",
+        responses=GATE_RESPONSES,
     )
     app.state.settings = settings
     app.state.service = service
