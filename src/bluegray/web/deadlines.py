@@ -18,7 +18,7 @@ import logging
 from collections.abc import Awaitable, Callable, Iterable
 from dataclasses import dataclass
 from functools import partial
-from typing import Final
+from typing import Any, Final
 
 from sqlalchemy import Connection, and_, delete, not_, or_, select, update
 from sqlalchemy.orm import Session
@@ -221,6 +221,19 @@ class Timers:
         )
 
 
+def _columns() -> tuple[Any, ...]:
+    table = _DEADLINES
+    return (
+        table.c.kind,
+        table.c.subject,
+        table.c.due_ms,
+        table.c.version,
+        table.c.holder,
+        table.c.held_until_ms,
+        table.c.note,
+    )
+
+
 def _due(session: Session, now: int, alive: list[str]) -> list[Due]:
     table = _DEADLINES
     free = or_(
@@ -229,34 +242,12 @@ def _due(session: Session, now: int, alive: list[str]) -> list[Due]:
         not_(table.c.holder.in_(alive)) if alive else table.c.holder.is_not(None),
     )
     rows = session.execute(
-        select(
-            table.c.kind,
-            table.c.subject,
-            table.c.due_ms,
-            table.c.version,
-            table.c.holder,
-            table.c.held_until_ms,
-            table.c.note,
-        )
-        .where(table.c.due_ms <= now, free)
-        .order_by(table.c.due_ms)
-        .limit(BATCH)
+        select(*_columns()).where(table.c.due_ms <= now, free).order_by(table.c.due_ms).limit(BATCH)
     )
     return [Due(*row) for row in rows]
 
 
 def timers_of(session: Session, subject: str) -> list[Due]:
     """A subject's timers (for tests and operators)."""
-    table = _DEADLINES
-    rows = session.execute(
-        select(
-            table.c.kind,
-            table.c.subject,
-            table.c.due_ms,
-            table.c.version,
-            table.c.holder,
-            table.c.held_until_ms,
-            table.c.note,
-        ).where(table.c.subject == subject)
-    )
+    rows = session.execute(select(*_columns()).where(_DEADLINES.c.subject == subject))
     return [Due(*row) for row in rows]
