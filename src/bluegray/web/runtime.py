@@ -13,6 +13,7 @@ version before answering from its copy.
 from __future__ import annotations
 
 import asyncio
+import logging
 import time
 from collections.abc import Callable
 from dataclasses import dataclass, field
@@ -40,6 +41,8 @@ from bluegray.web.schemas import (
 from bluegray.web.store import Save, apply_save, change_save, load_game, new_game_save
 from bluegray.web.view import claim_win_at, game_state, seats_view
 
+log = logging.getLogger("bluegray.web")
+
 CACHE_LIMIT: Final = 2000
 """Games kept in memory; idle ones beyond this are dropped (they are all in the database)."""
 
@@ -54,6 +57,8 @@ class Runtime:
     live: LiveGame
     lock: asyncio.Lock = field(default_factory=asyncio.Lock)
     used: float = field(default_factory=time.monotonic)
+    stale: bool = False
+    """News of a newer version came from another process: read the game again before use."""
 
 
 @dataclass(frozen=True)
@@ -114,20 +119,15 @@ class Games:
         if live is None:
             raise not_found(f"game {game_id!r}")
         runtime = self._games.get(game_id)
-        if runtime is not None and runtime.live.version >= live.version:
+        if runtime is not None and runtime.live.version >= live.version and not runtime.stale:
             return runtime  # loaded meanwhile by another request
         if runtime is not None:
             runtime.live = live  # keep the lock: a change may be waiting on it
+            runtime.stale = False
         else:
             runtime = self._games[game_id] = Runtime(live)
             self._evict()
         return runtime
-
-    def forget(self, game_id: str) -> None:
-        """Drop this process's copy (it is stale)."""
-        runtime = self._games.get(game_id)
-        if runtime is not None and not runtime.lock.locked():
-            del self._games[game_id]
 
     def heard(self, news: News) -> None:
         """News from another process: a newer version makes this process's copy stale."""
@@ -135,7 +135,7 @@ class Games:
             return
         runtime = self._games.get(news.game_id)
         if runtime is not None and runtime.live.version < news.version:
-            self.forget(news.game_id)
+            runtime.stale = True
 
     def _evict(self) -> None:
         if len(self._games) <= CACHE_LIMIT:
@@ -259,7 +259,7 @@ class Games:
                     runtime, change, version, seats_changed, listings_for, extra, after_store
                 )
             except ConflictError:
-                self.forget(game_id)
+                runtime.stale = True  # another process changed it first
                 if attempt == 2 or version is not None:
                     stored = await self.get(game_id)
                     raise ApiError(
@@ -328,9 +328,18 @@ class Games:
                 self.on_stored(after)
             if after_store is not None:
                 after_store(after)
+            await self._publish(after, event)
+            return Stored(after, event)
+
+    async def _publish(self, after: LiveGame, event: GameEvent) -> None:
+        """Publish a committed change. It is stored, so it stands whatever happens here: a
+        failure to publish is logged, and the sockets that missed it read the game again at
+        the next change (a gap) or when they reconnect."""
+        try:
             text = await self.state_message(after, event, stored_note=False)
             await self.bus.publish(News("state", after.id, after.version, self.process, text))
-            return Stored(after, event)
+        except Exception as error:
+            log.error("cannot publish version %d of game %s: %r", after.version, after.id, error)
 
 
 def _version(session: Session, game_id: str) -> int | None:

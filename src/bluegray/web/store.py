@@ -257,7 +257,9 @@ def apply_save(connection: Connection, save: Save) -> None:
             connection.execute(insert(_LISTINGS), [listing])
 
 
-def load_game(session: Session, game_id: str) -> LiveGame | None:
+def load_game(session: Session, game_id: str, base: LiveGame | None = None) -> LiveGame | None:
+    """The stored game; with ``base`` (an older copy of it) only the moves that differ from the
+    copy's are played again, not the whole game."""
     row = session.get(GameRow, game_id)
     if row is None:
         return None
@@ -274,21 +276,48 @@ def load_game(session: Session, game_id: str) -> LiveGame | None:
     moves = list(
         session.scalars(select(MoveRow).where(MoveRow.game_id == game_id).order_by(MoveRow.ply))
     )
-    return live_from_rows(row, seats, moves)
+    return live_from_rows(row, seats, moves, base)
 
 
-def live_from_rows(row: GameRow, seats: dict[Side, Seat], moves: list[MoveRow]) -> LiveGame:
+def _game_from(row: GameRow, moves: list[MoveRow], base: LiveGame | None) -> Game:
+    """The game of the rows: ``base``'s game taken back to where the stored moves part from it
+    and played on from there (a copy), or, without a usable base, played from the start."""
+    texts = [move.text for move in moves]
+    if (
+        base is not None
+        and str(base.rules) == row.rules
+        and base.derived().start == row.start
+        and base.game.outcome() is None
+    ):
+        known = base.derived().moves
+        common = 0
+        for old, new in zip(known, texts, strict=False):
+            if old != new:
+                break
+            common += 1
+        game = base.game.copy()
+        for _ in range(game.ply - common):
+            game.pop()
+    else:
+        game = Game(row.rules, row.start)
+        common = 0
+    for text in texts[common:]:
+        game.push(text)
+    if row.termination is not None and not Termination(row.termination).by_rules:
+        game.declare(Outcome(Termination(row.termination), _side_or_none(row.winner)))
+    return game
+
+
+def live_from_rows(
+    row: GameRow, seats: dict[Side, Seat], moves: list[MoveRow], base: LiveGame | None = None
+) -> LiveGame:
     tags = None
     if row.record is not None:
         record = read_record(row.record)
         game = record.game
         tags = dict(record.header())
     else:
-        game = Game(row.rules, row.start)
-        for move in moves:
-            game.push(move.text)
-        if row.termination is not None and not Termination(row.termination).by_rules:
-            game.declare(Outcome(Termination(row.termination), _side_or_none(row.winner)))
+        game = _game_from(row, moves, base)
     clock = None
     if row.clock_initial_ms is not None:
         running = Side(row.turn) if row.clock_since_ms is not None else None
