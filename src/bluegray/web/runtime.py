@@ -28,6 +28,7 @@ from bluegray.web.clocks import now_ms
 from bluegray.web.db import ConflictError, Database
 from bluegray.web.errors import ApiError, from_library, not_found
 from bluegray.web.live import LiveGame
+from bluegray.web.logs import game_id_var
 from bluegray.web.models import Base, DeadlineRow, GameRow
 from bluegray.web.presence import Presence, PresenceBook
 from bluegray.web.schemas import (
@@ -101,9 +102,12 @@ class Games:
     async def get(self, game_id: str, *, fresh: bool = True) -> Runtime:
         """A game, from this process's copy or the database. With ``fresh`` (and other
         processes about), the copy is checked against the stored version first."""
+        game_id_var.set(game_id)
         runtime = self._games.get(game_id)
-        if runtime is not None:
-            runtime.used = time.monotonic()
+        if runtime is None:
+            return await self._load(game_id, None)
+        runtime.used = time.monotonic()
+        if not runtime.stale:
             if not (fresh and self.shared):
                 return runtime
             stored = await self.db.read(lambda session: _version(session, game_id))
@@ -112,10 +116,11 @@ class Games:
             if stored is None:
                 self._games.pop(game_id, None)
                 raise not_found(f"game {game_id!r}")
-        return await self._load(game_id)
+        return await self._load(game_id, runtime.live)
 
-    async def _load(self, game_id: str) -> Runtime:
-        live = await self.db.read(lambda session: load_game(session, game_id))
+    async def _load(self, game_id: str, base: LiveGame | None) -> Runtime:
+        """Read the game (from ``base``, an older copy, playing only the moves it lacks)."""
+        live = await self.db.read(lambda session: load_game(session, game_id, base))
         if live is None:
             raise not_found(f"game {game_id!r}")
         runtime = self._games.get(game_id)

@@ -233,6 +233,12 @@ class Hub:
         if not order.waiting:
             return
         self.gaps += 1
+        log.warning(
+            "game %s: version %d did not come (%s came): reading the game again",
+            game_id,
+            order.version + 1,
+            ", ".join(str(version) for version in sorted(order.waiting)),
+        )
         task = asyncio.create_task(self._reread(game_id, order))
         self._tasks.add(task)
         task.add_done_callback(self._tasks.discard)
