@@ -5,6 +5,7 @@ and clocks credited once for an outage."""
 from __future__ import annotations
 
 import asyncio
+import dataclasses
 import os
 import threading
 from functools import partial
@@ -39,7 +40,14 @@ from bluegray.web.live import LiveGame, Seat
 from bluegray.web.local_queue import LocalQueue
 from bluegray.web.models import Base, GameRow
 from bluegray.web.presence import LocalPresence
-from bluegray.web.store import apply_save, change_save, load_game, new_game_save
+from bluegray.web.store import (
+    apply_save,
+    change_save,
+    live_after,
+    load_game,
+    new_game_save,
+    save_text,
+)
 from bluegray.web.uptime import credit_outage, note_alive
 from bluegray.web.ws import Connection, Hub
 
@@ -350,9 +358,14 @@ def test_a_game_read_from_an_older_copy_is_the_game_read_whole(tmp_path: Path) -
                 break
             after.version = before.version + 1
             after.sync_status()
-            database.run(partial(_save, save=change_save(before, after)))
+            save = change_save(before, after)
+            database.run(partial(_save, save=save))
             copies.append(after)
             whole = database.run(lambda c: _read(c, None))
+            assert whole is not None
+            # What another process makes of the change's rows, published with the news.
+            applied = live_after(before, save_text(save))
+            assert _seen(applied) == _seen(whole) == _seen(after)
             for old in random.sample(copies, min(4, len(copies))):
                 again = database.run(partial(_read, base=old))
                 assert again is not None and whole is not None
@@ -362,6 +375,14 @@ def test_a_game_read_from_an_older_copy_is_the_game_read_whole(tmp_path: Path) -
                 assert again.version == whole.version == after.version
     finally:
         database.close()
+
+
+def _seen(live: LiveGame) -> tuple[Any, ...]:
+    """Everything a game is, but the ``Game`` object itself: its moves and position stand in."""
+    fields = dataclasses.asdict(dataclasses.replace(live, game=Game("cooper")))
+    del fields["game"], fields["_derived"]
+    moves = [str(move) for move in live.game.moves]
+    return (moves, str(live.game.position), live.game.outcome(), sorted(fields.items()))
 
 
 def _save(connection: Any, save: Any) -> None:

@@ -39,7 +39,15 @@ from bluegray.web.schemas import (
     PresenceMessage,
     StateMessage,
 )
-from bluegray.web.store import Save, apply_save, change_save, load_game, new_game_save
+from bluegray.web.store import (
+    Save,
+    apply_save,
+    change_save,
+    live_after,
+    load_game,
+    new_game_save,
+    save_text,
+)
 from bluegray.web.view import claim_win_at, game_state, seats_view
 
 log = logging.getLogger("bluegray.web")
@@ -139,8 +147,22 @@ class Games:
         if news.kind != "state" or news.origin == self.process:
             return
         runtime = self._games.get(news.game_id)
-        if runtime is not None and runtime.live.version < news.version:
-            runtime.stale = True
+        if runtime is None or runtime.live.version >= news.version:
+            return
+        if (
+            news.change
+            and runtime.live.version == news.version - 1
+            and not runtime.stale
+            and not runtime.lock.locked()
+        ):
+            try:  # the rows the database got, applied here: no need to read them back
+                runtime.live = live_after(runtime.live, news.change)
+                return
+            except Exception as error:
+                log.warning(
+                    "cannot apply version %d of game %s: %r", news.version, news.game_id, error
+                )
+        runtime.stale = True
 
     def _evict(self) -> None:
         if len(self._games) <= CACHE_LIMIT:
@@ -333,16 +355,17 @@ class Games:
                 self.on_stored(after)
             if after_store is not None:
                 after_store(after)
-            await self._publish(after, event)
+            await self._publish(after, event, save_text(saves[0]))
             return Stored(after, event)
 
-    async def _publish(self, after: LiveGame, event: GameEvent) -> None:
+    async def _publish(self, after: LiveGame, event: GameEvent, change: str) -> None:
         """Publish a committed change. It is stored, so it stands whatever happens here: a
         failure to publish is logged, and the sockets that missed it read the game again at
         the next change (a gap) or when they reconnect."""
         try:
             text = await self.state_message(after, event, stored_note=False)
-            await self.bus.publish(News("state", after.id, after.version, self.process, text))
+            news = News("state", after.id, after.version, self.process, text, change)
+            await self.bus.publish(news)
         except Exception as error:
             log.error("cannot publish version %d of game %s: %r", after.version, after.id, error)
 

@@ -10,6 +10,8 @@ or an AI move is due exactly when the game that needs it is stored.
 
 from __future__ import annotations
 
+import dataclasses
+import json
 from dataclasses import dataclass
 from typing import Any, Final, Literal
 
@@ -354,3 +356,44 @@ def live_from_rows(
         tags=tags,
         last_event=row.last_event,
     )
+
+
+# -- a change as other processes apply it --------------------------------------------------------
+
+
+def save_text(save: Save) -> str:
+    """A change as written, as text: what the process that made it publishes, so that a process
+    holding the game at the version before applies the very rows the database got, instead of
+    reading the game again."""
+    return json.dumps(dataclasses.asdict(save), separators=(",", ":"))
+
+
+def live_after(base: LiveGame, text: str) -> LiveGame:
+    """The game once the change ``text`` (from ``save_text``) is applied to ``base``, the game
+    at the version the change was made from: what reading the stored game would give."""
+    save = json.loads(text)
+    if save["expected_version"] != base.version or base.record is not None:
+        raise ValueError("the change was not made from this version")
+    values = {**save["game"], "id": base.id, "created_ms": base.created_ms}
+    row = GameRow(**values)
+    if save["seats"] is None:
+        seats = {side: dataclasses.replace(seat) for side, seat in base.seats.items()}
+    else:
+        seats = {
+            Side(seat["side"]): Seat(
+                seat["kind"],
+                seat["token_hash"],
+                seat["browser_hash"],
+                seat["joined_ms"],
+                seat["address_hash"],
+            )
+            for seat in save["seats"]
+        }
+    kept = len(base.played) if save["delete_moves_after"] is None else save["delete_moves_after"]
+    texts = base.derived().moves
+    moves = [
+        MoveRow(ply=ply, text=texts[ply - 1], played_ms=played.at_ms, clock_ms=played.clock_ms)
+        for ply, played in enumerate(base.played[:kept], start=1)
+    ]
+    moves += [MoveRow(**move) for move in save["moves"]]
+    return live_from_rows(row, seats, moves, base)
