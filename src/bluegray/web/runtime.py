@@ -52,6 +52,8 @@ from bluegray.web.view import claim_win_at, game_state, seats_view
 
 log = logging.getLogger("bluegray.web")
 
+PRESENCE_KEEP_MS: Final = 2000
+"""How long a watched game's presence, once read, is shown without reading it again."""
 CACHE_LIMIT: Final = 2000
 """Games kept in memory; idle ones beyond this are dropped (they are all in the database)."""
 
@@ -104,6 +106,9 @@ class Games:
         self._games: dict[str, Runtime] = {}
         self.idle: Callable[[str], bool] = lambda game_id: True
         """Whether a game may leave the cache (set by the app: no socket on it here)."""
+        self.watched: Callable[[str], bool] = lambda game_id: False
+        """Whether this process receives a game's news (set by the app: a socket on it here)."""
+        self._presences: dict[str, tuple[int, Presence]] = {}
 
     # -- loading -------------------------------------------------------------------------------
 
@@ -143,7 +148,11 @@ class Games:
         return runtime
 
     def heard(self, news: News) -> None:
-        """News from another process: a newer version makes this process's copy stale."""
+        """News from another process: a newer version makes this process's copy stale (or, with
+        the rows written, brings it up to date); a presence change drops what was read of it."""
+        if news.kind == "presence":
+            self._presences.pop(news.game_id, None)
+            return
         if news.kind != "state" or news.origin == self.process:
             return
         runtime = self._games.get(news.game_id)
@@ -177,14 +186,25 @@ class Games:
         )
         for runtime in idle[: len(self._games) - CACHE_LIMIT]:
             del self._games[runtime.live.id]
+            self._presences.pop(runtime.live.id, None)
 
     def cached(self) -> int:
         return len(self._games)
 
     # -- views ---------------------------------------------------------------------------------
 
-    async def presence_of(self, game_id: str) -> Presence:
-        return await self.presence.read(game_id, now_ms())
+    async def presence_of(self, game_id: str, *, exact: bool = False) -> Presence:
+        """Who is at a game. A game this process watches keeps what was read for a moment
+        (every change of presence is news that drops it), so that publishing a move does not
+        cost a read; ``exact`` reads it anyway (a claim of an abandoned game)."""
+        now = now_ms()
+        kept = self._presences.get(game_id)
+        if kept is not None and not exact and now - kept[0] < PRESENCE_KEEP_MS:
+            return kept[1]
+        presence = await self.presence.read(game_id, now)
+        if self.watched(game_id):
+            self._presences[game_id] = (now, presence)
+        return presence
 
     async def state(
         self, live: LiveGame, *, ai_status: AiStatus | None = None, stored_note: bool = True
@@ -226,7 +246,7 @@ class Games:
         if runtime is None:
             runtime = await self.get(game_id)
         live = runtime.live
-        presence = await self.presence_of(game_id)
+        presence = await self.presence_of(game_id, exact=True)
         message = PresenceMessage(
             version=live.version,
             seats=seats_view(live, presence),

@@ -188,6 +188,10 @@ class Hub:
     def has_connections(self, game_id: str) -> bool:
         return bool(self._games.get(game_id))
 
+    def watched_games(self) -> list[str]:
+        """The games with a socket here."""
+        return [game_id for game_id, members in self._games.items() if members]
+
     def connection_count(self) -> int:
         return sum(len(members) for members in self._games.values())
 
