@@ -12,7 +12,8 @@ from dataclasses import dataclass
 from typing import Final
 
 from bluegray.errors import InvalidNumberError, InvalidRulesError, UnknownRulesError, quoted
-from bluegray.numerals import MAX_NOTATION_NUMBER, parse_number, shown_value
+from bluegray.numerals import parse_number, shown_value
+from bluegray.points import PATH_LENGTH
 
 
 class Captain(enum.Enum):
@@ -74,6 +75,15 @@ class Impasse(enum.Enum):
 
 
 DEFAULT_IMPASSE_PLIES: Final = 100
+MAX_LEAD: Final = PATH_LENGTH
+"""The largest ``lead``: the length of a path (17). A lead of 17 never decides a game, since the
+leader would stand on the centre, which wins first; anything larger could not even be reached."""
+MAX_IMPASSE_PLIES: Final = 1000
+"""The largest ``impasse-plies``, ten times the default. Checking a position for repetition looks
+back over the plies since the last progress, so this bound keeps that look-back (and so reading
+a long record, or searching late in a long game) short; a game of more than a thousand plies
+without progress has no use for the rule it turns off."""
+_MOST: Final = {"lead": MAX_LEAD, "impasse_plies": MAX_IMPASSE_PLIES}
 
 
 @dataclass(frozen=True)
@@ -108,18 +118,15 @@ class RuleSet:
                 raise InvalidRulesError(
                     f"invalid rule set: {field.name} must be a {kind.__name__}, not {value!r}"
                 )
-        for key, value in (("lead", self.lead), ("impasse-plies", self.impasse_plies)):
-            if value is None and key == "lead":
+        for field, most in _MOST.items():
+            value = getattr(self, field)
+            if value is None and field == "lead":
                 continue
-            if (
-                isinstance(value, bool)
-                or not isinstance(value, int)
-                or not 1 <= value <= MAX_NOTATION_NUMBER
-            ):
+            if isinstance(value, bool) or not isinstance(value, int) or not 1 <= value <= most:
                 raise InvalidRulesError(
-                    f"invalid rule set: {key} must be "
-                    + ("none or " if key == "lead" else "")
-                    + f"a whole number from 1 to {MAX_NOTATION_NUMBER}, not {shown_value(value)}"
+                    f"invalid rule set: {field.replace('_', '-')} must be "
+                    + ("none or " if field == "lead" else "")
+                    + f"a whole number from 1 to {most}, not {shown_value(value)}"
                 )
 
     @property
@@ -224,12 +231,12 @@ def _parse_setting(field: str, value: str, text: str) -> object:
     if field == "lead" and value == "none":
         return None
     try:
-        return parse_number(value, least=1, most=MAX_NOTATION_NUMBER)
+        return parse_number(value, least=1, most=_MOST[field])
     except InvalidNumberError:
         none = "none or " if field == "lead" else ""
         raise InvalidRulesError(
             f"invalid value {quoted(value)} for rule-set setting {quoted(key)} in "
-            f"{quoted(text)}: expected {none}a whole number from 1 to {MAX_NOTATION_NUMBER}"
+            f"{quoted(text)}: expected {none}a whole number from 1 to {_MOST[field]}"
         ) from None
 
 
