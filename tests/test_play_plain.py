@@ -238,6 +238,7 @@ def test_a_clock_that_runs_out_ends_the_game() -> None:
     ("args", "message"),
     [
         (["--level", "9"], "--level must be one of 1-8, not '9'"),
+        (["--level", "\u00b2"], "--level must be one of 1-8, not '\u00b2'"),
         (["--clock", "five"], "invalid clock 'five': expected MINUTES[+INCREMENT]"),
         (["--colour", "red"], "--colour must be blue or gray, not 'red'"),
         (["--hotseat", "--level", "2"], "--level and --hotseat do not go together"),
