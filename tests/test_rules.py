@@ -1,4 +1,4 @@
-"""Rule sets: settings, the fourteen presets and custom combinations (RULES.md §5)."""
+"""Rule sets: settings, the fourteen presets and custom combinations (docs/rules-reference.md §5)."""
 
 from __future__ import annotations
 
@@ -20,7 +20,7 @@ from bluegray.rules import (
     rules_by_name,
 )
 
-# The table of RULES.md §5, row by row.
+# The table of docs/rules-reference.md §5, row by row.
 TABLE = """\
 sackson standard guard full home none free impasse advance
 cooper standard guard full home 3 free loss draw

@@ -1,7 +1,7 @@
 """The board's geometry: points, their names, the lines between them, and the captains' paths.
 
 A point is a plain ``int`` from 0 (``a1``) to 80 (``i9``): ``rank * 9 + file``, files ``a``-``i``
-and ranks ``1``-``9`` counted from zero, as seen from Blue's side (RULES.md §1).
+and ranks ``1``-``9`` counted from zero, as seen from Blue's side (docs/rules-reference.md §1).
 """
 
 from __future__ import annotations

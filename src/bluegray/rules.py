@@ -1,4 +1,5 @@
-"""Rule sets: the settings of RULES.md §5 as a frozen value, and the fourteen published presets.
+"""Rule sets: the settings of docs/rules-reference.md §5 as a frozen value, and the fourteen
+published presets.
 
 The move generator reads the settings and never a preset's name, so any combination is playable.
 """
@@ -88,7 +89,8 @@ _MOST: Final = {"lead": MAX_LEAD, "impasse_plies": MAX_IMPASSE_PLIES}
 
 @dataclass(frozen=True)
 class RuleSet:
-    """One combination of the settings of RULES.md §5; the defaults are Sackson's rules.
+    """One combination of the settings of docs/rules-reference.md §5; the defaults are
+    Sackson's rules.
 
     >>> RuleSet.parse("cooper").lead
     3
@@ -143,7 +145,8 @@ class RuleSet:
         return "Custom rule set: " + self.settings_text()
 
     def settings(self) -> dict[str, str]:
-        """Every setting by its RULES.md name (``impasse-plies`` with a hyphen), as text."""
+        """Every setting by its name in docs/rules-reference.md §5 (``impasse-plies`` with a
+        hyphen), as text."""
         result = {}
         for field in dataclasses.fields(self):
             value = getattr(self, field.name)
@@ -277,7 +280,8 @@ PRESETS: Final[Mapping[str, RuleSet]] = {
     "pow-classic": _hutnik(_T, _G, _F, _W),
     "pow-classic-light": _hutnik(_T, _G, _L, _W),
 }
-"""The fourteen published rule sets of RULES.md §5, by name; ``sackson`` is the default."""
+"""The fourteen published rule sets of docs/rules-reference.md §5, by name; ``sackson`` is the
+default."""
 
 _NAME_BY_RULES: Final = {rules: name for name, rules in PRESETS.items()}
 
