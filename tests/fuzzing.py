@@ -99,7 +99,7 @@ def corpus() -> Corpus:
         RuleSet.parse("captain=turbo soldiers=private army=light lead=3 capture=maximal"),
         RuleSet.parse("super-light lead=none stalemate=impasse impasse-plies=1000"),
     ]
-    positions, moves, records, commands = [], [], [], []
+    positions, moves, records, commands, infos = [], [], [], [], []
     for index in range(60):
         rules = rule_sets[index % len(rule_sets)]
         game = Game(rules)
@@ -120,6 +120,11 @@ def corpus() -> Corpus:
             record.comments[ply] = rng.choice(["good", "a  long\tcomment", "x" * 90, "2. d2-d3"])
         records.append(write_record(record))
         commands.append(str(PositionCommand.from_game(game)))
+        infos.append(
+            f"info depth {index % 9 + 1} seldepth {index % 13 + 1} score cp {rng.randrange(-900, 900)} "
+            f"nodes {rng.randrange(10**7)} nps 500000 time {index * 7} pv "
+            + " ".join(str(move) for move in game.moves[-5:])
+        )
     commands += [
         "bgi",
         "isready",
@@ -136,6 +141,7 @@ def corpus() -> Corpus:
         "setoption name Hash value 1",
     ]
     replies = (
+        *infos,
         "id name bluegray 0.1.0",
         "id protocol 1",
         "bgiok",
@@ -242,9 +248,18 @@ def reworded(draw: st.DrawFn, texts: st.SearchStrategy[str]) -> str:
 
 
 def texts(valid: Callable[[Corpus], Sequence[str]], *extra: st.SearchStrategy[str]) -> Any:
-    """Arbitrary text, valid texts of the format, and variations of them."""
+    """Arbitrary text, valid texts of the format, and variations of them: the valid texts and
+    their variations weigh most, since they are what reaches the parsers' deeper checks."""
     samples = st.deferred(lambda: st.sampled_from(valid(corpus())))
-    return st.one_of(st.text(max_size=60), samples, mutated(samples), reworded(samples), *extra)
+    return st.one_of(
+        samples,
+        mutated(samples),
+        reworded(samples),
+        mutated(samples),
+        reworded(samples),
+        *extra,
+        st.text(max_size=60),
+    )
 
 
 def rule_texts() -> Any:
@@ -278,6 +293,19 @@ def position_texts() -> Any:
     fields = st.tuples(placements, st.sampled_from(["b", "g", "w", ""]), numbers(), numbers())
     built = fields.map(" ".join)
     return texts(lambda c: [text for text, _ in c.positions], built)
+
+
+def position_inputs() -> Any:
+    """A position text and the rule-set text it is read under: mostly a position of the corpus
+    (or a variation of it) under its own rule set, so that the checks after the syntax count."""
+
+    def around(pair: tuple[str, str]) -> Any:
+        text = st.just(pair[0])
+        return st.tuples(st.one_of(text, mutated(text), reworded(text)), st.just(pair[1]))
+
+    own = st.deferred(lambda: st.sampled_from(corpus().positions)).flatmap(around)
+    any_rules = st.deferred(lambda: st.sampled_from(corpus().rules))
+    return st.one_of(own, own, st.tuples(position_texts(), any_rules))
 
 
 def move_texts() -> Any:
@@ -336,6 +364,19 @@ def command_lines() -> Any:
     )
     built = st.lists(st.one_of(words, numbers(), oddities()), max_size=12).map(" ".join)
     return texts(lambda c: c.commands, built)
+
+
+def go_words() -> Any:
+    """The words after ``go``: parameters with number-like values, ``infinite`` among them."""
+    parameter = st.sampled_from(
+        ["depth", "nodes", "movetime", "btime", "gtime", "binc", "ginc", "movestogo"]
+    )
+    pair = st.one_of(st.tuples(parameter, numbers()).map(" ".join), st.just("infinite"))
+    built = st.lists(pair, max_size=5).map(" ".join)
+    return texts(
+        lambda c: [line.removeprefix("go").strip() for line in c.commands if line.startswith("go")],
+        built,
+    )
 
 
 def reply_lines() -> Any:
@@ -525,7 +566,7 @@ TARGETS: tuple[Target, ...] = (
     Target(
         "position",
         check_position,
-        lambda: st.tuples(position_texts(), st.sampled_from(corpus().rules)),
+        position_inputs,
         "Position.parse under a rule set; the text prints back unchanged",
         regressions=(
             ("4c4/9/9/9/9/9/9/9/4C4 b 0 " + "9" * 4301, "sackson"),  # int()'s digit limit
@@ -555,7 +596,7 @@ TARGETS: tuple[Target, ...] = (
     Target(
         "go",
         check_go,
-        lambda: st.tuples(command_lines().map(lambda line: line.removeprefix("go "))),
+        lambda: st.tuples(go_words()),
         "the engine's reading of go; prints back equal",
         regressions=(("nodes " + "9" * 4301,), ("movetime 1 btime -" + "9" * 5000,)),
     ),
