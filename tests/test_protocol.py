@@ -421,6 +421,8 @@ def test_quit_does_not_wait_for_the_compiled_core_to_load(tmp_path: Path) -> Non
     waited would take far longer than the bound, which only catches such a hang."""
     engine = Session({**os.environ, "NUMBA_CACHE_DIR": str(tmp_path)})
     try:
+        engine.send("bgi")
+        engine.until("bgiok")  # started: what follows is the quit's time, not the start's
         engine.send("position rules cooper startpos", "go depth 2")
         time.sleep(0.5)  # the search thread is under way
         started = time.monotonic()
