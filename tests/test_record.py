@@ -566,9 +566,12 @@ def test_a_tag_line_is_looked_up_only_for_an_error_message(monkeypatch: pytest.M
 
     looked_up: list[int] = []
     line_at = record_module._line_at
-    monkeypatch.setattr(
-        record_module, "_line_at", lambda text, i: looked_up.append(i) or line_at(text, i)
-    )
+
+    def counting(text: str, i: int) -> str:
+        looked_up.append(i)
+        return line_at(text, i)
+
+    monkeypatch.setattr(record_module, "_line_at", counting)
     record = read_record("".join(f'[T{i} "x"]' for i in range(1000)) + " *")
     assert len(record.tags) == 1000 and looked_up == []
     with pytest.raises(InvalidRecordError, match="malformed tag line"):

@@ -120,14 +120,14 @@ class RuleSet:
                 raise InvalidRulesError(
                     f"invalid rule set: {field.name} must be a {kind.__name__}, not {value!r}"
                 )
-        for field, most in _MOST.items():
-            value = getattr(self, field)
-            if value is None and field == "lead":
+        for name, most in _MOST.items():
+            value = getattr(self, name)
+            if value is None and name == "lead":
                 continue
             if isinstance(value, bool) or not isinstance(value, int) or not 1 <= value <= most:
                 raise InvalidRulesError(
-                    f"invalid rule set: {field.replace('_', '-')} must be "
-                    + ("none or " if field == "lead" else "")
+                    f"invalid rule set: {name.replace('_', '-')} must be "
+                    + ("none or " if name == "lead" else "")
                     + f"a whole number from 1 to {most}, not {shown_value(value)}"
                 )
 
