@@ -8,21 +8,24 @@ bare first value is the main option (the level's number): ``level:8,time=2``.
 from __future__ import annotations
 
 import json
+import math
 import random
 from abc import ABC, abstractmethod
 from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
+from typing import Final
 
 from bluegray import bitboard
 from bluegray.engine.evaluation import DEFAULT_WEIGHTS, FEATURES, Evaluator, weights_for
 from bluegray.engine.levels import LEVELS, level_config
 from bluegray.engine.search import DECIDED, Limits, Searcher, SearchResult
-from bluegray.errors import BlueGrayError, GameOverError
+from bluegray.errors import BlueGrayError, GameOverError, InvalidNumberError, quoted
 from bluegray.game import Game
 from bluegray.moves import Move
+from bluegray.numerals import MAX_INT64, parse_number
 from bluegray.position import move_from_raw
-from bluegray.rules import RuleSet
+from bluegray.rules import MAX_IMPASSE_PLIES, RuleSet
 
 
 class InvalidPlayerError(BlueGrayError):
@@ -241,16 +244,33 @@ SPEC_HELP = (
 )
 
 
-def _number(spec: str, key: str, value: str, kind: Callable[[str], float | int]) -> float | int:
+MAX_MOVE_SECONDS: Final = 86_400.0
+"""The most seconds a move may be given (a day): a longer time means nothing at the board, and
+the engine protocol's ``movetime`` and the platform's timers hold it easily."""
+MAX_CONTEMPT: Final = 10_000
+"""The largest ``contempt``: a tenth of a win's score, far beyond any use."""
+
+
+def spec_whole(spec: str, key: str, text: str, *, least: int, most: int = MAX_INT64) -> int:
+    """A whole-number option of a player spec, from ``least`` to ``most``."""
     try:
-        number = kind(value)
+        return parse_number(text, least=least, most=most)
+    except InvalidNumberError as error:
+        raise InvalidPlayerError(f"invalid player {quoted(spec)}: {key} {error}") from None
+
+
+def spec_seconds(spec: str, key: str, text: str) -> float:
+    """A time option of a player spec: seconds, more than 0 and at most a day."""
+    try:
+        seconds = float(text)
     except ValueError:
+        seconds = math.nan
+    if not 0 < seconds <= MAX_MOVE_SECONDS:
         raise InvalidPlayerError(
-            f"invalid player {spec!r}: {key} must be a number, not {value!r}"
-        ) from None
-    if number <= 0:
-        raise InvalidPlayerError(f"invalid player {spec!r}: {key} must be positive")
-    return number
+            f"invalid player {quoted(spec)}: {key} must be a number of seconds greater than 0 "
+            f"and at most {MAX_MOVE_SECONDS:g}, not {quoted(text)}"
+        )
+    return seconds
 
 
 def player_from_spec(spec: str, *, seed: int | None = None) -> Player:
@@ -273,8 +293,8 @@ def player_from_spec(spec: str, *, seed: int | None = None) -> Player:
         _no_options(spec, options)
         return GreedyPlayer(seed)
     if parsed.name == "level":
-        level_text = options.pop("", None) or options.pop("level", None)
-        if level_text is None or not level_text.isdigit() or int(level_text) not in LEVELS:
+        level_text = options.pop("", None) or options.pop("level", None) or ""
+        if level_text not in {str(level) for level in LEVELS}:
             raise InvalidPlayerError(
                 f"invalid player {spec!r}: the level must be one of {min(LEVELS)}-{max(LEVELS)}"
             )
@@ -284,11 +304,6 @@ def player_from_spec(spec: str, *, seed: int | None = None) -> Player:
         weights = options.pop("weights", "fitted")
         contempt = options.pop("contempt", None)
         fade = options.pop("fade", None)
-        for key, text in (("contempt", contempt), ("fade", fade)):
-            if text is not None and not text.isdigit():
-                raise InvalidPlayerError(
-                    f"invalid player {spec!r}: {key} must be a whole number >= 0, not {text!r}"
-                )
         chosen_weights: dict[str, float] | None = None
         weight_table: dict[str, dict[str, float]] | None = None
         if weights == "default":
@@ -299,13 +314,17 @@ def player_from_spec(spec: str, *, seed: int | None = None) -> Player:
         player = SearchPlayer(
             int(level_text),
             seed=seed,
-            time=None if time is None else float(_number(spec, "time", time, float)),
-            nodes=None if nodes is None else int(_number(spec, "nodes", nodes, int)),
-            depth=None if depth is None else int(_number(spec, "depth", depth, int)),
+            time=None if time is None else spec_seconds(spec, "time", time),
+            nodes=None if nodes is None else spec_whole(spec, "nodes", nodes, least=1),
+            depth=None if depth is None else spec_whole(spec, "depth", depth, least=1),
             weights=chosen_weights,
             weight_table=weight_table,
-            contempt=None if contempt is None else int(contempt),
-            fade=None if fade is None else int(fade),
+            contempt=None
+            if contempt is None
+            else spec_whole(spec, "contempt", contempt, least=0, most=MAX_CONTEMPT),
+            fade=None
+            if fade is None
+            else spec_whole(spec, "fade", fade, least=0, most=MAX_IMPASSE_PLIES),
         )
         player.spec = spec.strip()
         return player
