@@ -313,10 +313,12 @@ def _cpu_seconds(pid: int | None = None) -> float:
 
 
 def start_server(port: int, env: dict[str, str], name: str) -> subprocess.Popen[bytes]:
+    # Every client here has the same address and browser: no per-client limit applies.
     environment = {
         **os.environ,
         **env,
         "BLUEGRAY_RATE_LIMITS": "off",
+        "BLUEGRAY_AI_QUEUE_PER_CLIENT": "100000",
         "BLUEGRAY_PROCESS_NAME": name,
     }
     command = [sys.executable, "-m", "bluegray", "serve", "--port", str(port)]

@@ -14,13 +14,15 @@ from random import Random
 from typing import Any
 
 import pytest
+import redis.asyncio as aioredis
 from sqlalchemy import insert, select
 from sqlalchemy.orm import Session
 
 from bluegray import Game
 from bluegray.pieces import Side
-from bluegray.web import actions, local_queue
+from bluegray.web import actions, local_queue, redis_queue
 from bluegray.web.bus import LocalBus, News
+from bluegray.web.clocks import now_ms
 from bluegray.web.cpus import quota_cpus, usable_cpus
 from bluegray.web.db import Database
 from bluegray.web.deadlines import DONE, Due, Timers, Verdict
@@ -392,3 +394,66 @@ def _save(connection: Any, save: Any) -> None:
 def _read(connection: Any, base: LiveGame | None) -> LiveGame | None:
     with Session(connection) as session:
         return load_game(session, "g", base)
+
+
+def test_a_long_job_that_waited_too_long_goes_first(monkeypatch: pytest.MonkeyPatch) -> None:
+    started: list[str] = []
+    release = threading.Event()
+
+    def run(job: Job) -> str | AnalysisOutput:
+        assert isinstance(job, MoveJob)
+        started.append(job.game_id)
+        if job.game_id in ("long1", "quick1"):
+            release.wait(10)
+        return "d2-d3"
+
+    monkeypatch.setattr(local_queue, "run_job", run)
+    monkeypatch.setattr(local_queue, "LONG_WAIT_SECONDS", 0.05)
+
+    async def sink(job: MoveJob, move: str, computed_by: str) -> None:
+        return None
+
+    async def scenario() -> list[str]:
+        queue = LocalQueue(2, Bounds(total=10, per_owner=10), sink, processes=False)
+        futures = [
+            await queue.submit_move(move_job(8, "long1"), Owner("a")),  # runs
+            await queue.submit_move(move_job(8, "long2"), Owner("b")),  # waits: one long slot
+            await queue.submit_move(move_job(1, "quick1"), Owner("c")),  # the kept slot
+        ]
+        await asyncio.sleep(0.2)  # long2 has waited too long now
+        futures.append(await queue.submit_move(move_job(1, "quick2"), Owner("d")))
+        release.set()
+        await asyncio.gather(*[future for future in futures if future is not None])
+        await queue.close()
+        return started
+
+    order = asyncio.run(scenario())
+    assert order[:2] == ["long1", "quick1"]
+    assert order.index("long2") < order.index("quick2")
+
+
+def test_a_worker_takes_a_long_job_that_waited_too_long_first(redis_url: str) -> None:
+    async def scenario() -> list[str]:
+        client = aioredis.Redis.from_url(redis_url)
+        await redis_queue.ensure_groups(client)
+        old, new = now_ms() - 20_000, now_ms()
+        for job, queued in ((move_job(8, "aged"), old), (move_job(1, "quick"), new)):
+            fields = {"id": job.key, "job": encode_job(job), "load": "[]", "reply": ""}
+            fields["queued_ms"] = str(queued)
+            await client.xadd(redis_queue.STREAMS[job.priority], fields)  # type: ignore[arg-type]
+        slot = redis_queue.Slot(client, "w/0.0", short_only=False)
+        taken = []
+        for _ in range(2):
+            delivery = await slot.take(100)
+            assert delivery is not None and isinstance(delivery.job, MoveJob)
+            taken.append(delivery.job.game_id)
+        late = move_job(8, "late")
+        fields = {"id": late.key, "job": encode_job(late), "load": "[]", "reply": ""}
+        fields["queued_ms"] = str(old)
+        await client.xadd(redis_queue.STREAMS[late.priority], fields)  # type: ignore[arg-type]
+        kept = redis_queue.Slot(client, "w/1.0", short_only=True)
+        assert await kept.take(100) is None  # a slot kept for small jobs never takes a long one
+        await client.aclose()
+        return taken
+
+    assert asyncio.run(scenario()) == ["aged", "quick"]

@@ -18,7 +18,7 @@ from bluegray.web.jobs import AnalysisJob, AnalysisOutput, Job, MoveJob
 
 CLOCK_SHARE: Final = 30
 """A clocked AI spends at most its time left divided by this on one move."""
-NICENESS: Final = 5
+NICENESS: Final = 19
 """Engine processes yield the CPU to the web process that serves the players' moves."""
 PR_SET_PDEATHSIG: Final = 1
 

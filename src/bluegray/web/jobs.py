@@ -220,6 +220,11 @@ def decode_output(text: str) -> AnalysisOutput:
     return AnalysisOutput(**data)
 
 
+LONG_WAIT_SECONDS: Final = 10.0
+"""A long job that has waited this long goes before smaller ones (in the slots that take long
+jobs), so that level 8 is slow under load, never stuck."""
+
+
 def reserved_for_short(slots: int) -> int:
     """Slots kept for quick and short jobs: a quarter, at least one when there are two or
     more."""

@@ -13,12 +13,14 @@ import contextlib
 import logging
 import multiprocessing
 import os
+import time
 from collections import defaultdict, deque
 from concurrent.futures import BrokenExecutor, Executor, ProcessPoolExecutor, ThreadPoolExecutor
 from dataclasses import dataclass, field
 from typing import Final
 
 from bluegray.web.jobs import (
+    LONG_WAIT_SECONDS,
     AiBusyError,
     AnalysisJob,
     AnalysisOutput,
@@ -46,6 +48,7 @@ class _Item:
     done: asyncio.Future[str | AnalysisOutput] = field(
         default_factory=lambda: asyncio.get_running_loop().create_future()
     )
+    queued: float = field(default_factory=time.monotonic)
 
 
 class LocalQueue:
@@ -145,20 +148,20 @@ class LocalQueue:
                 del self._load[key]
 
     def _pump(self) -> None:
-        """Start waiting jobs while slots are free: the smallest first; long ones only in the
-        slots not kept for quick and short jobs."""
+        """Start waiting jobs while slots are free: the smallest first (but a long job that has
+        waited too long first); long ones only in the slots not kept for quick and short jobs."""
         while True:
             if sum(self._running.values()) >= self.slots:
                 return
+            long_free = self._running[Priority.LONG] < self.slots - self.reserved
+            waiting = self._waiting[Priority.LONG]
+            aged = bool(waiting) and time.monotonic() - waiting[0].queued > LONG_WAIT_SECONDS
+            order = [Priority.LONG, *Priority] if aged else list(Priority)
             priority = next(
                 (
                     priority
-                    for priority in Priority
-                    if self._waiting[priority]
-                    and (
-                        priority is not Priority.LONG
-                        or self._running[Priority.LONG] < self.slots - self.reserved
-                    )
+                    for priority in order
+                    if self._waiting[priority] and (priority is not Priority.LONG or long_free)
                 ),
                 None,
             )

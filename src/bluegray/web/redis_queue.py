@@ -28,6 +28,7 @@ from redis.exceptions import ResponseError
 
 from bluegray.web.clocks import now_ms
 from bluegray.web.jobs import (
+    LONG_WAIT_SECONDS,
     AiBusyError,
     AiUnavailableError,
     AnalysisJob,
@@ -203,12 +204,28 @@ class Slot:
         ]
 
     async def take(self, block_ms: int) -> Delivery | None:
-        """The next job, the smallest first; ``None`` if none came within ``block_ms``."""
-        for stream in self.streams:
+        """The next job, the smallest first (but a long job that has waited too long first);
+        ``None`` if none came within ``block_ms``."""
+        streams = self.streams
+        if len(streams) == len(STREAMS) and await self._long_waited_too_long():
+            streams = [STREAMS[Priority.LONG], *streams]
+        for stream in streams:
             found = await self._read({stream: ">"}, None)
             if found is not None:
                 return found
         return await self._read(dict.fromkeys(self.streams, ">"), block_ms)
+
+    async def _long_waited_too_long(self) -> bool:
+        """Whether the next long job to be delivered was queued too long ago."""
+        stream = STREAMS[Priority.LONG]
+        groups: Any = await self.client.xinfo_groups(stream)
+        last = next((_str(g["last-delivered-id"]) for g in groups if _str(g["name"]) == GROUP), "0")
+        following: Any = await self.client.xrange(stream, min=f"({last}", count=1)
+        if not following:
+            return False
+        fields = {_str(key): _str(value) for key, value in following[0][1].items()}
+        queued_ms = int(fields.get("queued_ms", "0"))
+        return now_ms() - queued_ms > LONG_WAIT_SECONDS * 1000
 
     async def _read(self, streams: dict[str, str], block_ms: int | None) -> Delivery | None:
         answer: Any = await self.client.xreadgroup(
