@@ -16,9 +16,9 @@ from pathlib import Path
 import pytest
 
 from bluegray import Game, Move, Position, RuleSet
+from bluegray.engine.limits import WIN, Limits
 from bluegray.engine.match import MatchSettings, play_game, run_match
 from bluegray.engine.players import InvalidPlayerError, RandomPlayer, player_from_spec
-from bluegray.engine.search import WIN, Limits
 from bluegray.pieces import Side
 from bluegray.protocol import Go, Info, Option, PositionCommand, ProtocolError, Score
 from bluegray.protocol.client import (

@@ -10,7 +10,7 @@ import pytest
 
 from bluegray import Game, read_record
 from bluegray.engine.levels import LEVELS, TOP_LEVEL
-from bluegray.engine.search import Limits
+from bluegray.engine.limits import Limits
 from bluegray.web import service as service_module
 from bluegray.web.ai import CLOCK_SHARE, MoveJob, think_limits
 from tests.web.conftest import Json, LiveServer, Socket

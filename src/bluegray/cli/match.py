@@ -21,6 +21,7 @@ from rich.progress import (
 from rich.text import Text
 
 from bluegray.cli.common import EXIT_OK, console, error_console, fail
+from bluegray.engine.limits import Limits
 from bluegray.engine.match import (
     DEFAULT_MAX_PLIES,
     MatchGame,
@@ -31,7 +32,6 @@ from bluegray.engine.match import (
 )
 from bluegray.engine.openings import DEFAULT_PLIES
 from bluegray.engine.players import SPEC_HELP, player_from_spec
-from bluegray.engine.search import Limits
 from bluegray.engine.stats import MatchStats, Tally
 from bluegray.record import write_records
 from bluegray.rules import PRESETS, RuleSet

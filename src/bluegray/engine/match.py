@@ -21,9 +21,9 @@ from contextlib import closing
 from dataclasses import dataclass, field
 from typing import Any, Final
 
+from bluegray.engine.limits import Limits
 from bluegray.engine.openings import DEFAULT_PLIES, Opening, opening_book
 from bluegray.engine.players import Player, player_from_spec
-from bluegray.engine.search import Limits
 from bluegray.engine.stats import GameOutcome, MatchStats, Tally, summarize
 from bluegray.errors import BlueGrayError
 from bluegray.game import Game

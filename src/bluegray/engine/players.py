@@ -17,7 +17,8 @@ from pathlib import Path
 from bluegray import bitboard
 from bluegray.engine.evaluation import DEFAULT_WEIGHTS, FEATURES, Evaluator, weights_for
 from bluegray.engine.levels import LEVELS, level_config
-from bluegray.engine.search import DECIDED, Limits, Searcher, SearchResult
+from bluegray.engine.limits import DECIDED, Limits, SearchResult
+from bluegray.engine.search import Searcher
 from bluegray.errors import BlueGrayError, GameOverError
 from bluegray.game import Game
 from bluegray.moves import Move

@@ -19,8 +19,8 @@ from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import IO, Final
 
+from bluegray.engine.limits import Limits
 from bluegray.engine.players import InvalidPlayerError, Player
-from bluegray.engine.search import Limits
 from bluegray.errors import BlueGrayError, GameOverError
 from bluegray.game import Game
 from bluegray.moves import Move

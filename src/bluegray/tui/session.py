@@ -19,8 +19,8 @@ from pathlib import Path
 
 from bluegray.engine.analysis import HINT_SECONDS, hint
 from bluegray.engine.levels import LEVELS, clock_limits
+from bluegray.engine.limits import Limits
 from bluegray.engine.players import Player, player_from_spec
-from bluegray.engine.search import Limits
 from bluegray.errors import BlueGrayError
 from bluegray.game import Game
 from bluegray.moves import Move
