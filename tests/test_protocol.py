@@ -20,15 +20,15 @@ from bluegray.engine.limits import WIN, Limits
 from bluegray.engine.match import MatchSettings, play_game, run_match
 from bluegray.engine.players import InvalidPlayerError, RandomPlayer, player_from_spec
 from bluegray.pieces import Side
-from bluegray.protocol import Go, Info, Option, PositionCommand, ProtocolError, Score
+from bluegray.protocol import Go, Info, Limit, Option, PositionCommand, ProtocolError, Score
 from bluegray.protocol.client import (
     Engine,
     EngineError,
-    EnginePlayer,
     EngineTerminatedError,
     EngineTimeoutError,
 )
-from bluegray.protocol.server import move_seconds
+from bluegray.protocol.player import EnginePlayer
+from bluegray.protocol.server import move_seconds, protocol_score
 
 ENGINE = [sys.executable, "-m", "bluegray", "engine"]
 ENGINE_SPEC = "engine:" + shlex.join(ENGINE)
@@ -38,10 +38,14 @@ BLUE_ON_CENTRE = "4c4/9/9/9/4C4/9/9/9/9 g 0 30"  # finished: Blue's captain stan
 CUSTOM = "captain=turbo soldiers=private army=light lead=3 capture=maximal stalemate=loss"
 
 
+def _names_the_kernel(info: Info) -> bool:
+    return info.string is not None and info.string.startswith("kernel ")
+
+
 class Session:
     """``bluegray engine`` as a process, with a line reader that never waits forever."""
 
-    def __init__(self) -> None:
+    def __init__(self, env: dict[str, str] | None = None) -> None:
         self.process = subprocess.Popen(
             ENGINE,
             stdin=subprocess.PIPE,
@@ -49,7 +53,10 @@ class Session:
             stderr=subprocess.PIPE,
             text=True,
             bufsize=1,
+            env=env,
         )
+        self.kernels: list[str] = []
+        """The ``info string kernel ...`` messages of the searches so far."""
         self.lines: queue.Queue[str | None] = queue.Queue()
         threading.Thread(target=self._read_all, daemon=True).start()
 
@@ -87,10 +94,23 @@ class Session:
         return self.until("readyok")[:-1]
 
     def go(self, command: str, timeout: float = TIMEOUT) -> tuple[list[Info], str]:
-        """The info lines of a search and its ``bestmove`` word."""
+        """The info lines of a search (but the one that names the kernel, kept in
+        ``kernels``) and its ``bestmove`` word."""
         self.send(command)
         lines = self.until("bestmove", timeout)
-        return [Info.parse(line) for line in lines[:-1]], lines[-1].split()[1]
+        infos = [Info.parse(line) for line in lines[:-1]]
+        self.kernels += [info.string or "" for info in infos if _names_the_kernel(info)]
+        return [info for info in infos if not _names_the_kernel(info)], lines[-1].split()[1]
+
+    def wait_for_the_compiled_kernel(self, limit: float = 120.0) -> None:
+        """Search until the compiled kernel answers (it loads in the background after the
+        engine starts), so that a timed test measures the engine as it plays once warm."""
+        deadline = time.monotonic() + limit
+        while not self.kernels or self.kernels[-1] != "kernel compiled":
+            assert time.monotonic() < deadline, self.kernels[-1:]
+            self.send("position rules cooper startpos")
+            self.go("go depth 1")
+            time.sleep(0.1)
 
     def lines_within(self, seconds: float) -> list[str]:
         """Whatever the engine says in the next ``seconds``."""
@@ -211,6 +231,7 @@ def test_a_position_text_is_searched_from_its_own_setup(engine: Session) -> None
 
 
 def test_movetime_is_kept(engine: Session) -> None:
+    engine.wait_for_the_compiled_kernel()
     engine.send("position rules sackson startpos")
     engine.ready()
     started = time.monotonic()
@@ -222,6 +243,7 @@ def test_movetime_is_kept(engine: Session) -> None:
 
 
 def test_clocks_give_a_share_of_the_remaining_time(engine: Session) -> None:
+    engine.wait_for_the_compiled_kernel()
     engine.send("position rules cooper startpos moves d2-d3")
     assert engine.ready() == []
     started = time.monotonic()
@@ -404,7 +426,9 @@ def test_the_end_of_the_input_answers_the_last_search_and_exits(engine: Session,
     lines = engine.until("bestmove")
     assert Move.parse(lines[-1].split()[1]) in Game("classic-light").legal_moves
     if go == "go depth 3":
-        assert [line.split()[2] for line in lines[:-1]] == ["1", "2", "3"]
+        depths = [line.split()[2] for line in lines[:-1] if line.startswith("info depth")]
+        assert depths == ["1", "2", "3"]
+        assert lines[-2].startswith("info string kernel ")
     assert engine.process.wait(TIMEOUT) == 0
 
 
@@ -420,9 +444,9 @@ def test_go_commands_round_trip() -> None:
         "go nodes 500 infinite",
     ):
         assert str(Go.parse(text.split()[1:])) == text
-    assert Go.from_limits(Limits(time=0.25)) == Go(movetime=250)
-    assert Go.from_limits(Limits(depth=4, nodes=90)) == Go(depth=4, nodes=90)
-    assert Go.from_limits(None) == Go()
+    assert Go.from_limit(Limit(time=0.25)) == Go(movetime=250)
+    assert Go.from_limit(Limit(depth=4, nodes=90)) == Go(depth=4, nodes=90)
+    assert Go.from_limit(None) == Go()
 
 
 def test_info_and_option_lines_round_trip() -> None:
@@ -458,9 +482,9 @@ def test_position_commands_round_trip() -> None:
 
 
 def test_scores_say_who_wins_in_how_many_plies() -> None:
-    assert Score.from_search(35) == Score("cp", 35)
-    assert Score.from_search(WIN - 3) == Score("win", 3)
-    assert Score.from_search(-(WIN - 4)) == Score("loss", 4)
+    assert protocol_score(35) == Score("cp", 35)
+    assert protocol_score(WIN - 3) == Score("win", 3)
+    assert protocol_score(-(WIN - 4)) == Score("loss", 4)
     assert Score("cp", 0).expected == 0.5 and Score("win", 3).expected == 1.0
 
 

@@ -17,7 +17,8 @@ import pytest
 import uvicorn
 from websockets.sync.client import ClientConnection, connect
 
-from bluegray.web import Settings, create_app
+from bluegray.web.app import create_app
+from bluegray.web.settings import Settings
 
 warnings.filterwarnings("ignore", message=".*httpx.*", category=DeprecationWarning)
 with warnings.catch_warnings():

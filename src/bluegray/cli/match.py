@@ -31,8 +31,9 @@ from bluegray.engine.match import (
     run_match,
 )
 from bluegray.engine.openings import DEFAULT_PLIES
-from bluegray.engine.players import SPEC_HELP, player_from_spec
+from bluegray.engine.players import player_from_spec, spec_help
 from bluegray.engine.stats import MatchStats, Tally
+from bluegray.protocol import player as engine_player  # noqa: F401 - registers engine: players
 from bluegray.record import write_records
 from bluegray.rules import PRESETS, RuleSet
 
@@ -46,7 +47,7 @@ same balanced random opening (a few random plies that a shallow search finds eve
 Blue in the first and Gray in the second. Games run in parallel worker processes; each has its
 own seeds derived from --seed and its number, so a match limited by --nodes is reproducible.
 
-players: {SPEC_HELP}
+players: {spec_help()}
 
 Scoring: win 1, draw 1/2, loss 0, for player A. With --sackson-scoring a game won by an
 impasse (captain farther advanced: Sackson's rules) counts as half a game, as Sackson scored

@@ -23,7 +23,9 @@ from typing import Any, Final
 
 from bluegray.engine.limits import Limits
 from bluegray.engine.openings import DEFAULT_PLIES, Opening, opening_book
-from bluegray.engine.players import Player, player_from_spec
+from bluegray.engine.player import Player, PlayerKind, player_kinds, register_players
+from bluegray.engine.players import player_from_spec
+from bluegray.engine.search import warm_up
 from bluegray.engine.stats import GameOutcome, MatchStats, Tally, summarize
 from bluegray.errors import BlueGrayError
 from bluegray.game import Game
@@ -456,16 +458,24 @@ def _play_all(tasks: Sequence[_GameTask], concurrency: int) -> Generator[MatchGa
 
 def _start_pool(workers: int) -> Any:
     """A pool of fresh interpreters (``spawn``: safe beside the progress bar's thread) that
-    ignore Ctrl-C, which the calling process handles by ending them."""
+    ignore Ctrl-C, which the calling process handles by ending them, and know the kinds of
+    player this process knows."""
     context = multiprocessing.get_context("spawn")
+    kinds = (player_kinds(),)
     if threading.current_thread() is not threading.main_thread():
-        return context.Pool(workers, initializer=_ignore_interrupts)
+        return context.Pool(workers, initializer=start_worker, initargs=kinds)
     previous = signal.signal(signal.SIGINT, signal.SIG_IGN)  # inherited by the workers
     try:
-        return context.Pool(workers, initializer=_ignore_interrupts)
+        return context.Pool(workers, initializer=start_worker, initargs=kinds)
     finally:
         signal.signal(signal.SIGINT, previous)
 
 
-def _ignore_interrupts() -> None:
+def start_worker(kinds: Sequence[PlayerKind]) -> None:
+    """Set up a worker process that plays a match's games: it ignores Ctrl-C (the process that
+    runs the match ends it), knows the kinds of player the match's process knows (an
+    interface's, such as ``engine:``, as well as the engine's own), and has the compiled kernel
+    ready before its first game (a match measures strength)."""
     signal.signal(signal.SIGINT, signal.SIG_IGN)
+    register_players(kinds)
+    warm_up(wait=True)

@@ -56,7 +56,7 @@ from bluegray import bitboard
 from bluegray.bitboard import Board, RawMove
 from bluegray.engine.evaluation import Evaluator, expected_score
 from bluegray.engine.limits import Limits
-from bluegray.engine.players import InvalidPlayerError, Player
+from bluegray.engine.player import InvalidPlayerError, Player
 from bluegray.errors import GameOverError
 from bluegray.game import Game
 from bluegray.moves import Move

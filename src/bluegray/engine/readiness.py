@@ -13,15 +13,14 @@ Python's interpreter lock for seconds at a time, which would stall this process'
 then the thread loads it. One process compiles at a time; processes that start meanwhile wait for
 it and load. The compiling process is ended with the process that started it.
 
-Loading numba itself happens in the background too: ``fastsearch`` is imported by name, when it
-is wanted, so that importing the engine never loads numba (``COMPILED_MODULE``).
+Loading numba itself happens in the background too: ``fastsearch`` is imported by the
+background thread, when it is wanted, so that importing the engine never loads numba.
 """
 
 from __future__ import annotations
 
 import atexit
 import enum
-import importlib
 import importlib.metadata
 import importlib.util
 import subprocess
@@ -32,8 +31,6 @@ from bluegray.engine.compiled_cache import is_marked_ready
 from bluegray.engine.kernel import Kernel
 from bluegray.errors import BlueGrayError
 
-COMPILED_MODULE = "bluegray.engine.fastsearch"
-"""The compiled kernel's module, imported by name when the kernel is wanted (it loads numba)."""
 PRECOMPILE_MODULE = "bluegray.engine.precompile"
 """What the separate process runs (``python -m``) to compile the kernel into the cache."""
 
@@ -142,9 +139,12 @@ class _Preparation:
             if self._closing:
                 return
             self._state = CompiledState.LOADING
-            module = importlib.import_module(COMPILED_MODULE)
-            module.warm_up()  # loads every compiled function (compiles them if the cache has none)
-            self._kernel = module.CompiledKernel
+            # The compiled kernel loads numba: here, in the background, and only when wanted, so
+            # that importing the engine never waits for it (nor needs it).
+            from bluegray.engine import fastsearch  # noqa: PLC0415 - numba, in the background
+
+            fastsearch.warm_up()  # loads every compiled function (compiles any the cache lacks)
+            self._kernel = fastsearch.CompiledKernel
             self._state = CompiledState.READY
         except Exception as error:  # the plain kernel goes on searching; the reason is kept
             self.error = f"{type(error).__name__}: {error}"

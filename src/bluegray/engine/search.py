@@ -93,12 +93,15 @@ def search_choice(compiled: bool | None = None) -> str:
     return choice
 
 
-def warm_up() -> None:
+def warm_up(*, wait: bool = False) -> None:
     """Start getting the compiled kernel ready in the background (``readiness``), unless the
     environment says ``python``: engines call this when they start, so that the compiled kernel
-    is there soon, while nothing waits for it."""
+    is there soon, while nothing waits for it. ``wait``: until it is ready (or cannot be), for
+    players whose strength is measured (a match's workers)."""
     if search_choice() != "python":
         readiness.prepare()
+        if wait:
+            readiness.PREPARATION.wait()
 
 
 class Searcher:
