@@ -4,6 +4,7 @@ hung engine fails a test instead of hanging it."""
 
 from __future__ import annotations
 
+import os
 import queue
 import shlex
 import subprocess
@@ -19,6 +20,7 @@ from bluegray import Game, Move, Position, RuleSet
 from bluegray.engine.limits import WIN, Limits
 from bluegray.engine.match import MatchSettings, play_game, run_match
 from bluegray.engine.players import InvalidPlayerError, RandomPlayer, player_from_spec
+from bluegray.engine.search import SEARCH_ENVIRONMENT
 from bluegray.pieces import Side
 from bluegray.protocol import Go, Info, Limit, Option, PositionCommand, ProtocolError, Score
 from bluegray.protocol.client import (
@@ -33,6 +35,9 @@ from bluegray.protocol.server import move_seconds, protocol_score
 ENGINE = [sys.executable, "-m", "bluegray", "engine"]
 ENGINE_SPEC = "engine:" + shlex.join(ENGINE)
 TIMEOUT = 10.0
+COMPILING = 300.0
+"""How long the first search of a compiled engine may take: numba compiles its kernel when the
+cache has none (after any change to its sources), some 20 seconds idle, minutes when busy."""
 WIN_IN_ONE = "9/9/9/9/9/5c3/9/9/4C3G g 0 40"  # sackson: Gray's only move f4-e5 wins
 BLUE_ON_CENTRE = "4c4/9/9/9/4C4/9/9/9/9 g 0 30"  # finished: Blue's captain stands on e5
 CUSTOM = "captain=turbo soldiers=private army=light lead=3 capture=maximal stalemate=loss"
@@ -649,3 +654,111 @@ def test_bad_engine_specs(spec: str, message: str) -> None:
 def test_an_engine_spec_with_an_option_the_engine_rejects() -> None:
     with pytest.raises(EngineError, match="Level must be 1 to 8, not 9"):
         player_from_spec(ENGINE_SPEC + ";level=9")
+
+
+# -- ready at once, and the same search with either kernel ----------------------------------------
+
+
+def processes_running(module: str, cache: Path) -> list[int]:
+    """The processes of ``python -m module`` whose numba cache is ``cache`` (this machine's, read
+    from /proc): the compiling process an engine started, if it still runs."""
+    found = []
+    for entry in Path("/proc").iterdir():
+        if not entry.name.isdigit():
+            continue
+        try:
+            command = (entry / "cmdline").read_bytes().split(b"\0")
+            environment = (entry / "environ").read_bytes().split(b"\0")
+        except OSError:
+            continue  # gone meanwhile, or another user's
+        if module.encode() in command and f"NUMBA_CACHE_DIR={cache}".encode() in environment:
+            found.append(int(entry.name))
+    return found
+
+
+@pytest.mark.skipif(not Path("/proc").is_dir(), reason="reads the process table from /proc")
+def test_a_fresh_install_answers_at_once_while_the_compiled_kernel_compiles(
+    tmp_path: Path,
+) -> None:
+    # No numba cache anywhere: the engine answers readyok at once, a level-3 move comes from the
+    # plain kernel (the compiled one is compiling in another process meanwhile), a timed level
+    # answers within its time (and a second's grace), and quit ends the compiling process too.
+    cache = tmp_path / "numba"
+    environment = {
+        **os.environ,
+        "NUMBA_CACHE_DIR": str(cache),
+        "HOME": str(tmp_path / "home"),
+        "XDG_CACHE_HOME": str(tmp_path / "cache"),
+    }
+    environment.pop(SEARCH_ENVIRONMENT, None)
+    session = Session(environment)
+    try:
+        started = time.monotonic()
+        session.send("bgi")
+        session.until("bgiok")
+        session.send("setoption name Level value 3", "position rules cooper startpos moves d2-d3")
+        assert session.ready() == []
+        infos, best = session.go("go")
+        assert time.monotonic() - started < 10  # at once, however loaded the machine
+        game = Game("cooper")
+        game.push("d2-d3")
+        assert Move.parse(best) in game.legal_moves
+        assert [info.depth for info in infos] == [3]
+        assert session.kernels == ["kernel python: the compiled kernel is still compiling"]
+        assert processes_running("bluegray.engine.precompile", cache)
+        session.send("setoption name Level value 7")  # 0.3 seconds a move
+        moved = time.monotonic()
+        _, best = session.go("go")
+        assert time.monotonic() - moved < 0.3 + 1.0
+        assert session.kernels[-1] == "kernel python: the compiled kernel is still compiling"
+        assert session.quit() == 0
+    finally:
+        if session.process.poll() is None:
+            session.process.kill()
+            session.process.wait(TIMEOUT)
+    assert processes_running("bluegray.engine.precompile", cache) == []
+
+
+def search_lines(kernel: str, rules: str, moves: str, depths: range) -> list[list[str]]:
+    """What ``bluegray engine`` says at ``go depth N`` for each depth, and at levels 2 and 5,
+    searched by ``kernel``: its info lines without time and speed (which vary), and the
+    bestmove."""
+    session = Session({**os.environ, SEARCH_ENVIRONMENT: kernel})
+    said = []
+    try:
+        for depth in depths:
+            session.send("newgame", f"position rules {rules} startpos moves {moves}")
+            session.send(f"go depth {depth}")
+            lines = session.until("bestmove", COMPILING)
+            assert lines[-2].startswith(f"info string kernel {kernel}")
+            said.append([_without_time(line) for line in lines if "info string" not in line])
+        for level in (2, 5):  # the weaker levels score every root move, and may slip (seeded)
+            session.send(f"setoption name Level value {level}")
+            session.send("newgame", f"position rules {rules} startpos moves {moves}", "go")
+            lines = session.until("bestmove", COMPILING)
+            said.append([_without_time(line) for line in lines if "info string" not in line])
+        assert session.quit() == 0
+    finally:
+        if session.process.poll() is None:
+            session.process.kill()
+    return said
+
+
+def _without_time(line: str) -> str:
+    words = line.split()
+    for key in ("time", "nps"):
+        if key in words[:-1] and not line.startswith("bestmove"):
+            index = words.index(key)
+            words[index + 1] = "*"
+    return " ".join(words)
+
+
+@pytest.mark.parametrize(
+    ("rules", "moves"), [("sackson", "d2-d3 f8-f7 e1-d2"), ("classic-turbo", "e2-e3 c8-c7")]
+)
+def test_both_kernels_say_the_same_through_the_engine(rules: str, moves: str) -> None:
+    plain = search_lines("python", rules, moves, range(1, 6))
+    compiled = search_lines("compiled", rules, moves, range(1, 6))
+    assert plain == compiled
+    # Each depth's line, then bestmove; a weaker level's one line, then bestmove.
+    assert [len(lines) for lines in plain] == [2, 3, 4, 5, 6, 2, 2]

@@ -8,6 +8,7 @@ Each compiled module (``fastboard``, ``fasteval``, ``fastsearch``) calls
 
 from __future__ import annotations
 
+import importlib.metadata
 from collections.abc import Callable
 from typing import Any, TypeVar
 
@@ -18,7 +19,8 @@ from bluegray.engine.compiled_cache import cache_folder, touch_folder
 
 _Function = TypeVar("_Function", bound=Callable[..., Any])
 
-NUMBA_VERSION = str(numba.__version__)
+NUMBA_VERSION = importlib.metadata.version("numba")
+"""The installed numba's version, as the cache's ready mark records it."""
 
 
 def without_runtime(options: type) -> dict[str, bool]:

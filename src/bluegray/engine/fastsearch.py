@@ -180,7 +180,7 @@ _faded = compiled(inline=True)(parameters.faded)
 # -- small pieces ------------------------------------------------------------------------
 
 
-@compiled()
+@compiled(inline=True)
 def _store(
     arrays: SearchArrays,
     key: np.uint64,

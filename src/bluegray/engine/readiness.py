@@ -134,16 +134,16 @@ class _Preparation:
 
     def _get_ready(self, marked: bool) -> None:
         try:
-            if not marked:
-                self._compile_elsewhere()
+            if not marked and self._compile_elsewhere():
+                self._state = CompiledState.LOADING
             if self._closing:
                 return
-            self._state = CompiledState.LOADING
             # The compiled kernel loads numba: here, in the background, and only when wanted, so
-            # that importing the engine never waits for it (nor needs it).
+            # that importing the engine never waits for it (nor needs it). What the cache lacks
+            # is compiled here (when no separate process could do it).
             from bluegray.engine import fastsearch  # noqa: PLC0415 - numba, in the background
 
-            fastsearch.warm_up()  # loads every compiled function (compiles any the cache lacks)
+            fastsearch.warm_up()
             self._kernel = fastsearch.CompiledKernel
             self._state = CompiledState.READY
         except Exception as error:  # the plain kernel goes on searching; the reason is kept
@@ -152,11 +152,12 @@ class _Preparation:
         finally:
             self._done.set()
 
-    def _compile_elsewhere(self) -> None:
-        """Compile the kernel into the cache in a separate process, and wait for it."""
+    def _compile_elsewhere(self) -> bool:
+        """Compile the kernel into the cache in a separate process, and wait for it; whether it
+        did."""
         with self._lock:
             if self._closing:
-                return
+                return False
             try:
                 self._process = subprocess.Popen(
                     [sys.executable, "-m", PRECOMPILE_MODULE],
@@ -164,14 +165,15 @@ class _Preparation:
                     stdout=subprocess.DEVNULL,
                     stderr=subprocess.PIPE,
                 )
-            except OSError:
-                return  # no process to be had: loading compiles in this one instead
+            except OSError as error:
+                self.error = f"no process to compile in ({error})"
+                return False
         _, errors = self._process.communicate()
         if self._process.returncode and not self._closing:
-            # Loading then compiles in this process: slower for this process's searches, but
-            # the kernel still comes (and the error is kept, should it fail here too).
             lines = errors.decode(errors="replace").strip().splitlines()
             self.error = lines[-1] if lines else f"exit status {self._process.returncode}"
+            return False
+        return True
 
 
 def _numba_installed() -> bool:

@@ -1,6 +1,8 @@
 """The engine off the event loop: AI moves and analyses run in worker processes (much of the search
 is Python, so threads would hold the interpreter lock the server needs), at most one job per
-worker at a time. Jobs are plain values, so they cross the process boundary cheaply."""
+worker at a time. Jobs are plain values, so they cross the process boundary cheaply. Each worker
+starts getting the compiled kernel ready when it starts, in the background, and plays with the
+plain kernel until then: the first game after an install never waits for numba to compile."""
 
 from __future__ import annotations
 
@@ -14,8 +16,9 @@ from typing import Final, TypeVar
 
 from bluegray.engine.analysis import analyse
 from bluegray.engine.levels import clock_limits
+from bluegray.engine.limits import Limits
 from bluegray.engine.players import SearchPlayer, player_from_spec
-from bluegray.engine.search import Limits, warm_up
+from bluegray.engine.search import warm_up
 from bluegray.game import Game
 from bluegray.outcome import Outcome
 from bluegray.pieces import Side
@@ -124,17 +127,20 @@ class Engines:
         if self._pool is None:
             if self.processes:
                 self._pool = ProcessPoolExecutor(
-                    self.workers, mp_context=multiprocessing.get_context("spawn")
+                    self.workers,
+                    mp_context=multiprocessing.get_context("spawn"),
+                    initializer=warm_up,
                 )
             else:
                 self._pool = ThreadPoolExecutor(self.workers, thread_name_prefix="bluegray-ai")
         return self._pool
 
     async def warm(self) -> None:
-        """Get the compiled search ready in a worker (compiled on the first start after an
-        install, some 20 seconds), so that the first game's AI does not keep its player
-        waiting; later workers load numba's cache quickly. Jobs that come meanwhile wait for
-        it rather than compile the same code again in another worker."""
+        """Start a worker, and with it the compiled kernel's preparation in the background
+        (``search.warm_up``: compiled on the first start after an install, some 20 seconds, by
+        one process at a time; later workers load numba's cache quickly). It returns at once:
+        jobs meanwhile are played by the plain kernel, which plays a fixed-depth level's very
+        same moves."""
         self._warming = asyncio.get_running_loop().run_in_executor(self._executor(), warm_up)
         with contextlib.suppress(Exception):  # a job that needs the search reports the problem
             await self._warming
