@@ -2,7 +2,7 @@
 the rules core's perft speed, measured in the same run; and how soon ``bluegray engine`` answers
 its first moves on a fresh install.
 
-    python benchmarks/search_speed.py [--seconds 2] [--skip-first-answers]
+    python benchmarks/search_speed.py [--seconds 2] [--skip-first-answers] [--match-games 12]
 
 Each position is searched by both kernels: the numba-compiled one (the default when numba is
 installed, ``pip install ".[fast]"``) and the plain Python one. Nodes per CPU second (the
@@ -14,6 +14,11 @@ install: the compiled kernel compiles in the background, the plain one answers),
 machine's cache (warm: the compiled kernel loads in the background), then once more after
 waiting for the compiled kernel (ready), asked for a move at levels 3, 5 and 7 in turn: the
 seconds each move took, the seconds from the engine's start, and which kernel answered.
+
+The match runner's games per hour: the same match (``level:8,nodes=2000`` against ``level:5`` in
+``cooper``, ``--match-games`` games, seed 1) played by the local process pool (one worker a CPU)
+and on a local Ray cluster of two nodes of one CPU each (``cluster.LocalCluster``), checking that
+both played the same games.
 
 The positions are written out below, one per main rule set, so every run searches the same
 positions whatever the engine's weights: each was reached by two seeded level-3 players (18 to 20
@@ -30,11 +35,16 @@ import subprocess
 import sys
 import tempfile
 import time
+from dataclasses import replace
+from pathlib import Path
 
 from bluegray import Position
+from bluegray.engine.cluster import LocalCluster
 from bluegray.engine.limits import Limits
+from bluegray.engine.match import MatchSettings, default_concurrency, run_match
 from bluegray.engine.search import Searcher
 from bluegray.perft import perft
+from bluegray.rules import PRESETS
 
 MIDDLEGAMES = {
     "sackson": "gggg1gggg/1gggg1ggg/6g2/5c3/2g6/3C3G1/4G4/GGG2GGG1/GGGG1GGGG b 2 11",
@@ -126,9 +136,50 @@ def print_first_answers() -> None:
                 )
 
 
+def games_per_hour(games: int) -> None:
+    settings = MatchSettings(
+        "level:8,nodes=2000",
+        "level:5",
+        PRESETS["cooper"],
+        games=games,
+        concurrency=default_concurrency(games),
+        seed=1,
+    )
+    started = time.perf_counter()
+    local = run_match(settings)
+    local_seconds = time.perf_counter() - started
+    with (
+        tempfile.TemporaryDirectory(prefix="bgray-", dir="/tmp") as folder,
+        LocalCluster(Path(folder), workers=1, cpus=1) as cluster,
+    ):
+        started = time.perf_counter()
+        remote = run_match(replace(settings, cluster=cluster.address))
+        remote_seconds = time.perf_counter() - started
+    same = [game.result.moves for game in local.games] == [
+        game.result.moves for game in remote.games
+    ]
+    nodes = len({game.node for game in remote.games})
+    print(
+        f"match: {games} games locally ({settings.concurrency} worker processes) in "
+        f"{local_seconds:.1f} s, {3600 * games / local_seconds:,.0f} games an hour"
+    )
+    print(
+        f"match: the same {games} games on a local two-node Ray cluster (1 CPU a node, "
+        f"{nodes} nodes played) in {remote_seconds:.1f} s, "
+        f"{3600 * games / remote_seconds:,.0f} games an hour; same games: {same}"
+    )
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--seconds", type=float, default=2.0, help="search time per position")
+    parser.add_argument(
+        "--match-games",
+        type=int,
+        default=12,
+        metavar="N",
+        help="games of the match timed locally and on a local cluster (0: skip it)",
+    )
     parser.add_argument(
         "--skip-first-answers",
         action="store_true",
@@ -166,6 +217,8 @@ def main() -> None:
     )
     if not args.skip_first_answers:
         print_first_answers()
+    if args.match_games:
+        games_per_hour(args.match_games)
 
 
 if __name__ == "__main__":

@@ -31,9 +31,10 @@ from typing import Any, Final
 
 from bluegray.engine import ENGINE_VERSION
 from bluegray.engine.levels import LEVELS, TOP_LEVEL
+from bluegray.engine.limits import Limits
 from bluegray.engine.match import MatchSettings, run_match
 from bluegray.engine.players import parse_spec
-from bluegray.engine.search import Limits, Searcher
+from bluegray.engine.search import Searcher, warm_up
 from bluegray.engine.stats import H1_ACCEPTED, elo_estimate
 from bluegray.record import write_records
 from bluegray.rules import PRESETS, Impasse, RuleSet, Soldiers
@@ -52,6 +53,11 @@ FIXED_DEPTH: Final = _span([n for n in LEVELS if LEVELS[n].fixed_depth])
 """The levels that search to a fixed depth and now and then slip."""
 TIMED: Final = _span([n for n in LEVELS if LEVELS[n].limits.time is not None])
 """The levels that search for a time a move."""
+CLUSTER_HELP = (
+    "play the games on the Ray cluster at this address (the head's HOST:PORT from 'ray start "
+    "--head', or auto; the cluster extra, and bluegray on every node), with the same results "
+    "as here; each match's result is saved as it finishes"
+)
 RECORDS_HELP = "also write each match's game records to DIR (one PGN file a match)"
 
 
@@ -109,10 +115,13 @@ def play(
     seed: int,
     records: Path | None = None,
     sprt: tuple[float, float] | None = None,
+    cluster: str | None = None,
 ) -> dict[str, Any]:
     """Play one match and return its summary with what it measured; with ``records``, write
     its games there too (one PGN file a match), so that its draws and wins can be replayed.
-    With ``sprt`` the match stops once that SPRT is decided (the summary keeps its verdict)."""
+    With ``sprt`` the match stops once that SPRT is decided (the summary keeps its verdict).
+    With ``cluster`` (a Ray cluster's address) its games are played there, with the same
+    results as here."""
     settings = MatchSettings(
         player_a=a,
         player_b=b,
@@ -122,6 +131,7 @@ def play(
         concurrency=os.cpu_count() or 1,
         seed=seed,
         sprt=sprt,
+        cluster=cluster,
     )
     started = time.perf_counter()
     summary = run_match(settings)
@@ -173,7 +183,9 @@ def play(
 
 
 def search_core(rules: str) -> str:
-    """Which search the engine players of this run use: ``compiled`` (numba) or ``python``."""
+    """Which kernel the engine players of this run use: ``compiled`` (numba) or ``python`` (the
+    match's workers wait for the compiled kernel when numba is installed, as this does)."""
+    warm_up(wait=True)
     return "compiled" if Searcher(PRESETS[rules], hash_entries=1024).is_compiled else "python"
 
 
@@ -202,7 +214,12 @@ def ladder(args: argparse.Namespace) -> None:
             if args.only and a not in args.only:
                 continue
             if args.games is not None:
-                record(play("ladder", a, b, rules, args.games, None, args.seed, args.records))
+                record(
+                    play(
+                        "ladder", a, b, rules, args.games, None, args.seed, args.records,
+                        cluster=args.cluster,
+                    )
+                )  # fmt: skip
                 continue
             if args.decide:
                 seed = needs_decider(a, b, rules, load())
@@ -218,11 +235,16 @@ def ladder(args: argparse.Namespace) -> None:
                             seed,
                             args.records,
                             sprt=DECIDER_ELO,
+                            cluster=args.cluster,
                         )
                     )
                 continue
             for seed, games in unplayed(a, b, rules, load()):
-                record(play("ladder", a, b, rules, games, None, seed, args.records))
+                record(
+                    play(
+                        "ladder", a, b, rules, games, None, seed, args.records, cluster=args.cluster
+                    )
+                )
 
 
 def unplayed(a: str, b: str, rules: str, results: list[dict[str, Any]]) -> list[tuple[int, int]]:
@@ -265,8 +287,11 @@ def versus(args: argparse.Namespace) -> None:
     for rules in args.rules:
         for opponent in args.opponents:
             record(
-                play("versus", top, opponent, rules, args.games, args.time, args.seed, args.records)
-            )
+                play(
+                    "versus", top, opponent, rules, args.games, args.time, args.seed,
+                    args.records, cluster=args.cluster,
+                )
+            )  # fmt: skip
 
 
 def command(entry: dict[str, Any]) -> str:
@@ -813,6 +838,7 @@ def main() -> None:
         ),
     )
     lad.add_argument("--records", type=Path, metavar="DIR", help=RECORDS_HELP)
+    lad.add_argument("--cluster", metavar="ADDRESS", help=CLUSTER_HELP)
     lad.set_defaults(run=ladder)
     ver = commands.add_parser("versus", help="the top level against greedy and MCTS")
     ver.add_argument(
@@ -823,6 +849,7 @@ def main() -> None:
     ver.add_argument("--games", type=int, default=20)
     ver.add_argument("--seed", type=int, default=1)
     ver.add_argument("--records", type=Path, metavar="DIR", help=RECORDS_HELP)
+    ver.add_argument("--cluster", metavar="ADDRESS", help=CLUSTER_HELP)
     ver.set_defaults(run=versus)
     ren = commands.add_parser("render", help="write docs/strength.md from the results")
     ren.set_defaults(run=render)

@@ -67,6 +67,7 @@ examples:
   bluegray match level:2 greedy --rules cooper --games 8
   bluegray match level:6 level:5 --games 200 --nodes 20000 --out games.pgn --sprt 0,50
   bluegray match level:5 random --games 20 --sackson-scoring --json
+  bluegray match level:8 mcts --games 100 --time 1 --cluster 10.0.0.5:6379
 """
 
 
@@ -100,6 +101,13 @@ def register(subparsers: Any) -> None:
         type=int,
         metavar="K",
         help="games played at once, in worker processes (default: the number of CPUs)",
+    )
+    parser.add_argument(
+        "--cluster",
+        metavar="ADDRESS",
+        help="play the games on a Ray cluster, spread over every CPU of every node (the head's "
+        "HOST:PORT from 'ray start --head', or auto; needs the cluster extra, and bluegray on "
+        "every node); the same seed and --nodes give the same games as a local run",
     )
     parser.add_argument("--out", "-o", type=Path, metavar="FILE", help="write the game records")
     parser.add_argument(
@@ -160,6 +168,10 @@ def settings_from(args: argparse.Namespace) -> MatchSettings:
         fail(f"--nodes must be at least 1, not {args.nodes}")
     if args.concurrency is not None and args.concurrency < 1:
         fail(f"--concurrency must be at least 1, not {args.concurrency}")
+    if args.cluster is not None and args.concurrency is not None:
+        fail("give --cluster or --concurrency, not both: a cluster plays on all its CPUs")
+    if args.cluster is not None and not args.cluster.strip():
+        fail("--cluster needs the cluster's address (HOST:PORT, or auto)")
     if args.max_plies < 1:
         fail(f"--max-plies must be at least 1, not {args.max_plies}")
     for spec in (args.player_a, args.player_b):
@@ -180,6 +192,7 @@ def settings_from(args: argparse.Namespace) -> MatchSettings:
         max_plies=args.max_plies,
         sackson_scoring=args.sackson_scoring,
         sprt=None if args.sprt is None else _sprt(args.sprt),
+        cluster=None if args.cluster is None else args.cluster.strip(),
     )
 
 
