@@ -1,27 +1,33 @@
-"""Load test of ``bluegray serve``: many online games at once over WebSockets.
+"""Load test of the web service: many online games at once over WebSockets, and AI games.
 
-Starts a server process on a fresh SQLite file, then from a separate process drives ``--games``
-concurrent games between two WebSocket clients each, every client moving once a second on its
-turn (a finished game is replaced by a new one, so the load holds). It measures each move's
-round trip, from sending it to the acknowledgement that it is stored, and at the end re-reads
-every game from the server to check that no acknowledged move was lost.
+Starts the service, then from a separate process drives ``--games`` concurrent games between two
+WebSocket clients each, every client moving once a second on its turn (a finished game is
+replaced by a new one, so the load holds), and ``--ai-games`` games against the AI at levels 6-8
+in turn, whose human moves a second after each AI reply, plus a level-1 game that measures how
+quickly a short AI job is answered under that load. It measures each human move's round trip,
+from sending it to the acknowledgement that it is stored, and each AI reply by level; at the end
+it re-reads every game to check that no acknowledged move was lost.
 
-    python benchmarks/web_load.py                      # 200 games for 60 seconds
-    python benchmarks/web_load.py --games 50 --seconds 20
+    python benchmarks/web_load.py                      # embedded: SQLite, one process
+    python benchmarks/web_load.py --servers 2          # scaled: PostgreSQL, Redis, 2 processes
+    python benchmarks/web_load.py --servers 2 --ai-games 40
 
-The server runs with its per-client rate limits off (every client here has the same address).
+With ``--servers N`` (or ``--scaled``) the benchmark starts its own PostgreSQL and Redis, N
+``bluegray serve`` processes behind nginx (round robin) and ``--workers`` ``bluegray worker``
+processes, as docs/deploy.md describes. The per-client rate limits are off (every client here
+has the same address).
 """
 
 from __future__ import annotations
 
 import argparse
 import asyncio
+import contextlib
 import json
 import os
 import random
 import resource
 import signal
-import socket
 import statistics
 import subprocess
 import sys
@@ -35,7 +41,12 @@ import httpx
 from websockets.asyncio.client import ClientConnection, connect
 from websockets.exceptions import ConnectionClosed
 
+sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
+from tests.servers import PostgresServer, RedisServer, ReverseProxy, free_port
+
 ACK_TIMEOUT = 10.0
+AI_LEVELS = (6, 7, 8)
+AI_TIMEOUT = 120.0
 
 
 @dataclass
@@ -46,6 +57,9 @@ class Tally:
     """Each game's acknowledged moves by the version each one made (the two clients of a game
     hear their acknowledgements independently, so only the versions give the order)."""
     finished: int = 0
+    ai_replies: dict[int, list[float]] = field(default_factory=dict)
+    """Seconds from a human move's acknowledgement to the AI's reply, by level."""
+    ai_busy: int = 0
 
 
 class Player:
@@ -175,7 +189,63 @@ async def slot(
             tally.finished += 1
 
 
-async def drive(base: str, games: int, seconds: float, interval: float) -> dict[str, Any]:
+async def ai_slot(
+    base: str,
+    client: httpx.AsyncClient,
+    level: int,
+    tally: Tally,
+    stop: asyncio.Event,
+    interval: float,
+) -> None:
+    """A game against the AI at ``level`` (the AI plays Blue and moves first), replaced when it
+    ends: the human moves ``interval`` seconds after each reply."""
+    ws_base = base.replace("http://", "ws://")
+    while not stop.is_set():
+        body = {"rules": "sackson", "opponent": {"type": "ai", "level": level}, "color": "gray"}
+        try:
+            created = (await client.post("/api/games", json=body)).json()
+        except httpx.HTTPError as error:
+            tally.errors.append(f"creating an AI game: {error!r}")
+            await asyncio.sleep(1)
+            continue
+        game_id, token = created["game"]["id"], created["seat"]["token"]
+        waiting_since = time.perf_counter()
+        try:
+            async with connect(f"{ws_base}/ws/games/{game_id}", open_timeout=30) as ws:
+                await ws.send(json.dumps({"type": "hello", "token": token}))
+                while not stop.is_set():
+                    raw = await asyncio.wait_for(ws.recv(), AI_TIMEOUT)
+                    message = json.loads(raw)
+                    if message["type"] == "ai" and message["status"] == "busy":
+                        tally.ai_busy += 1
+                    if message["type"] != "state":
+                        continue
+                    state = message["game"]
+                    if state["outcome"] is not None or state["status"] != "active":
+                        tally.finished += 1
+                        break
+                    if state["turn"] != "gray" or state["ai_thinking"]:
+                        continue
+                    if state["ply"]:
+                        replies = tally.ai_replies.setdefault(level, [])
+                        replies.append(time.perf_counter() - waiting_since)
+                    try:
+                        await asyncio.wait_for(stop.wait(), interval)
+                        return
+                    except TimeoutError:
+                        pass
+                    move = random.choice(state["legal_moves"])
+                    await ws.send(
+                        json.dumps({"type": "move", "move": move, "version": state["version"]})
+                    )
+                    waiting_since = time.perf_counter()
+        except (ConnectionClosed, OSError, TimeoutError) as error:
+            tally.errors.append(f"AI game {game_id}: {error!r}")
+
+
+async def drive(
+    base: str, games: int, seconds: float, interval: float, ai_games: int
+) -> dict[str, Any]:
     tally = Tally()
     stop = asyncio.Event()
     limits = httpx.Limits(max_connections=50)
@@ -184,6 +254,12 @@ async def drive(base: str, games: int, seconds: float, interval: float) -> dict[
         tasks = [
             asyncio.create_task(slot(base, client, tally, stop, interval)) for _ in range(games)
         ]
+        if ai_games:
+            levels = [AI_LEVELS[i % len(AI_LEVELS)] for i in range(ai_games)] + [1]
+            tasks += [
+                asyncio.create_task(ai_slot(base, client, level, tally, stop, interval))
+                for level in levels
+            ]
         await asyncio.sleep(seconds)
         stop.set()
         await asyncio.gather(*tasks)
@@ -197,9 +273,17 @@ async def drive(base: str, games: int, seconds: float, interval: float) -> dict[
                 tally.errors.append(f"{game_id}: stored {len(stored)} moves, acked {len(moves)}")
     trips = sorted(tally.round_trips)
 
-    def percentile(share: float) -> float:
-        return trips[min(len(trips) - 1, int(share * len(trips)))] * 1000 if trips else 0.0
+    def percentile(share: float, values: list[float] = trips) -> float:
+        return values[min(len(values) - 1, int(share * len(values)))] * 1000 if values else 0.0
 
+    ai: dict[str, Any] = {}
+    for level, replies in sorted(tally.ai_replies.items()):
+        replies.sort()
+        ai[f"ai_level_{level}_replies"] = len(replies)
+        ai[f"ai_level_{level}_p50_ms"] = round(percentile(0.50, replies), 1)
+        ai[f"ai_level_{level}_p99_ms"] = round(percentile(0.99, replies), 1)
+    if ai_games:
+        ai["ai_busy_answers"] = tally.ai_busy
     return {
         "games": games,
         "seconds": round(elapsed, 1),
@@ -216,7 +300,7 @@ async def drive(base: str, games: int, seconds: float, interval: float) -> dict[
         "mean_ms": round(statistics.fmean(trips) * 1000, 1) if trips else 0.0,
         "lost_games": lost,
         "driver_cpu_seconds": round(_cpu_seconds(), 1),
-    }
+    } | ai
 
 
 def _cpu_seconds(pid: int | None = None) -> float:
@@ -228,30 +312,17 @@ def _cpu_seconds(pid: int | None = None) -> float:
     return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
 
 
-def free_port() -> int:
-    with socket.socket() as sock:
-        sock.bind(("127.0.0.1", 0))
-        port: int = sock.getsockname()[1]
-        return port
-
-
-def start_server(port: int, database_url: str) -> subprocess.Popen[bytes]:
-    env = {**os.environ, "BLUEGRAY_RATE_LIMITS": "off"}
-    command = [
-        sys.executable,
-        "-m",
-        "bluegray",
-        "serve",
-        "--port",
-        str(port),
-        "--database-url",
-        database_url,
-        "--no-access-log",
-        "--log-level",
-        "warning",
-    ]
-    process = subprocess.Popen(command, env=env, start_new_session=True)
-    deadline = time.monotonic() + 30
+def start_server(port: int, env: dict[str, str], name: str) -> subprocess.Popen[bytes]:
+    environment = {
+        **os.environ,
+        **env,
+        "BLUEGRAY_RATE_LIMITS": "off",
+        "BLUEGRAY_PROCESS_NAME": name,
+    }
+    command = [sys.executable, "-m", "bluegray", "serve", "--port", str(port)]
+    command += ["--no-access-log", "--log-level", "warning"]
+    process = subprocess.Popen(command, env=environment, start_new_session=True)
+    deadline = time.monotonic() + 60
     while time.monotonic() < deadline:
         try:
             if httpx.get(f"http://127.0.0.1:{port}/api/health", timeout=1).status_code == 200:
@@ -262,57 +333,129 @@ def start_server(port: int, database_url: str) -> subprocess.Popen[bytes]:
     raise SystemExit("the server did not start")
 
 
+def wait_ready(base: str) -> None:
+    """Until the service says it is ready (its AI workers have loaded the engine)."""
+    deadline = time.monotonic() + 120
+    while time.monotonic() < deadline:
+        with contextlib.suppress(httpx.TransportError):
+            if httpx.get(f"{base}/api/ready", timeout=5).status_code == 200:
+                return
+        time.sleep(0.5)
+    raise SystemExit("the service did not get ready (see /api/ready)")
+
+
+def start_worker(env: dict[str, str], name: str, processes: int) -> subprocess.Popen[bytes]:
+    environment = {**os.environ, **env, "BLUEGRAY_PROCESS_NAME": name}
+    command = [sys.executable, "-m", "bluegray", "worker", "--processes", str(processes)]
+    command += ["--log-level", "warning"]
+    return subprocess.Popen(command, env=environment, start_new_session=True)
+
+
 def main() -> None:
-    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser = argparse.ArgumentParser(
+        description=__doc__.split("\n\n")[0], formatter_class=argparse.RawDescriptionHelpFormatter
+    )
     parser.add_argument("--games", type=int, default=200, help="concurrent games (default 200)")
     parser.add_argument("--seconds", type=float, default=60, help="how long to run (default 60)")
     parser.add_argument(
         "--interval", type=float, default=1.0, help="seconds between a client's moves (default 1)"
     )
-    parser.add_argument("--database-url", help="default: a SQLite file in a temporary directory")
+    parser.add_argument(
+        "--servers", type=int, default=1, help="web processes (2 or more: scaled, behind nginx)"
+    )
+    parser.add_argument(
+        "--scaled", action="store_true", help="PostgreSQL and Redis even with one web process"
+    )
+    parser.add_argument(
+        "--workers", type=int, default=2, help="bluegray worker processes when scaled (default 2)"
+    )
+    parser.add_argument(
+        "--worker-processes", type=int, default=1, help="engine processes per worker (default 1)"
+    )
+    parser.add_argument(
+        "--ai-games", type=int, default=0, help="AI games at levels 6-8 at once (default 0)"
+    )
+    parser.add_argument(
+        "--database-url", help="embedded: default a SQLite file in a temporary directory"
+    )
     parser.add_argument("--drive", metavar="URL", help=argparse.SUPPRESS)
     args = parser.parse_args()
     if args.drive:  # the client process: drive the games and print the figures as JSON
-        result = asyncio.run(drive(args.drive, args.games, args.seconds, args.interval))
+        result = asyncio.run(
+            drive(args.drive, args.games, args.seconds, args.interval, args.ai_games)
+        )
         print(json.dumps(result))
         return
-    with tempfile.TemporaryDirectory() as directory:
-        database_url = args.database_url or f"sqlite:///{Path(directory) / 'load.sqlite3'}"
-        port = free_port()
-        server = start_server(port, database_url)
-        try:
-            driver = subprocess.run(
-                [
-                    sys.executable,
-                    __file__,
-                    "--drive",
-                    f"http://127.0.0.1:{port}",
-                    "--games",
-                    str(args.games),
-                    "--seconds",
-                    str(args.seconds),
-                    "--interval",
-                    str(args.interval),
-                ],
-                capture_output=True,
-                text=True,
-                check=False,
+    scaled = args.scaled or args.servers > 1
+    with contextlib.ExitStack() as stack:
+        directory = stack.enter_context(tempfile.TemporaryDirectory())
+        env: dict[str, str] = {}
+        if scaled:
+            postgres = stack.enter_context(PostgresServer())
+            redis_server = stack.enter_context(RedisServer())
+            env["BLUEGRAY_DATABASE_URL"] = postgres.url(postgres.new_database())
+            env["BLUEGRAY_REDIS_URL"] = redis_server.url
+        else:
+            env["BLUEGRAY_DATABASE_URL"] = (
+                args.database_url or f"sqlite:///{Path(directory) / 'load.sqlite3'}"
             )
-            server_cpu = _cpu_seconds(server.pid)
-        finally:
-            os.killpg(server.pid, signal.SIGTERM)
-            server.wait(timeout=30)
-        if driver.returncode != 0:
-            raise SystemExit(f"the driver failed:\n{driver.stderr}")
-        result = json.loads(driver.stdout.strip().splitlines()[-1])
-        result["server_cpu_seconds"] = round(server_cpu, 1)
-        if result["moves"]:
-            result["server_cpu_ms_per_move"] = round(server_cpu * 1000 / result["moves"], 2)
+        processes: list[subprocess.Popen[bytes]] = []
+        stack.callback(_stop, processes)
+        ports = []
+        for index in range(args.servers):
+            ports.append(free_port())
+            processes.append(start_server(ports[-1], env, f"web-{index + 1}"))
+        if scaled:
+            for index in range(args.workers):
+                processes.append(start_worker(env, f"worker-{index + 1}", args.worker_processes))
+        base = f"http://127.0.0.1:{ports[0]}"
+        if args.servers > 1:
+            base = stack.enter_context(ReverseProxy(ports)).url
+        wait_ready(base)
+        driver = subprocess.run(
+            [
+                sys.executable,
+                __file__,
+                "--drive",
+                base,
+                "--games",
+                str(args.games),
+                "--seconds",
+                str(args.seconds),
+                "--interval",
+                str(args.interval),
+                "--ai-games",
+                str(args.ai_games),
+            ],
+            capture_output=True,
+            text=True,
+            check=False,
+        )
+        server_cpu = sum(_cpu_seconds(process.pid) for process in processes[: args.servers])
+    if driver.returncode != 0:
+        raise SystemExit(f"the driver failed:\n{driver.stderr}")
+    result = json.loads(driver.stdout.strip().splitlines()[-1])
+    setup = "embedded (SQLite)" if not scaled else "scaled (PostgreSQL, Redis)"
+    result = {"setup": setup, "web_processes": args.servers} | result
+    result["web_cpu_seconds"] = round(server_cpu, 1)
+    if result["moves"]:
+        result["web_cpu_ms_per_move"] = round(server_cpu * 1000 / result["moves"], 2)
     width = max(len(key) for key in result)
     for key, value in result.items():
         print(f"{key:<{width}}  {value}")
     ok = result["errors"] == 0 and result["lost_games"] == 0 and result["p99_ms"] < 100
     print("target (no errors, nothing lost, p99 < 100 ms):", "met" if ok else "NOT met")
+
+
+def _stop(processes: list[subprocess.Popen[bytes]]) -> None:
+    for process in processes:
+        with contextlib.suppress(ProcessLookupError):
+            os.killpg(process.pid, signal.SIGTERM)
+    for process in processes:
+        try:
+            process.wait(timeout=30)
+        except subprocess.TimeoutExpired:
+            os.killpg(process.pid, signal.SIGKILL)
 
 
 if __name__ == "__main__":

@@ -76,6 +76,16 @@ def test_perft_from_a_position_after_moves(capsys: pytest.CaptureFixture[str]) -
         (["show", "--moves", "d2-d4"], "illegal move 'd2-d4'"),
         (["show", "--moves", "d2d4"], "invalid move 'd2d4'"),
         (["show", "--rules", "cooper lead=zero"], "invalid value 'zero'"),
+        (["show", "--rules", "sackson impasse-plies=" + "9" * 30], "from 1 to 999999999"),
+        pytest.param(
+            [
+                "show",
+                "--position",
+                "ggggcgggg/ggggggggg/9/9/9/9/9/GGGGGGGGG/GGGGCGGGG b " + "9" * 5000 + " 1",
+            ],
+            "(5,000 characters) must be a whole number from 0 to 999999999",
+            id="5000-digit count",
+        ),
     ],
 )
 def test_bad_input_is_one_line_and_exit_2(

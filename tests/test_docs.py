@@ -1,4 +1,5 @@
-"""The documentation stays true: its pictures are what the library draws now, its links resolve."""
+"""The documentation stays true: its pictures are what the library draws now, its transcripts what
+the program prints now, its links resolve."""
 
 from __future__ import annotations
 
@@ -18,6 +19,29 @@ def test_doc_images_are_up_to_date() -> None:
         assert path.read_text(encoding="utf-8") == svg, (
             f"docs/images/{name} is stale: run python scripts/make_doc_images.py"
         )
+
+
+def test_doc_transcripts_are_what_the_program_prints_now() -> None:
+    script = runpy.run_path(str(REPOSITORY / "scripts" / "make_doc_transcripts.py"))
+    transcripts = script["TRANSCRIPTS"]
+    assert len(transcripts) >= 2
+    for transcript, make in transcripts.items():
+        assert script["shown"](transcript) == make(), (
+            f"docs/{transcript.page}'s transcript {transcript.name} is stale: "
+            "run python scripts/make_doc_transcripts.py"
+        )
+
+
+def test_install_commands_work_from_a_clone() -> None:
+    """bluegray is not on PyPI yet: a command to run installs from the clone (``pip install
+    ".[web]"``), never ``pip install "bluegray[web]"``, which an index cannot answer."""
+    pages = [REPOSITORY / "README.md", *sorted((REPOSITORY / "docs").glob("*.md"))]
+    for page in pages:
+        text = page.read_text(encoding="utf-8")
+        for block in re.findall(r"^```[a-z]*\n(.*?)^```$", text, flags=re.DOTALL | re.MULTILINE):
+            for line in block.splitlines():
+                if "pip install" in line:
+                    assert not re.search(r"pip install[^#]*\bbluegray\[", line), (page.name, line)
 
 
 def test_local_links_in_docs_resolve() -> None:

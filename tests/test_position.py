@@ -107,8 +107,20 @@ BAD_POSITIONS = [
     (
         "ggggcgggg/ggggggggg/9/9/9/9/9/GGGGGGGGG/GGGGCGGGG b 0 0",
         "sackson",
-        "move number must be >= 1",
+        "move number '0' must be a whole number from 1 to 999999999",
     ),
+    (
+        "ggggcgggg/ggggggggg/9/9/9/9/9/GGGGGGGGG/GGGGCGGGG b 1000000000 1",
+        "sackson",
+        "count '1000000000' must be a whole number from 0 to 999999999",
+    ),
+    pytest.param(
+        "ggggcgggg/ggggggggg/9/9/9/9/9/GGGGGGGGG/GGGGCGGGG b 0 " + "9" * 5000,
+        "sackson",
+        "(5,000 characters) must be a whole number from 1 to 999999999",
+        id="5000-digit move number",
+    ),
+    ("ggggcgggg/ggggggggg/9/9/9/9/9/GGGGGGGGG/GGGGCGGGG b \u0661 1", "sackson", "count '\u0661'"),
     ("ggggcgggg/ggggggggg/9/9/9/9/9/GGGGGGGGG/GGGGCGGGG b 0 x", "sackson", "move number 'x'"),
     ("ggggggggg/ggggggggg/9/9/9/9/9/GGGGGGGGG/GGGGCGGGG b 0 1", "sackson", "Gray has 0 captains"),
     ("ggggcgggg/ggggggggg/9/9/9/9/9/GGGGGGGGC/GGGGCGGGG b 0 1", "sackson", "Blue has 2 captains"),
@@ -154,6 +166,10 @@ def test_constructor_checks_consistency() -> None:
         Position(start.rules, start.guards, (0, 0), (parse_point("a1"), start.captains[1]))
     with pytest.raises(InvalidPositionError, match="off the board"):
         Position(start.rules, (1 << 81, 0), (0, 0), start.captains)
+    with pytest.raises(InvalidPositionError, match="count must be a whole number from 0 to"):
+        Position(start.rules, start.guards, (0, 0), start.captains, count=10**9)
+    with pytest.raises(InvalidPositionError, match="not a number of about 5,001 digits"):
+        Position(start.rules, start.guards, (0, 0), start.captains, number=10**5000)
 
 
 def test_finished_positions() -> None:

@@ -11,7 +11,7 @@ import subprocess
 import sys
 import threading
 import time
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from pathlib import Path
 
 import pytest
@@ -50,15 +50,15 @@ def _names_the_kernel(info: Info) -> bool:
 class Session:
     """``bluegray engine`` as a process, with a line reader that never waits forever."""
 
-    def __init__(self, env: dict[str, str] | None = None) -> None:
+    def __init__(self, environment: dict[str, str] | None = None) -> None:
         self.process = subprocess.Popen(
             ENGINE,
+            env=environment,
             stdin=subprocess.PIPE,
             stdout=subprocess.PIPE,
             stderr=subprocess.PIPE,
             text=True,
             bufsize=1,
-            env=env,
         )
         self.kernels: list[str] = []
         """The ``info string kernel ...`` messages of the searches so far."""
@@ -335,6 +335,15 @@ def test_infinite_waits_for_stop_even_when_the_search_is_done(engine: Session) -
         ("setoption name Colour value blue", "unknown option 'Colour'"),
         ("setoption name Hash", "needs 'value <number>'"),
         ("setoption Hash 16", "expected 'setoption name <name> value <value>'"),
+        pytest.param(
+            "setoption name Seed value " + "9" * 5000, "not a number of 5,000 digits", id="seed"
+        ),
+        ("position rules sackson impasse-plies=" + "9" * 30, "from 1 to 999999999"),
+        pytest.param(
+            "position rules cooper fen 4c4/9/9/9/9/9/9/9/4C4 b 0 " + "9" * 5000,
+            "move number",
+            id="5000-digit move number",
+        ),
     ],
 )
 def test_malformed_commands_are_answered_and_change_nothing(
@@ -372,6 +381,13 @@ def test_malformed_commands_are_answered_and_change_nothing(
         ("go nodes", "go: 'nodes' needs a number"),
         ("go depth 2 depth 3", "go: 'depth' given twice"),
         ("go quickly", "go: unknown parameter 'quickly'"),
+        ("go nodes 9223372036854775808", "go nodes must be at most 9223372036854775807, not"),
+        pytest.param(
+            "go movetime " + "9" * 5000,
+            "go movetime must be at most 9223372036854775807",
+            id="5000-digit movetime",
+        ),
+        ("go btime -" + "9" * 30, "go btime must be at least -9223372036854775807"),
     ],
 )
 def test_a_bad_go_still_gets_its_bestmove(engine: Session, command: str, message: str) -> None:
@@ -421,6 +437,28 @@ def test_quit_ends_a_search_at_once_and_says_nothing_more(engine: Session) -> No
     assert engine.quit() == 0
     assert time.monotonic() - started < 2.0
     assert not any(line and line.startswith("bestmove") for line in iter(engine.lines.get, None))
+
+
+def test_quit_does_not_wait_for_the_compiled_core_to_load(tmp_path: Path) -> None:
+    """A search that has just begun is still loading the compiled core (seconds under load, and
+    a first run compiles it: fifteen seconds and more) and cannot see ``stop`` until it has;
+    ``quit`` must not wait for it. An empty numba cache makes the load a compile, so a quit that
+    waited would take far longer than the bound, which only catches such a hang."""
+    engine = Session({**os.environ, "NUMBA_CACHE_DIR": str(tmp_path)})
+    try:
+        engine.send("position rules cooper startpos", "go depth 2")
+        time.sleep(0.5)  # the search thread is under way
+        started = time.monotonic()
+        engine.send("quit")
+        try:
+            code = engine.process.wait(TIMEOUT)
+        except subprocess.TimeoutExpired:
+            code = None
+        waited = time.monotonic() - started
+    finally:
+        engine.process.kill()
+        engine.process.wait(TIMEOUT)
+    assert code == 0 and waited < 2.0, f"the engine took {waited:.1f} s to exit after quit"
 
 
 @pytest.mark.parametrize("go", ["go depth 3", "go infinite"])
@@ -473,6 +511,42 @@ def test_info_and_option_lines_round_trip() -> None:
         ("Easy", "Very Hard"),
     )
     assert Option.parse(str(option)) == option
+
+
+@pytest.mark.parametrize(
+    "line",
+    [
+        "info depth 1 string x",
+        "info depth 3 score cp -7 pv d2-d3 f8-f7 string two  spaces kept",
+        "info nodes 9223372036854775807 string",
+        "info pv d2-d3",
+    ],
+)
+def test_info_lines_print_back_as_they_were_read(line: str) -> None:
+    info = Info.parse(line)
+    assert str(info) == line and Info.parse(str(info)) == info
+
+
+@pytest.mark.parametrize(
+    "read",
+    [
+        lambda: Go.parse(["nodes", "9223372036854775808"]),
+        lambda: Go.parse(["depth", "9" * 5000]),
+        lambda: Info.parse("info nodes " + "9" * 5000),
+        lambda: Info.parse("info time 9223372036854775808"),
+        lambda: Info.parse("info score cp -" + "9" * 5000),
+        lambda: Option.parse("option name X type spin default 1 min 0 max " + "9" * 5000),
+        lambda: PositionCommand.parse(["rules", "sackson", "impasse-plies=" + "9" * 5000]),
+        lambda: PositionCommand.parse(
+            ["rules", "cooper", "fen", "4c4/9/9/9/9/9/9/9/4C4", "b", "9" * 5000, "1"]
+        ),
+    ],
+)
+def test_numbers_beyond_their_bounds_are_protocol_errors(read: Callable[[], object]) -> None:
+    """Every number of the protocol fits a signed 64-bit integer (the rules' numbers less):
+    a larger one, or one too long for Python to convert, is the protocol's own error."""
+    with pytest.raises(ProtocolError, match=r"must be|expected"):
+        read()
 
 
 def test_position_commands_round_trip() -> None:
@@ -578,12 +652,14 @@ def test_play_game_with_engine_players_from_a_position_with_history() -> None:
     assert result.game().moves == list(result.moves)  # every move replays: all legal
 
 
+FAKE_HANDSHAKE = "id name fake\noption name Threads type spin default 1 min 1 max 4"
+
 FAKE_ENGINE = """
 import sys
 for line in sys.stdin:
     word = line.split()[0] if line.split() else ""
     if word == "bgi":
-        print("id name fake", "option name Threads type spin default 1 min 1 max 4", "bgiok", sep="\\n", flush=True)
+        print({handshake!r}, "bgiok", sep="\\n", flush=True)
     elif word == "isready":
         print("readyok", flush=True)
     elif word == "go":
@@ -591,9 +667,9 @@ for line in sys.stdin:
 """
 
 
-def fake_engine(tmp_path: Path, on_go: str) -> list[str]:
+def fake_engine(tmp_path: Path, on_go: str, handshake: str = FAKE_HANDSHAKE) -> list[str]:
     script = tmp_path / "fake_engine.py"
-    script.write_text(FAKE_ENGINE.format(on_go=on_go))
+    script.write_text(FAKE_ENGINE.format(on_go=on_go, handshake=handshake), encoding="utf-8")
     return [sys.executable, str(script)]
 
 
@@ -627,6 +703,29 @@ def test_an_engine_that_does_not_answer_times_out(tmp_path: Path) -> None:
         player.close()
     with pytest.raises(EngineTimeoutError, match="did not answer 'bgi'"):
         Engine([sys.executable, "-c", "import time; time.sleep(30)"], timeout=0.3)
+
+
+@pytest.mark.parametrize("protocol", ["\u00b2", "9" * 5000], ids=["superscript", "5000 digits"])
+def test_the_client_reads_numbers_it_cannot_use_as_no_number(tmp_path: Path, protocol: str) -> None:
+    """A protocol version of a superscript digit or of 5,000 digits is no version, and an info
+    line with a number too long to convert is skipped: the game goes on."""
+    replies = f"info nodes {'9' * 5000}\ninfo depth 1 string x\nbestmove d2-d3"
+    command = fake_engine(
+        tmp_path, f"print({replies!r}, flush=True)", f"id name odd\nid protocol {protocol}"
+    )
+    with Engine(command) as client:
+        assert client.name == "odd" and client.protocol is None
+        result = client.go(Go(depth=1))
+        assert result.move == Move.parse("d2-d3")
+        assert result.infos == (Info(depth=1, string="x"),)
+
+
+def test_the_client_waits_out_a_move_time_of_any_length() -> None:
+    """A ``movetime`` of 2**63 - 1 ms is longer than one wait of the platform's clock may be."""
+    with Engine(ENGINE) as client:
+        client.position(Game("cooper"))
+        result = client.go(Go(depth=1, movetime=2**63 - 1))
+        assert result.move in Game("cooper").legal_moves
 
 
 def test_an_engine_that_cannot_start_is_a_clear_error() -> None:

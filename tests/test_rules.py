@@ -97,10 +97,19 @@ def test_settings_default_to_sackson() -> None:
         ("sackson captain", InvalidRulesError, "invalid rule-set setting 'captain'"),
         ("captain=fast", InvalidRulesError, "invalid value 'fast' for rule-set setting 'captain'"),
         ("colour=blue", InvalidRulesError, "unknown rule-set setting 'colour'"),
-        ("lead=0", InvalidRulesError, "lead must be none or a whole number >= 1"),
-        ("lead=-1", InvalidRulesError, "expected a whole number or none"),
-        ("impasse-plies=0", InvalidRulesError, "impasse-plies must be a whole number >= 1"),
+        ("lead=0", InvalidRulesError, "expected none or a whole number from 1 to 999999999"),
+        ("lead=-1", InvalidRulesError, "expected none or a whole number"),
+        ("impasse-plies=0", InvalidRulesError, "expected a whole number from 1 to 999999999"),
         ("impasse-plies=many", InvalidRulesError, "expected a whole number"),
+        ("impasse-plies=1000000000", InvalidRulesError, "'1000000000' for rule-set setting"),
+        ("sackson impasse-plies=" + "9" * 30, InvalidRulesError, "from 1 to 999999999"),
+        pytest.param(
+            "lead=" + "9" * 5000,
+            InvalidRulesError,
+            "expected none or a whole number from 1",
+            id="5000-digit lead",
+        ),
+        ("impasse-plies=\u0661", InvalidRulesError, "expected a whole number"),
         ("lead=3 lead=4", InvalidRulesError, "given twice"),
     ],
 )
@@ -116,6 +125,10 @@ def test_bad_values_in_the_constructor() -> None:
         RuleSet(captain="turbo")  # type: ignore[arg-type]
     with pytest.raises(InvalidRulesError, match="lead must be"):
         RuleSet(lead=True)
+    with pytest.raises(InvalidRulesError, match="from 1 to 999999999, not 1000000000"):
+        RuleSet(impasse_plies=10**9)
+    with pytest.raises(InvalidRulesError, match="not a number of about 5,001 digits"):
+        RuleSet(lead=10**5000)  # too long for Python to print: described, not shown
     with pytest.raises(InvalidRulesError, match="expected a rule set"):
         as_rules(3)  # type: ignore[arg-type]
 

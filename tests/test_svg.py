@@ -12,7 +12,7 @@ from bluegray import Game, Move, Position
 from bluegray.errors import InvalidPointError
 from bluegray.pieces import Kind, Side
 from bluegray.points import CENTER, parse_point, point_name
-from bluegray.svg import COLORS, SPACING, board_svg
+from bluegray.svg import COLORS, SPACING, board_svg, piece_symbols
 
 SVG = "{http://www.w3.org/2000/svg}"
 
@@ -314,3 +314,24 @@ def test_colours_can_be_overridden_and_are_escaped() -> None:
 def test_bad_size_is_refused(size: object) -> None:
     with pytest.raises(ValueError, match="size"):
         board_svg(Position.start("sackson"), size=size)  # type: ignore[arg-type]
+
+
+def shapes(element: ET.Element) -> list[tuple[str, dict[str, str], str]]:
+    return [(child.tag, dict(child.attrib), (child.text or "").strip()) for child in element]
+
+
+def test_piece_symbols_are_the_pieces_of_the_picture() -> None:
+    """The web app's boards place these symbols: they must be the very pieces board_svg draws."""
+    root = parse(piece_symbols())
+    assert root.get("data-spacing") == str(SPACING)
+    symbols = {e.get("id"): e for e in root.iter(f"{SVG}g")}
+    seen = set()
+    for rules in ("sackson", "super"):
+        position = Position.start(rules)
+        for element in with_class(parse(board_svg(position)), "piece"):
+            piece = position.pieces()[parse_point(element.get("data-point", ""))]
+            name = f"bluegray-piece-{piece.side.value}-{piece.kind.name.lower()}"
+            assert shapes(symbols[name]) == shapes(element), name
+            assert symbols[name].get("class") == element.get("class")
+            seen.add(name)
+    assert len(seen) == 6 == len(symbols)

@@ -41,3 +41,19 @@ class GameOverError(IllegalMoveError):
 
 class InvalidOutcomeError(BlueGrayError):
     """An ending that cannot be declared: one only the rules decide, or on a finished game."""
+
+
+class InvalidNumberError(BlueGrayError):
+    """Text that is not a whole number within the bounds the notation allows there."""
+
+
+QUOTED_LENGTH = 120
+"""The most characters of a bad text that an error message repeats."""
+
+
+def quoted(text: str) -> str:
+    """``text`` as an error message names it: quoted, and cut short when it is long (a text of
+    a million characters must not become a message of a million characters)."""
+    if len(text) <= QUOTED_LENGTH:
+        return repr(text)
+    return f"{text[:QUOTED_LENGTH]!r}... ({len(text):,} characters)"

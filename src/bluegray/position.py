@@ -9,8 +9,16 @@ from collections.abc import Iterator
 from dataclasses import dataclass, field
 
 from bluegray import bitboard
-from bluegray.errors import GameOverError, IllegalMoveError, InvalidMoveError, InvalidPositionError
+from bluegray.errors import (
+    GameOverError,
+    IllegalMoveError,
+    InvalidMoveError,
+    InvalidNumberError,
+    InvalidPositionError,
+    quoted,
+)
 from bluegray.moves import Move
+from bluegray.numerals import MAX_NOTATION_NUMBER, parse_number, shown_value
 from bluegray.outcome import Outcome, outcome_of
 from bluegray.pieces import Piece, Side
 from bluegray.points import (
@@ -132,7 +140,7 @@ class Position:
         fields = text.split(" ")
         if len(fields) != 4 or not all(fields):
             raise InvalidPositionError(
-                f"invalid position {text!r}: expected four fields separated by single spaces "
+                f"invalid position {quoted(text)}: expected four fields separated by single spaces "
                 "(placement, side to move, no-progress count, move number)"
             )
         placement, turn, count, number = fields
@@ -140,7 +148,7 @@ class Position:
         side = Side.from_letter(turn) if turn in ("b", "g") else None
         if side is None:
             raise InvalidPositionError(
-                f"invalid position {text!r}: side to move {turn!r} must be 'b' or 'g'"
+                f"invalid position {quoted(text)}: side to move {quoted(turn)} must be 'b' or 'g'"
             )
         return cls(
             rules,
@@ -308,15 +316,13 @@ def move_from_raw(raw: bitboard.RawMove) -> Move:
 
 
 def _parse_counter(text: str, what: str, least: int, whole: str) -> int:
-    if not (text.isascii() and text.isdigit()) or (len(text) > 1 and text[0] == "0"):
+    try:
+        return parse_number(text, least=least, most=MAX_NOTATION_NUMBER, leading_zeros=False)
+    except InvalidNumberError:
         raise InvalidPositionError(
-            f"invalid position {whole!r}: {what} {text!r} must be a whole number "
-            f">= {least} without leading zeros"
-        )
-    value = int(text)
-    if value < least:
-        raise InvalidPositionError(f"invalid position {whole!r}: {what} must be >= {least}")
-    return value
+            f"invalid position {quoted(whole)}: {what} {quoted(text)} must be a whole number "
+            f"from {least} to {MAX_NOTATION_NUMBER} without leading zeros"
+        ) from None
 
 
 def _parse_placement(
@@ -325,7 +331,7 @@ def _parse_placement(
     ranks = placement.split("/")
     if len(ranks) != SIZE:
         raise InvalidPositionError(
-            f"invalid position {whole!r}: the placement has {len(ranks)} ranks, expected 9 "
+            f"invalid position {quoted(whole)}: the placement has {len(ranks)} ranks, expected 9 "
             "separated by '/'"
         )
     guards = [0, 0]
@@ -339,8 +345,8 @@ def _parse_placement(
             if char in "123456789":
                 if previous_digit:
                     raise InvalidPositionError(
-                        f"invalid position {whole!r}: rank {rank + 1} ({rank_text!r}) has two "
-                        "digits next to each other"
+                        f"invalid position {quoted(whole)}: rank {rank + 1} "
+                        f"({quoted(rank_text)}) has two digits next to each other"
                     )
                 previous_digit = True
                 file += int(char)
@@ -348,8 +354,8 @@ def _parse_placement(
             previous_digit = False
             if char not in "CGPcgp":
                 raise InvalidPositionError(
-                    f"invalid position {whole!r}: {char!r} in rank {rank + 1} is not a piece "
-                    "letter (C, G, P upper case for Blue, lower case for Gray) or a digit 1-9"
+                    f"invalid position {quoted(whole)}: {char!r} in rank {rank + 1} is not a "
+                    "piece letter (C, G, P upper case for Blue, lower case for Gray) or a digit 1-9"
                 )
             if file >= SIZE:
                 file += 1
@@ -366,13 +372,13 @@ def _parse_placement(
             file += 1
         if file != SIZE:
             raise InvalidPositionError(
-                f"invalid position {whole!r}: rank {rank + 1} ({rank_text!r}) describes "
-                f"{_described_points(rank_text)} points, expected exactly 9"
+                f"invalid position {quoted(whole)}: rank {rank + 1} ({quoted(rank_text)}) "
+                f"describes {_described_points(rank_text)} points, expected exactly 9"
             )
     for side, name in ((0, "Blue"), (1, "Gray")):
         if len(captains[side]) != 1:
             raise InvalidPositionError(
-                f"invalid position {whole!r}: {name} has {len(captains[side])} captains, "
+                f"invalid position {quoted(whole)}: {name} has {len(captains[side])} captains, "
                 "expected exactly one"
             )
     return (guards[0], guards[1]), (privates[0], privates[1]), (captains[0][0], captains[1][0])
@@ -448,9 +454,14 @@ def _validate(position: Position) -> None:
         (position.count, "no-progress count", 0),
         (position.number, "move number", 1),
     ):
-        if isinstance(value, bool) or not isinstance(value, int) or value < least:
+        if (
+            isinstance(value, bool)
+            or not isinstance(value, int)
+            or not least <= value <= MAX_NOTATION_NUMBER
+        ):
             raise InvalidPositionError(
-                f"invalid position {text!r}: {what} must be a whole number >= {least}"
+                f"invalid position {text!r}: {what} must be a whole number from {least} to "
+                f"{MAX_NOTATION_NUMBER}, not {shown_value(value)}"
             )
 
 

@@ -11,7 +11,8 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Final
 
-from bluegray.errors import InvalidRulesError, UnknownRulesError
+from bluegray.errors import InvalidNumberError, InvalidRulesError, UnknownRulesError, quoted
+from bluegray.numerals import MAX_NOTATION_NUMBER, parse_number, shown_value
 
 
 class Captain(enum.Enum):
@@ -107,21 +108,19 @@ class RuleSet:
                 raise InvalidRulesError(
                     f"invalid rule set: {field.name} must be a {kind.__name__}, not {value!r}"
                 )
-        if self.lead is not None and (
-            isinstance(self.lead, bool) or not isinstance(self.lead, int) or self.lead < 1
-        ):
-            raise InvalidRulesError(
-                f"invalid rule set: lead must be none or a whole number >= 1, not {self.lead!r}"
-            )
-        if (
-            isinstance(self.impasse_plies, bool)
-            or not isinstance(self.impasse_plies, int)
-            or self.impasse_plies < 1
-        ):
-            raise InvalidRulesError(
-                "invalid rule set: impasse-plies must be a whole number >= 1, "
-                f"not {self.impasse_plies!r}"
-            )
+        for key, value in (("lead", self.lead), ("impasse-plies", self.impasse_plies)):
+            if value is None and key == "lead":
+                continue
+            if (
+                isinstance(value, bool)
+                or not isinstance(value, int)
+                or not 1 <= value <= MAX_NOTATION_NUMBER
+            ):
+                raise InvalidRulesError(
+                    f"invalid rule set: {key} must be "
+                    + ("none or " if key == "lead" else "")
+                    + f"a whole number from 1 to {MAX_NOTATION_NUMBER}, not {shown_value(value)}"
+                )
 
     @property
     def name(self) -> str | None:
@@ -181,16 +180,18 @@ class RuleSet:
             key, sep, value = word.partition("=")
             if not sep:
                 raise InvalidRulesError(
-                    f"invalid rule-set setting {word!r} in {text!r}: expected key=value"
+                    f"invalid rule-set setting {quoted(word)} in {quoted(text)}: expected key=value"
                 )
             field = key.replace("-", "_")
             if field not in _SETTING_TYPES:
                 raise InvalidRulesError(
-                    f"unknown rule-set setting {key!r} in {text!r}; settings are: "
+                    f"unknown rule-set setting {quoted(key)} in {quoted(text)}; settings are: "
                     + ", ".join(name.replace("_", "-") for name in _SETTING_TYPES)
                 )
             if field in changes:
-                raise InvalidRulesError(f"rule-set setting {key!r} given twice in {text!r}")
+                raise InvalidRulesError(
+                    f"rule-set setting {quoted(key)} given twice in {quoted(text)}"
+                )
             changes[field] = _parse_setting(field, value, text)
         return base.replace(**changes) if changes else base
 
@@ -217,17 +218,19 @@ def _parse_setting(field: str, value: str, text: str) -> object:
         except ValueError:
             choices = ", ".join(str(member.value) for member in kind)
             raise InvalidRulesError(
-                f"invalid value {value!r} for rule-set setting {key!r} in {text!r}; "
-                f"choose one of: {choices}"
+                f"invalid value {quoted(value)} for rule-set setting {quoted(key)} in "
+                f"{quoted(text)}; choose one of: {choices}"
             ) from None
     if field == "lead" and value == "none":
         return None
-    if value.isdigit() and value.isascii():
-        return int(value)
-    raise InvalidRulesError(
-        f"invalid value {value!r} for rule-set setting {key!r} in {text!r}: expected a whole number"
-        + (" or none" if field == "lead" else "")
-    )
+    try:
+        return parse_number(value, least=1, most=MAX_NOTATION_NUMBER)
+    except InvalidNumberError:
+        none = "none or " if field == "lead" else ""
+        raise InvalidRulesError(
+            f"invalid value {quoted(value)} for rule-set setting {quoted(key)} in "
+            f"{quoted(text)}: expected {none}a whole number from 1 to {MAX_NOTATION_NUMBER}"
+        ) from None
 
 
 SACKSON: Final = RuleSet()
@@ -301,7 +304,7 @@ def rules_by_name(name: str) -> RuleSet:
         return PRESETS[name]
     except KeyError:
         raise UnknownRulesError(
-            f"unknown rule set {name!r}; known rule sets: {', '.join(PRESETS)}"
+            f"unknown rule set {quoted(name)}; known rule sets: {', '.join(PRESETS)}"
         ) from None
 
 

@@ -403,12 +403,51 @@ def _draw_pieces(
         _draw_piece(group, piece, point, x, y, palette)
 
 
+def piece_symbols(*, colors: Mapping[str, str] | None = None) -> str:
+    """The six pieces as an SVG of definitions, for a page that places pieces itself: each is a
+    ``<g>`` centred on the origin, drawn exactly as :func:`board_svg` draws it for points
+    :data:`SPACING` units apart, with the id ``bluegray-piece-{side}-{kind}`` (e.g.
+    ``bluegray-piece-blue-captain``) for ``<use href="#...">``. ``colors`` as for
+    :func:`board_svg`. The web app's boards are drawn with them, so that a page, a downloaded
+    picture and the documentation show one set of pieces.
+
+    >>> text = piece_symbols()
+    >>> text.count('id="bluegray-piece-'), 'id="bluegray-piece-gray-private"' in text
+    (6, True)
+    """
+    palette = _palette(colors)
+    svg = ET.Element(
+        "svg",
+        {
+            "xmlns": SVG_NAMESPACE,
+            "version": "1.1",
+            "class": "bluegray-piece-symbols",
+            "data-spacing": str(SPACING),
+            "width": "0",
+            "height": "0",
+            "aria-hidden": "true",
+            "focusable": "false",
+        },
+    )
+    definitions = ET.SubElement(svg, "defs")
+    for side in (Side.BLUE, Side.GRAY):
+        for kind in Kind:
+            name = kind.name.lower()
+            group = ET.SubElement(
+                definitions,
+                "g",
+                {
+                    "id": f"bluegray-piece-{side.value}-{name}",
+                    "class": f"piece {side.value} {name}",
+                },
+            )
+            _draw_piece_shapes(group, Piece(kind, side), palette)
+    return ET.tostring(svg, encoding="unicode")
+
+
 def _draw_piece(
     parent: ET.Element, piece: Piece, point: Point, x: float, y: float, palette: Mapping[str, str]
 ) -> None:
-    """One piece: the side by its fill's lightness (dark Blue, light Gray), the kind by its
-    shape (captain a large disc with a star, guard a disc, private a smaller diamond)."""
-    fill, outline = palette[f"{piece.side.value}-fill"], palette[f"{piece.side.value}-outline"]
     group = ET.SubElement(
         parent,
         "g",
@@ -419,6 +458,14 @@ def _draw_piece(
             "transform": f"translate({_fmt(x)} {_fmt(y)})",
         },
     )
+    _draw_piece_shapes(group, piece, palette)
+
+
+def _draw_piece_shapes(group: ET.Element, piece: Piece, palette: Mapping[str, str]) -> None:
+    """One piece around the origin: the side by its fill's lightness (dark Blue, light Gray),
+    the kind by its shape (captain a large disc with a star, guard a disc, private a smaller
+    diamond)."""
+    fill, outline = palette[f"{piece.side.value}-fill"], palette[f"{piece.side.value}-outline"]
     # A dark rim around the light outline keeps Blue pieces crisp on the light board too.
     rim = palette["gray-outline"]
     stroke = {"stroke": outline, "stroke-width": _fmt(_OUTLINE_WIDTH)}

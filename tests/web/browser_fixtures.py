@@ -6,7 +6,8 @@
   thread, so ``asyncio.run`` in a later, unrelated test would fail; a module's browser is closed
   when the module is done (starting one takes well under a second).
 - ``live_url``: the base URL (``http://127.0.0.1:PORT``) of the app on a real port, on a fresh
-  SQLite file, for one test (uvicorn in a thread: ``conftest.LiveServer``).
+  database, for one test (uvicorn in a thread: ``conftest.LiveServer``); each browser test runs
+  on SQLite and on PostgreSQL (``conftest.database_url``).
 - ``new_page``: make a page in a new browser context (its own cookies and ``localStorage``, so
   two calls are two different players), closed at the end of the test; keywords go to
   ``Browser.new_context`` (e.g. ``viewport={"width": 360, "height": 740}, has_touch=True``).
@@ -17,7 +18,6 @@ They are imported by ``conftest.py``, so every test module of ``tests/web`` can 
 from __future__ import annotations
 
 from collections.abc import Callable, Iterator
-from pathlib import Path
 from typing import Any
 
 import pytest
@@ -57,10 +57,10 @@ def browser(playwright_instance: Playwright) -> Iterator[Browser]:
 
 
 @pytest.fixture
-def live_server(tmp_path: Path) -> Iterator[LiveServer]:
-    """The app on a real port with a fresh SQLite file (rate limits off: the browser contexts
-    of a test all come from 127.0.0.1)."""
-    with LiveServer(settings_for(tmp_path, rate_limits=False)) as server:
+def live_server(database_url: str) -> Iterator[LiveServer]:
+    """The app on a real port with a fresh database, SQLite and PostgreSQL in turn (rate limits
+    off: the browser contexts of a test all come from 127.0.0.1)."""
+    with LiveServer(settings_for(database_url, rate_limits=False)) as server:
         yield server
 
 

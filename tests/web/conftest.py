@@ -1,24 +1,34 @@
-"""Fixtures of the web app's tests: an app on a fresh SQLite file, in process (``TestClient``)
-or on a real port (uvicorn in a thread), and WebSocket clients with timeouts."""
+"""Fixtures of the web app's tests: an app on a fresh database, in process (``TestClient``) or
+on a real port (uvicorn in a thread), and WebSocket clients with timeouts.
+
+Every test that takes ``database_url`` (directly or through ``make_client``, ``client``,
+``make_server`` or the browser's ``live_server``) runs twice: on a SQLite file and on a
+database of the session's own PostgreSQL server (``tests/servers.py``)."""
 
 from __future__ import annotations
 
 import contextlib
 import json
-import socket
+import os
+import signal
+import subprocess
+import sys
 import threading
 import time
 import warnings
 from collections.abc import Callable, Iterator
 from pathlib import Path
-from typing import Any
+from typing import Any, Final
 
+import httpx
 import pytest
 import uvicorn
 from websockets.sync.client import ClientConnection, connect
 
 from bluegray.web.app import create_app
+from bluegray.web.clocks import set_time_offset
 from bluegray.web.settings import Settings
+from tests.servers import free_port as free_port
 
 warnings.filterwarnings("ignore", message=".*httpx.*", category=DeprecationWarning)
 with warnings.catch_warnings():
@@ -28,25 +38,41 @@ with warnings.catch_warnings():
 Json = dict[str, Any]
 
 
-def settings_for(path: Path, **changes: Any) -> Settings:
-    """Settings for a test: a SQLite file under ``path``, engine in threads, fast heartbeats."""
+DATABASES: Final = ("sqlite", "postgresql")
+"""The databases every web test runs on."""
+
+
+@pytest.fixture(params=DATABASES)
+def database_url(request: pytest.FixtureRequest, tmp_path: Path) -> str:
+    """The SQLAlchemy URL of a new, empty database: a SQLite file, or (the test's second run) a
+    database on the session's PostgreSQL server, dropped after the test."""
+    if request.param == "sqlite":
+        return f"sqlite:///{tmp_path / 'games.sqlite3'}"
+    url: str = request.getfixturevalue("postgres_url")
+    return url
+
+
+def settings_for(database_url: str, **changes: Any) -> Settings:
+    """Settings for a test: the database at ``database_url``, the engine in threads, fast
+    heartbeats."""
     base = Settings(
-        database_url=f"sqlite:///{path / 'games.sqlite3'}",
+        database_url=database_url,
         ai_processes=False,
         ai_workers=1,
         heartbeat_seconds=0.5,
+        allowed_hosts=["testserver", "127.0.0.1", "localhost"],
     )
     return base.with_changes(**changes)
 
 
 @pytest.fixture
-def make_client(tmp_path: Path) -> Iterator[Callable[..., TestClient]]:
+def make_client(database_url: str) -> Iterator[Callable[..., TestClient]]:
     """Make a started ``TestClient`` for settings changed by keywords (the app is shut down at
-    the end of the test)."""
+    the end of the test). Every client of a test uses the same database."""
     stack = contextlib.ExitStack()
 
     def make(**changes: Any) -> TestClient:
-        client = TestClient(create_app(settings_for(tmp_path, **changes)))
+        client = TestClient(create_app(settings_for(database_url, **changes)))
         return stack.enter_context(client)
 
     with stack:
@@ -58,11 +84,12 @@ def client(make_client: Callable[..., TestClient]) -> TestClient:
     return make_client()
 
 
-def free_port() -> int:
-    with socket.socket() as sock:
-        sock.bind(("127.0.0.1", 0))
-        port: int = sock.getsockname()[1]
-        return port
+@pytest.fixture
+def time_offset() -> Iterator[Callable[[float], None]]:
+    """Move the in-process server's time forward (``time_offset(16)``: 16 s ahead of now), as
+    if that much time had passed; back to the real time after the test."""
+    yield set_time_offset
+    set_time_offset(0)
 
 
 class LiveServer:
@@ -104,14 +131,80 @@ class LiveServer:
 
 
 @pytest.fixture
-def make_server(tmp_path: Path) -> Iterator[Callable[..., LiveServer]]:
+def make_server(database_url: str) -> Iterator[Callable[..., LiveServer]]:
+    """Start the app on a real port for settings changed by keywords (stopped at the end)."""
     stack = contextlib.ExitStack()
 
     def make(**changes: Any) -> LiveServer:
-        return stack.enter_context(LiveServer(settings_for(tmp_path, **changes)))
+        return stack.enter_context(LiveServer(settings_for(database_url, **changes)))
 
     with stack:
         yield make
+
+
+class ServeProcess:
+    """``python -m bluegray serve`` on a port, in its own process group."""
+
+    def __init__(self, port: int, database_url: str, **environment: str) -> None:
+        self.port = port
+        self.url = f"http://127.0.0.1:{port}"
+        env = {**os.environ, "BLUEGRAY_AI_WORKERS": "1", "BLUEGRAY_HEARTBEAT_SECONDS": "0.5"}
+        env.update(environment)
+        self.process = subprocess.Popen(
+            [
+                sys.executable,
+                "-m",
+                "bluegray",
+                "serve",
+                "--port",
+                str(port),
+                "--database-url",
+                database_url,
+                "--no-access-log",
+            ],
+            stdout=subprocess.PIPE,
+            stderr=subprocess.STDOUT,
+            env=env,
+            start_new_session=True,
+            text=True,
+        )
+
+    def wait_ready(self) -> str:
+        """The line the server printed with its address, once it answers."""
+        assert self.process.stdout is not None
+        first = self.process.stdout.readline()
+        deadline = time.monotonic() + 30
+        while time.monotonic() < deadline:
+            assert self.process.poll() is None, first + self.process.stdout.read()
+            try:
+                if httpx.get(f"{self.url}/api/health", timeout=1).status_code == 200:
+                    return first
+            except httpx.TransportError:
+                time.sleep(0.1)
+        raise AssertionError("the server did not start")
+
+    def kill(self) -> None:
+        """SIGKILL the server and whatever it started."""
+        if self.process.poll() is None:
+            os.killpg(self.process.pid, signal.SIGKILL)
+        self.process.wait(timeout=10)
+
+    def get(self, path: str) -> Any:
+        return httpx.get(f"{self.url}{path}", timeout=10).json()
+
+    def post(self, path: str, body: Json, token: str | None = None) -> httpx.Response:
+        headers = {} if token is None else {"Authorization": f"Bearer {token}"}
+        return httpx.post(f"{self.url}{path}", json=body, headers=headers, timeout=10)
+
+
+@pytest.fixture
+def processes() -> Iterator[list[ServeProcess]]:
+    started: list[ServeProcess] = []
+    yield started
+    for process in started:
+        with contextlib.suppress(ProcessLookupError):
+            os.killpg(process.process.pid, signal.SIGKILL)
+        process.process.wait(timeout=10)
 
 
 class Socket:

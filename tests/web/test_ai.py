@@ -11,8 +11,10 @@ import pytest
 from bluegray import Game, read_record
 from bluegray.engine.levels import LEVELS, TOP_LEVEL
 from bluegray.engine.limits import Limits
+from bluegray.web import local_queue
 from bluegray.web import service as service_module
-from bluegray.web.ai import CLOCK_SHARE, MoveJob, think_limits
+from bluegray.web.engine_work import CLOCK_SHARE, think_limits
+from bluegray.web.jobs import AnalysisOutput, Job, run_job
 from tests.web.conftest import Json, LiveServer, Socket
 
 RULES = "classic-light impasse-plies=30"
@@ -45,7 +47,14 @@ def test_an_ai_game_is_played_to_its_end(make_server: Callable[..., LiveServer])
         assert len(state["moves"]) == 3
         gray.send({"type": "action", "action": "request_takeback", "version": state["version"]})
         state = gray.receive(
-            "state", event={"kind": "takeback", "side": "gray", "move": None, "game_id": None}
+            "state",
+            event={
+                "kind": "takeback",
+                "side": "gray",
+                "move": None,
+                "game_id": None,
+                "worker": None,
+            },
         )["game"]
         assert len(state["moves"]) == 1 and state["turn"] == "gray"
 
@@ -75,25 +84,22 @@ def test_the_ai_tries_again_when_its_worker_fails(
     make_server: Callable[..., LiveServer], monkeypatch: pytest.MonkeyPatch
 ) -> None:
     server = make_server()
-    service = server.app.state.service
-    real_choose = service.engines.choose
-    calls: list[MoveJob] = []
+    calls: list[Job] = []
 
-    async def failing_once(job: MoveJob) -> str:
+    def failing_once(job: Job) -> str | AnalysisOutput:
         calls.append(job)
-        if len(calls) == 1:
+        if len(calls) <= 2:  # the queue tries a job again in a new pool once, then gives up
             raise BrokenProcessPool("a worker died")
-        result: str = await real_choose(job)
-        return result
+        return run_job(job)
 
-    monkeypatch.setattr(service_module, "AI_RETRY_SECONDS", 0.05)
-    monkeypatch.setattr(service.engines, "choose", failing_once)
+    monkeypatch.setattr(service_module, "AI_RETRY_MS", 50)
+    monkeypatch.setattr(local_queue, "run_job", failing_once)
     created = httpx.post(
         f"{server.url}/api/games", json={"opponent": {"type": "ai", "level": 2}, "color": "gray"}
     ).json()
     with Socket(server.ws_url(created["game"]["id"]), created["seat"]["token"]) as gray:
         state = wait_for_human(gray, "gray", 0)
-    assert len(calls) == 2 and calls[0] == calls[1]
+    assert len(calls) == 3 and calls[0] == calls[1] == calls[2]
     assert len(state["moves"]) == 1 and state["last_move"]["side"] == "blue"
 
 

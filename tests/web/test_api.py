@@ -6,10 +6,10 @@ from __future__ import annotations
 import re
 import time
 from collections.abc import Callable
-from pathlib import Path
 from typing import Any
 
 import pytest
+from starlette.testclient import WebSocketDenialResponse
 
 from bluegray import PRESETS, Game, read_record
 from bluegray.rules import RuleSet
@@ -149,6 +149,8 @@ def test_creation_is_validated(client: TestClient) -> None:
         {"opponent": {"type": "robot"}},
         {"opponent": {"type": "hotseat"}, "color": "red"},
         {"opponent": {"type": "hotseat"}, "clock": {"minutes": 0}},
+        {"opponent": {"type": "hotseat"}, "clock": {"minutes": 1e-9}},  # lost on time at once
+        {"opponent": {"type": "hotseat"}, "clock": {"minutes": 5, "increment_seconds": 1e6}},
         {"opponent": {"type": "hotseat"}, "surprise": True},
         {"opponent": {"type": "hotseat"}, "rules": "x" * 301},
     ]
@@ -259,14 +261,17 @@ def test_captures_are_counted_for_the_side_that_made_them(client: TestClient) ->
 # -- clocks -----------------------------------------------------------------------------------
 
 
-def test_the_clock_starts_with_the_first_move_and_flags_a_player(client: TestClient) -> None:
-    created = create(client, clock={"minutes": 0.01, "increment_seconds": 0})  # 600 ms
+def test_the_clock_starts_with_the_first_move_and_flags_a_player(
+    client: TestClient, time_offset: Callable[[float], None]
+) -> None:
+    created = create(client, clock={"minutes": 0.25, "increment_seconds": 0})
     game, token = created["game"], created["seat"]["token"]
     clock = created["game"]["clock"]
-    assert clock["blue_ms"] == clock["gray_ms"] == 600 and clock["running"] is None
-    time.sleep(0.7)  # Blue's first move is free: no clock runs yet
+    assert clock["blue_ms"] == clock["gray_ms"] == 15_000 and clock["running"] is None
+    time_offset(16)  # Blue's first move is free: no clock runs yet
     state = move(client, game, token, BLUE_MOVE, 1).json()["game"]
-    assert state["clock"]["running"] == "gray" and state["clock"]["blue_ms"] == 600
+    assert state["clock"]["running"] == "gray" and state["clock"]["blue_ms"] == 15_000
+    time_offset(32)  # Gray's 15 seconds run out: the server's timers notice it
     deadline = time.monotonic() + 5
     while state["outcome"] is None and time.monotonic() < deadline:
         time.sleep(0.1)
@@ -335,6 +340,16 @@ def test_a_finished_record_keeps_its_result(client: TestClient) -> None:
     imported = client.post("/api/records", json={"text": text}).json()
     assert imported["outcome"]["winner"] == "gray" and imported["outcome"]["reason"] == "resign"
     assert imported["status"] == "finished" and imported["legal_moves"] == []
+
+
+def test_a_record_holding_a_nul_character_is_refused(client: TestClient) -> None:
+    """PostgreSQL cannot store the NUL character (it answered 500): refused on every database."""
+    text = '[Rules "cooper"]\n\n1. d2-d3 {a \x00 comment} *\n'
+    response = client.post("/api/records", json={"text": text})
+    assert response.status_code == 422, response.text
+    assert error_of(response)["code"] == "invalid_record"
+    assert "NUL" in error_of(response)["message"]
+    assert client.get("/api/games").json()["games"] == []
 
 
 def test_a_bad_record_is_refused_with_its_line(client: TestClient) -> None:
@@ -568,16 +583,16 @@ def test_an_oversized_body_is_refused(make_client: Callable[..., TestClient]) ->
     assert client.post("/api/records", json={"text": "1. d2-d3 *"}).status_code == 201
 
 
-def test_too_many_requests_are_refused_until_the_bucket_refills(
+def test_too_many_requests_are_refused_until_the_window_moves_on(
     make_client: Callable[..., TestClient],
 ) -> None:
-    client = make_client(http_rate=2, http_burst=5)
+    client = make_client(http_rate=10, http_burst=5)  # at most 5 in any second
     statuses = [client.get("/api/rules").status_code for _ in range(8)]
     assert statuses[:5] == [200] * 5 and 429 in statuses[5:]
     refused = client.get("/api/rules")
     assert refused.status_code == 429 and error_of(refused)["code"] == "rate_limited"
     assert int(refused.headers["retry-after"]) >= 1
-    time.sleep(0.6)
+    time.sleep(1.2)
     assert client.get("/api/rules").status_code == 200
 
 
@@ -642,9 +657,9 @@ def test_a_new_invite_replaces_the_old_one(client: TestClient) -> None:
 
 
 def test_an_unexpected_failure_is_a_bare_json_500(
-    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+    database_url: str, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    app = create_app(settings_for(tmp_path))
+    app = create_app(settings_for(database_url))
     with TestClient(app, raise_server_exceptions=False) as client:
 
         async def broken(game_id: str) -> None:
@@ -658,3 +673,111 @@ def test_an_unexpected_failure_is_a_bare_json_500(
         }
         assert "secret" not in response.text
         assert response.headers["x-content-type-options"] == "nosniff"
+
+
+# -- what an attacker tried (issue 28) --------------------------------------------------------
+
+
+def test_a_body_that_is_not_readable_json_is_an_invalid_request(client: TestClient) -> None:
+    bodies = [
+        b"\xff\xfe not UTF-8",
+        b"[" * 100_000 + b"]" * 100_000,  # nested too deep
+        b'{"rules": ' + b"9" * 5000 + b"}",  # more digits than Python reads
+    ]
+    for body in bodies:
+        answer = client.post(
+            "/api/games", content=body, headers={"content-type": "application/json"}
+        )
+        assert answer.status_code == 422, body[:20]
+        assert error_of(answer)["code"] == "invalid_request"
+    assert client.get("/api/games").json()["games"] == []  # nothing was created
+
+
+def test_a_method_the_api_does_not_have_is_405_not_415(client: TestClient) -> None:
+    answer = client.delete("/api/health")
+    assert answer.status_code == 405 and error_of(answer)["code"] == "method_not_allowed"
+
+
+def test_a_huge_before_ms_is_refused_not_a_server_error(client: TestClient) -> None:
+    answer = client.get("/api/games?before_ms=9223372036854775808")
+    assert answer.status_code == 422 and error_of(answer)["code"] == "invalid_request"
+    assert client.get(f"/api/games?before_ms={2**53 - 1}").status_code == 200
+
+
+def test_a_player_who_never_opened_a_socket_is_away_only_from_their_turn(
+    make_client: Callable[..., TestClient],
+) -> None:
+    """A seat with no socket was counted away since the server started: the opponent could
+    claim the win 0.3 s after the friend joined (issue 28, item 1)."""
+    client = make_client(abandon_seconds=1.0)
+    time.sleep(1.5)  # the server has been up longer than the abandon time
+    created = create(client, opponent={"type": "friend"}, color="blue", rules="cooper")
+    game, blue = created["game"], created["seat"]["token"]
+    joined = client.post(
+        f"/api/games/{game['id']}/join", json={"invite": created["invite"]["code"]}
+    ).json()
+    assert joined["game"]["seats"]["gray"]["connected"] is False
+    moved_at = int(time.time() * 1000)
+    answer = move(client, joined["game"], blue, "d2-d3", joined["game"]["version"]).json()
+    claim_at = answer["game"]["claim_win_at_ms"]
+    assert claim_at >= moved_at + 1000  # away from the start of Gray's turn, not before
+    refused = client.post(
+        f"/api/games/{game['id']}/actions",
+        json={"action": "claim_win"},
+        headers={"Authorization": f"Bearer {blue}"},
+    )
+    assert refused.status_code == 409 and error_of(refused)["code"] == "not_allowed"
+    time.sleep(max(0.0, (claim_at - int(time.time() * 1000)) / 1000) + 0.2)
+    claimed = client.post(
+        f"/api/games/{game['id']}/actions",
+        json={"action": "claim_win"},
+        headers={"Authorization": f"Bearer {blue}"},
+    )
+    assert claimed.status_code == 200 and claimed.json()["outcome"]["reason"] == "abandoned"
+
+
+def test_only_known_host_names_are_served(client: TestClient) -> None:
+    """DNS rebinding: a page on another site that points its name at this server gets nothing
+    (issue 28, item 7)."""
+    answer = client.get("/api/health", headers={"host": "evil.example"})
+    assert answer.status_code == 400 and error_of(answer)["code"] == "invalid_host"
+    assert answer.headers["x-frame-options"] == "DENY"
+    assert client.get("/api/health", headers={"host": "127.0.0.1:8000"}).status_code == 200
+    with pytest.raises(WebSocketDenialResponse) as refused:  # noqa: SIM117
+        with client.websocket_connect(
+            "/ws/games/abc", headers={"host": "evil.example", "origin": "http://evil.example"}
+        ):
+            pass
+    assert refused.value.status_code == 400
+    assert refused.value.headers["content-security-policy"].startswith("default-src 'self'")
+    assert refused.value.json()["error"]["code"] == "invalid_host"
+
+
+def test_every_answer_names_the_process_and_the_process_says_it_is_ready(
+    client: TestClient,
+) -> None:
+    process = client.get("/api/health").json()["process"]
+    for answer in (
+        client.get("/api/health"),
+        client.get("/api/games/nonexistent"),
+        client.post("/api/games", json={"opponent": {"type": "robot"}}),
+        client.get("/learn"),
+    ):
+        assert answer.headers["x-bluegray-process"] == process
+    ready = client.get("/api/ready")
+    assert ready.status_code == 200 and ready.json()["mode"] == "embedded"
+    assert {check["name"]: check["ok"] for check in ready.json()["checks"]} == {
+        "database": True,
+        "workers": True,
+    }
+
+
+def test_metrics_count_moves_and_errors(client: TestClient) -> None:
+    created = create(client)
+    move(client, created["game"], created["seat"]["token"], BLUE_MOVE, 1)
+    move(client, created["game"], created["seat"]["token"], "a1-a9", 2)  # illegal
+    text = client.get("/metrics").text
+    assert 'bluegray_moves_total{by="human"} 1.0' in text
+    assert 'bluegray_errors_total{code="illegal_move"} 1.0' in text
+    assert "bluegray_move_seconds_count 1.0" in text
+    assert "bluegray_open_sockets 0.0" in text

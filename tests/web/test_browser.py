@@ -13,7 +13,7 @@ from typing import Any
 
 from playwright.sync_api import Page, expect
 
-from bluegray import Game
+from bluegray import Game, RuleSet
 
 Json = dict[str, Any]
 
@@ -136,21 +136,27 @@ def test_two_browsers_play_online_with_a_double_capture_and_a_spectator(
     invite = link.input_value()
     assert invite.startswith(f"{live_url}/game/{game_id}#join=")
 
+    watcher = new_page()
+    watcher.goto(f"{live_url}/game/{game_id}")
+    expect(watcher.locator("#seat")).to_have_text("You are watching.")
     gray = new_page()
     gray.goto(invite)
     expect(gray.locator("#seat")).to_have_text("You play Gray.")
     expect(blue.locator("#invite")).to_be_hidden()
-    watcher = new_page()
-    watcher.goto(f"{live_url}/game/{game_id}")
-    expect(watcher.locator("#seat")).to_have_text("You are watching.")
     expect(gray.locator("#bar-bottom")).to_contain_text("Gray (you)")  # flipped for Gray
 
+    # News is said once: the join is announced, and the first move replaces it.
+    for page in (blue, watcher):
+        expect(page.locator("#message")).to_have_text("Gray joined the game.")
     for ply, move in enumerate(TO_DOUBLE_CAPTURE, start=1):
         mover = blue if ply % 2 == 1 else gray
         mover.wait_for_selector('#main[data-my-turn="true"]')
         click_move(mover, move)
         for page in (blue, gray, watcher):
             wait_ply(page, ply)
+        if ply == 1:
+            for page in (blue, gray, watcher):
+                expect(page.locator("#message")).to_have_text("")
 
     # The double capture, point by point: after d5 and d7, only d9 is offered.
     blue.wait_for_selector('#main[data-my-turn="true"]')
@@ -216,13 +222,27 @@ def test_moves_typed_or_entered_with_the_keyboard_and_flipping(
     wait_ply(page, 1)
     expect(page.locator('#board [data-piece="d3"][data-side="blue"]')).to_have_count(1)
 
-    # An illegal one: a clear message, and nothing changes.
+    # An illegal one: the library's reason, as the terminal gives it, and what that piece could
+    # do instead; nothing changes and the box is emptied for the next try.
+    message = page.locator("#message")
     field.fill("e8-e6")
     field.press("Enter")
-    expect(page.locator("#message")).to_contain_text("Illegal move “e8-e6”")
+    expect(message).to_have_text(
+        "Illegal move 'e8-e6': that piece cannot move there. From e8: e8-e7"
+    )
+    expect(message).to_have_class(re.compile(r"\berror\b"))
+    expect(field).to_have_value("")
     assert ply_of(page) == 1
     expect(page.locator("#moves .mv")).to_have_count(1)
     expect(page.locator('#board [data-piece="e8"]')).to_have_count(1)
+    # Text that is no move at all gets the format, with an example that is a real capture.
+    field.fill("e8e7")
+    field.press("Enter")
+    expect(message).to_have_text(
+        "Not a move: “e8e7”. Write it from-to, like d2-d3, or a capture with each landing,"
+        " like b2xb4xd4."
+    )
+    expect(field).to_have_value("")
 
     # The board itself: focus it, move the cursor with the arrows, Enter to pick and drop.
     board = page.locator("#board")
@@ -234,6 +254,15 @@ def test_moves_typed_or_entered_with_the_keyboard_and_flipping(
     board.press("Enter")
     wait_ply(page, 2)
     expect(page.locator("#moves .mv")).to_have_text(["d2-d3", "e8-e7"])
+
+    # Clicking an empty point or the other side's piece says why nothing happens.
+    page.locator('#board [data-point="e4"]').click()
+    expect(message).to_have_text("No piece on e4: click one of Blue's pieces, then where it goes.")
+    page.locator('#board [data-point="e7"]').click()
+    expect(message).to_have_text(
+        "That is a Gray piece, and it is Blue's move: click one of Blue's pieces."
+    )
+    expect(page.locator("#board [data-target]")).to_have_count(0)
 
     # Flipping puts a1 in the top right corner and Blue's bar on top.
     before = page.locator('#board [data-point="a1"]').bounding_box()
@@ -357,3 +386,22 @@ def test_a_hint_suggests_a_legal_move_and_marks_it_on_the_board(
     watcher.goto(f"{live_url}/game/{game_id}")
     expect(watcher.locator("#seat")).to_have_text("You are watching.")
     expect(watcher.locator("#hint-box")).to_be_hidden()
+
+
+def test_custom_settings_are_checked_and_named_once(
+    live_url: str, new_page: Callable[..., Page]
+) -> None:
+    page = new_page()
+    page.goto(live_url + "/")
+    page.select_option("#rules", "custom")
+    page.fill("#custom-rules", "cooper impasse-plies=50")
+    page.click("#check-rules")
+    result = page.locator("#custom-rules-result")
+    expect(result).to_have_class(re.compile(r"\bok\b"))
+    settings = str(RuleSet.parse("cooper impasse-plies=50").settings_text())
+    expect(result).to_contain_text(settings)
+    assert result.inner_text().count(settings) == 1, result.inner_text()
+    page.fill("#custom-rules", "cooper captain=warp")
+    page.click("#check-rules")
+    expect(result).to_contain_text("✗")
+    expect(result).to_contain_text("warp")

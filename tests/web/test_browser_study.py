@@ -2,8 +2,8 @@
 stepping through a stored game with the buttons, the keyboard and the move list, analysing a ply,
 importing a record from My games; and setting up, playing and analysing a position on /study.
 
-Every wait is on a condition of the page (the board image's ``src`` and ``data-*`` attributes,
-the highlighted move, the analysis box), never a fixed sleep."""
+Every wait is on a condition of the page (the board's ``data-*`` attributes and the pieces
+board.js drew, the highlighted move, the analysis box), never a fixed sleep."""
 
 from __future__ import annotations
 
@@ -15,8 +15,21 @@ from typing import Any
 from playwright.sync_api import Page, expect
 
 from bluegray import Game, Position
+from bluegray.points import point_name
 
 MOVES = ["d2-d3", "f8-f7", "e2-e3", "e8-e7"]
+
+
+def positions_of(rules: str, moves: list[str]) -> list[Position]:
+    game = Game(rules)
+    result = [game.position]
+    for move in moves:
+        game.push(move)
+        result.append(game.position)
+    return result
+
+
+COOPER = positions_of("cooper", MOVES)
 
 
 def api(page: Page, url: str, body: dict[str, Any], token: str | None = None) -> Any:
@@ -28,22 +41,28 @@ def api(page: Page, url: str, body: dict[str, Any], token: str | None = None) ->
     return response.json()
 
 
-def board_loaded(page: Page) -> None:
-    page.wait_for_function(
-        "() => { const b = document.getElementById('board');"
-        " return b.complete && b.naturalWidth > 0; }"
-    )
+def expect_board(page: Page, position: Position) -> None:
+    """The board shows ``position``: board.js drew each of its pieces on its point."""
+    board = page.locator("#board")
+    expect(board).to_have_attribute("data-position", str(position))
+    pieces = position.pieces()
+    expect(board.locator("[data-piece]")).to_have_count(len(pieces))
+    for point, piece in list(pieces.items())[:3]:
+        name = point_name(point)
+        expect(
+            board.locator(f'[data-piece="{name}"][data-side="{piece.side.value}"]')
+        ).to_have_count(1)
 
 
-def expect_ply(page: Page, game_id: str, ply: int, flipped: bool = False) -> None:
-    expect(page.locator("#board")).to_have_attribute(
-        "src", f"/api/games/{game_id}/board.svg?ply={ply}&flipped={str(flipped).lower()}"
-    )
+def expect_ply(page: Page, ply: int, flipped: bool = False) -> None:
+    board = page.locator("#board")
+    expect(board).to_have_attribute("data-ply", str(ply))
+    expect(board).to_have_attribute("data-flipped", str(flipped).lower())
+    expect_board(page, COOPER[ply])
     current = page.locator("#move-list button.current")
     expect(current).to_have_count(1)
     expect(current).to_have_attribute("data-ply", str(ply))
     expect(current).to_have_attribute("aria-current", "step")
-    board_loaded(page)
 
 
 def test_replay_steps_through_a_game_and_analyses_it(
@@ -68,28 +87,32 @@ def test_replay_steps_through_a_game_and_analyses_it(
     page.reload()
     page.locator(f'tr[data-game-id="{game_id}"] a[href="/replay/{game_id}"]').click()
     expect(page).to_have_url(re.compile(f"/replay/{game_id}"))
-    expect_ply(page, game_id, 4)
+    expect_ply(page, 4)
     expect(page.locator("#next")).to_be_disabled()
     expect(page.locator("#ply-status")).to_contain_text("Gray played e8-e7")
 
     page.locator("#previous").click()
-    expect_ply(page, game_id, 3)
+    expect_ply(page, 3)
     expect(page.locator("#ply-status")).to_contain_text("Blue played e2-e3")
     page.keyboard.press("ArrowLeft")
-    expect_ply(page, game_id, 2)
+    expect_ply(page, 2)
     page.keyboard.press("Home")
-    expect_ply(page, game_id, 0)
+    expect_ply(page, 0)
     expect(page.locator("#first")).to_be_disabled()
     expect(page.locator("#previous")).to_be_disabled()
     page.keyboard.press("ArrowRight")
-    expect_ply(page, game_id, 1)
+    expect_ply(page, 1)
     page.locator("#last").click()
-    expect_ply(page, game_id, 4)
+    expect_ply(page, 4)
     page.locator('#move-list button[data-ply="2"]').click()
-    expect_ply(page, game_id, 2)
+    expect_ply(page, 2)
     expect(page).to_have_url(re.compile("#ply=2$"))
+    a1 = page.locator('#board [data-piece="a1"] use').bounding_box()
     page.locator("#flip").click()
-    expect_ply(page, game_id, 2, flipped=True)
+    expect_ply(page, 2, flipped=True)
+    flipped_a1 = page.locator('#board [data-piece="a1"] use').bounding_box()
+    assert a1 is not None and flipped_a1 is not None
+    assert flipped_a1["x"] > a1["x"] and flipped_a1["y"] < a1["y"]  # a1 is top right now
     expect(page.locator("#flip")).to_have_attribute("aria-pressed", "true")
     expect(page.locator("#download-svg")).to_have_attribute(
         "href", f"/api/games/{game_id}/board.svg?ply=2&flipped=true&size=720"
@@ -109,7 +132,7 @@ def test_replay_steps_through_a_game_and_analyses_it(
     expect(page.locator("#analysis .verdict")).to_have_text(re.compile(r"\S"))
     # Stepping away clears it; coming back shows it again without asking the server.
     page.keyboard.press("ArrowRight")
-    expect_ply(page, game_id, 3, flipped=True)
+    expect_ply(page, 3, flipped=True)
     expect(page.locator("#analysis dl")).to_have_count(0)
     page.keyboard.press("ArrowLeft")
     expect(page.locator("#analysis")).to_have_attribute("data-best-move", best or "")
@@ -137,17 +160,17 @@ def test_import_errors_then_replays_and_the_study_board_analyses(
     expect(legal).to_have_text([str(move) for move in start.legal_moves()])
     page.locator('#legal-moves button[data-move="d2-d3"]').click()
     after = start.push("d2-d3")
-    expect(page.locator("#board")).to_have_attribute("data-position", str(after))
+    expect_board(page, after)
     expect(legal).to_have_text([str(move) for move in after.legal_moves()])
     expect(page.locator("#moves")).to_have_value("d2-d3")
-    board_loaded(page)
-    source = page.locator("#board").get_attribute("src")
-    assert source is not None and "last_move=d2-d3" in source
+    expect(page.locator('#board [data-last="d3"]')).to_have_count(1)  # the last move marked
+    download = page.locator("#download-svg").get_attribute("href")
+    assert download is not None and "last_move=d2-d3" in download
 
     page.locator("#position").fill("ggggcgggg/9/9 b 0 1")
     page.locator("#show").click()
     expect(page.locator("#study-error")).to_contain_text("Nothing changed: invalid position")
-    expect(page.locator("#board")).to_have_attribute("src", source)
+    expect_board(page, after)
     expect(legal).to_have_count(len(after.legal_moves()))
 
     page.locator("#analysis-seconds").select_option("0.5")
@@ -157,13 +180,13 @@ def test_import_errors_then_replays_and_the_study_board_analyses(
     assert best in {str(move) for move in after.legal_moves()}
 
     page.locator("#undo").click()
-    expect(page.locator("#board")).to_have_attribute("data-position", str(start))
+    expect_board(page, start)
     expect(page.locator("#undo")).to_be_disabled()
 
     # Another rule set starts from its start; a bad custom rule set changes nothing.
     page.locator("#rules").select_option("pow-super-light")
     pow_start = Position.start("pow-super-light")
-    expect(page.locator("#board")).to_have_attribute("data-position", str(pow_start))
+    expect_board(page, pow_start)
     expect(legal).to_have_text([str(move) for move in pow_start.legal_moves()])
     page.locator("#rules").select_option("custom")
     page.locator("#custom-rules").fill("cooper captain=warp")

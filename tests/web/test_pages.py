@@ -1,12 +1,18 @@
 """The play pages as HTML (no browser): the lobby offers every preset with its description, the
 game page links to its replay, the site navigation is there, and no page has inline script or
-style (the content security policy forbids them)."""
+style (the content security policy forbids them). Every page names itself on <body>, and the
+stylesheet scopes each page's rules by that name; every page carries the library's pieces."""
 
 from __future__ import annotations
 
 import re
+from pathlib import Path
+
+import pytest
 
 from bluegray import PRESETS
+from bluegray.svg import COLORS, piece_symbols
+from bluegray.web.routers.pages import TEMPLATES
 from tests.web.conftest import TestClient
 
 SCRIPTS = ["board.js", "game.js", "lobby.js", "play-outcome.js"]
@@ -18,7 +24,7 @@ def assert_no_inline_code(html: str) -> None:
     assert "<style" not in html
     assert not re.search(r"\sstyle=", html)
     assert not re.search(r"\son[a-z]+=", html)
-    assert "https://" not in html and "http://" not in html  # nothing from a CDN
+    assert not re.search(r'(src|href)="(https?:)?//', html)  # nothing from a CDN
 
 
 def assert_navigation(html: str, current: str) -> None:
@@ -36,10 +42,11 @@ def test_the_lobby_offers_every_rule_set_opponent_colour_and_clock(client: TestC
     page = client.get("/")
     assert page.status_code == 200
     html = page.text
-    options = re.findall(r'<option value="([a-z-]+)" data-description="[^"]+">', html)
+    options = re.findall(r'<option value="([a-z-]+)" data-description="[^"]+"', html)
     assert options == [*PRESETS, "custom"]
+    assert re.search(r'<option value="sackson"[^>]*selected', html)
     for name in PRESETS:
-        assert f"<dt>{name}</dt>" in html
+        assert f'<dt><a href="/learn/{name}">{name}</a></dt>' in html
     for value in ["ai", "friend", "hotseat"]:
         assert f'name="opponent" value="{value}"' in html
     for value in ["blue", "gray", "random"]:
@@ -82,3 +89,122 @@ def test_the_static_files_are_served(client: TestClient) -> None:
     css = client.get("/static/app.css")
     assert css.status_code == 200 and ":focus-visible" in css.text
     assert "@media (max-width" in css.text
+
+
+def test_the_lobby_points_first_timers_to_learn_and_explains_the_words(client: TestClient) -> None:
+    html = client.get("/").text
+    first_time = re.search(r'<p class="first-time" id="first-time">(.*?)</p>', html, re.S)
+    assert first_time is not None and 'href="/learn"' in first_time[1]
+    words = re.search(r'<details class="rule-words" id="rule-words">(.*?)</details>', html, re.S)
+    assert words is not None
+    terms = re.findall(r"<dt>([^<]+)</dt>", words[1])
+    for term in ["ply", "impasse", "POW", "lead", "turbo", "light"]:
+        assert any(term in found for found in terms), term
+    # Every description's jargon is among the explained words.
+    for word in ["impasse", "lead", "POW", "turbo", "privates", "maximal capture"]:
+        assert any(word in preset.description for preset in PRESETS.values()), word
+
+
+@pytest.mark.parametrize(
+    ("query", "chosen", "custom"),
+    [
+        ("cooper", "cooper", ""),
+        ("pow-super", "pow-super", ""),
+        ("cooper+impasse-plies%3D50", "custom", "cooper impasse-plies=50"),
+        ("", "sackson", ""),
+    ],
+)
+def test_the_lobby_chooses_the_rule_set_of_its_link(
+    client: TestClient, query: str, chosen: str, custom: str
+) -> None:
+    html = client.get(f"/?rules={query}").text
+    selected = re.findall(r'<option value="([a-z-]+)"[^>]*selected>', html)
+    assert selected[0] == chosen  # the first selected option is the rule set's
+    description = re.search(r'<p id="rules-description" class="hint">([^<]*)</p>', html)
+    assert description is not None
+    if chosen in PRESETS:
+        assert description[1] == PRESETS[chosen].description.replace("'", "&#39;")
+        assert re.search(r'<div id="custom-rules-row" class="field" hidden>', html)
+    else:
+        assert f'value="{custom}"' in html
+        assert re.search(r'<div id="custom-rules-row" class="field" >', html)
+
+
+# -- one style per page, one piece style everywhere ----------------------------------------------
+
+#: Every page template and the class it puts on <body>.
+PAGES = {
+    "lobby.html": "page-lobby",
+    "game.html": "page-game",
+    "learn.html": "page-learn",
+    "learn_preset.html": "page-learn-preset",
+    "games.html": "page-games",
+    "replay.html": "page-replay",
+    "study.html": "page-study",
+    "not_found.html": "page-not-found",
+    "study_not_found.html": "page-not-found",
+}
+STYLESHEET = TEMPLATES.parent / "static" / "app.css"
+
+
+def css_selectors(css: str) -> list[str]:
+    """Every selector of a stylesheet, inside @media blocks too."""
+    css = re.sub(r"/\*.*?\*/", "", css, flags=re.S)
+    selectors: list[str] = []
+    for prelude in re.findall(r"([^{}]+)\{", css):
+        prelude = prelude.strip()
+        if not prelude.startswith("@"):
+            selectors.extend(part.strip() for part in prelude.split(","))
+    return selectors
+
+
+def test_every_page_names_itself_on_its_body(client: TestClient) -> None:
+    templates = {path.name for path in Path(TEMPLATES).glob("*.html")} - {"base.html"}
+    assert templates == set(PAGES)
+    for name, page_class in PAGES.items():
+        text = (Path(TEMPLATES) / name).read_text(encoding="utf-8")
+        assert "{% block page %}" + page_class.removeprefix("page-") + "{% endblock %}" in text
+    game = client.post("/api/games", json={"opponent": {"type": "hotseat"}}).json()["game"]
+    for url, page_class in [
+        ("/", "page-lobby"),
+        (f"/game/{game['id']}", "page-game"),
+        ("/learn", "page-learn"),
+        ("/learn/cooper", "page-learn-preset"),
+        ("/games", "page-games"),
+        (f"/replay/{game['id']}", "page-replay"),
+        ("/study", "page-study"),
+    ]:
+        assert f'<body class="{page_class}">' in client.get(url).text, url
+
+
+def test_page_styles_are_scoped_so_no_page_catches_anothers_rules() -> None:
+    pages = set(PAGES.values())
+    shared: list[str] = []
+    scoped: list[str] = []
+    for selector in css_selectors(STYLESHEET.read_text(encoding="utf-8")):
+        page = re.match(r"\.(page-[a-z-]+)\b", selector)
+        if page:
+            assert page[1] in pages, selector
+            scoped.append(selector)
+        else:
+            shared.append(selector)
+    # The shared rules name no element by id: pages reuse ids for different things (#moves).
+    assert not [selector for selector in shared if "#" in selector]
+    # Once the shared part ends, every rule belongs to a page (none slips in between).
+    css = STYLESHEET.read_text(encoding="utf-8")
+    tail = css[css.index("/* -- page: ") :]
+    assert all(re.match(r"\.page-", selector) for selector in css_selectors(tail))
+    assert len(scoped) > 50
+
+
+def test_every_page_carries_the_librarys_pieces_and_the_boards_colours(
+    client: TestClient,
+) -> None:
+    symbols = piece_symbols()
+    for url in ["/", "/learn", "/study", "/games"]:
+        assert symbols in client.get(url).text, url
+    # The board's colours in the stylesheet are the library's picture's.
+    css = STYLESHEET.read_text(encoding="utf-8")
+    for role in ["board", "coordinate", "blue-path", "gray-path", "center", "center-outline"]:
+        assert f"--{role}: {COLORS[role]};" in css, role
+    assert f"--board-line: {COLORS['line']};" in css

@@ -5,15 +5,23 @@ from __future__ import annotations
 
 import asyncio
 import dataclasses
+import io
+import json
+import logging
+import logging.config
 import random
+import re
 import socket
+import sys
+import threading
+import time
 from collections.abc import Callable
-from pathlib import Path
 
 import pytest
 from alembic.autogenerate import compare_metadata
 from alembic.migration import MigrationContext
 from sqlalchemy import Connection, insert, inspect, select, text
+from sqlalchemy.exc import IntegrityError
 
 from bluegray.cli.main import main
 from bluegray.game import Game
@@ -21,9 +29,14 @@ from bluegray.pieces import Side
 from bluegray.web.clocks import Clock
 from bluegray.web.db import ConflictError, Database
 from bluegray.web.live import LiveGame, Played
+from bluegray.web.logs import game_id_var, log_config
 from bluegray.web.models import Base, ServerStateRow
-from bluegray.web.security import TokenBucket, digest, matches, new_token
+from bluegray.web.rates import RateLimits
+from bluegray.web.security import digest, matches, new_token
 from bluegray.web.settings import InvalidSettingError, Settings
+from bluegray.web.uptime import HEARTBEAT_KEY, note_alive
+from tests.paths import REPOSITORY
+from tests.servers import PostgresServer, free_port
 
 # -- clocks -----------------------------------------------------------------------------------
 
@@ -49,27 +62,28 @@ def test_a_clock_charges_the_mover_and_adds_the_increment() -> None:
 # -- the database -----------------------------------------------------------------------------
 
 
-def test_the_migrations_build_exactly_the_models_schema(tmp_path: Path) -> None:
-    database = Database(f"sqlite:///{tmp_path / 'schema.sqlite3'}")
+def test_the_migrations_build_exactly_the_models_schema(database_url: str) -> None:
+    database = Database(database_url)
     database.start()
     try:
         with database.engine.connect() as connection:
             context = MigrationContext.configure(connection)
             assert compare_metadata(context, Base.metadata) == []
-            assert context.get_current_revision() == "0001"
-            mode = connection.execute(text("PRAGMA journal_mode")).scalar()
-            assert mode == "wal"
+            assert context.get_current_revision() == "0002"
+            if connection.dialect.name == "sqlite":
+                mode = connection.execute(text("PRAGMA journal_mode")).scalar()
+                assert mode == "wal"
         tables = set(inspect(database.engine).get_table_names())
         assert {"games", "seats", "moves", "listings", "server_state"} <= tables
     finally:
         database.close()
-    again = Database(f"sqlite:///{tmp_path / 'schema.sqlite3'}")
+    again = Database(database_url)
     again.start()  # upgrading an up-to-date database changes nothing
     again.close()
 
 
-def test_writes_share_commits_and_a_failing_one_fails_alone(tmp_path: Path) -> None:
-    database = Database(f"sqlite:///{tmp_path / 'writes.sqlite3'}")
+def test_writes_share_commits_and_a_failing_one_fails_alone(database_url: str) -> None:
+    database = Database(database_url)
     database.start()
 
     def put(key: str) -> Callable[[Connection], str | None]:
@@ -85,14 +99,51 @@ def test_writes_share_commits_and_a_failing_one_fails_alone(tmp_path: Path) -> N
     async def run() -> list[str | BaseException | None]:
         jobs = [database.write(put(f"k{i}")) for i in range(20)]
         jobs.insert(7, database.write(conflict))
+        jobs.insert(12, database.write(put("k3")))  # a key already written: the database refuses
         return list(await asyncio.gather(*jobs, return_exceptions=True))
 
     try:
         results = asyncio.run(run())
         assert isinstance(results[7], ConflictError)
-        assert [r for i, r in enumerate(results) if i != 7] == [f"k{i}" for i in range(20)]
+        assert isinstance(results[12], IntegrityError)
+        others = [r for i, r in enumerate(results) if i not in (7, 12)]
+        assert others == [f"k{i}" for i in range(20)]
         keys = database.run(lambda c: set(c.execute(select(ServerStateRow.key)).scalars()))
         assert keys == {f"k{i}" for i in range(20)}
+    finally:
+        database.close()
+
+
+def test_servers_starting_together_on_an_empty_database_both_note_they_are_alive(
+    database_url: str,
+) -> None:
+    """The first server to start inserts the heartbeat row; a second one that looked for the
+    row before the first committed must update it, not fail on its key (PostgreSQL)."""
+    database = Database(database_url)
+    database.start()
+    try:
+        errors: list[BaseException] = []
+
+        def second() -> None:
+            try:
+                with database.engine.begin() as connection:
+                    note_alive(connection, stamp=2)
+            except BaseException as error:
+                errors.append(error)
+
+        with database.engine.connect() as connection, connection.begin():
+            note_alive(connection, stamp=1)
+            thread = threading.Thread(target=second)
+            thread.start()
+            time.sleep(0.5)  # the second writer waits for this transaction
+        thread.join(30)
+        assert not thread.is_alive() and errors == []
+        stored = database.run(
+            lambda c: c.execute(
+                select(ServerStateRow.value).where(ServerStateRow.key == HEARTBEAT_KEY)
+            ).scalar()
+        )
+        assert stored == "2"
     finally:
         database.close()
 
@@ -108,12 +159,17 @@ def test_tokens_are_stored_as_digests_and_checked_in_constant_time() -> None:
     assert not matches(token, None)
 
 
-def test_the_token_bucket_allows_a_burst_then_the_rate() -> None:
-    bucket = TokenBucket(rate=2, burst=3)
-    assert [bucket.take("a", now=0.0) for _ in range(3)] == [0.0, 0.0, 0.0]
-    assert bucket.take("a", now=0.0) == pytest.approx(0.5)
-    assert bucket.take("b", now=0.0) == 0.0  # another client has its own bucket
-    assert bucket.take("a", now=0.5) == 0.0
+def test_a_rate_limit_allows_a_burst_then_refuses_with_the_wait() -> None:
+    rates = RateLimits(Settings(http_rate=2, http_burst=3), shared=False)
+
+    async def takes() -> list[float]:
+        return [await rates.take(rates.requests, "a") for _ in range(4)] + [
+            await rates.take(rates.requests, "b")  # another client has its own count
+        ]
+
+    first, second, third, fourth, other = asyncio.run(takes())
+    assert first == second == third == 0.0 and other == 0.0
+    assert 0 < fourth <= 2.0  # a burst of 3 in any 2 seconds
 
 
 def test_settings_come_from_the_environment() -> None:
@@ -139,9 +195,54 @@ def test_serve_reports_a_busy_port_in_one_line(capsys: pytest.CaptureFixture[str
     assert error == f"bluegray: error: cannot listen on 127.0.0.1:{port}: the port is in use"
 
 
-def test_serve_reports_a_bad_database_url(capsys: pytest.CaptureFixture[str]) -> None:
-    assert main(["serve", "--database-url", "not a url"]) == 2
-    assert "invalid --database-url" in capsys.readouterr().err
+def _one_error_line(capsys: pytest.CaptureFixture[str]) -> str:
+    error = capsys.readouterr().err
+    assert error.count("\n") == 1 and error.startswith("bluegray: error: "), error
+    return error.strip()
+
+
+def test_serve_reports_a_bad_database_url_in_one_line(capsys: pytest.CaptureFixture[str]) -> None:
+    assert main(["serve", "--port", "0", "--database-url", "not a url"]) == 2
+    assert "invalid database URL" in _one_error_line(capsys)
+    assert main(["serve", "--port", "0", "--database-url", "nosuch://host/db"]) == 2
+    assert "unknown database 'nosuch'" in _one_error_line(capsys)
+
+
+def test_serve_reports_a_missing_driver_in_one_line(
+    capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setitem(sys.modules, "psycopg", None)  # import psycopg fails as if not installed
+    url = "postgresql://bg:secret@127.0.0.1:5432/bluegray"
+    assert main(["serve", "--port", "0", "--database-url", url]) == 2
+    assert _one_error_line(capsys) == (
+        "bluegray: error: the database driver psycopg for postgresql is not installed: "
+        'pip install "bluegray[postgres]"'
+    )
+
+
+def test_serve_reports_a_database_it_cannot_reach_in_one_line(
+    capsys: pytest.CaptureFixture[str], postgres_server: PostgresServer
+) -> None:
+    nobody = f"postgresql://bg:secret@127.0.0.1:{free_port()}/bluegray"
+    assert main(["serve", "--port", "0", "--database-url", nobody]) == 2
+    error = _one_error_line(capsys)
+    assert "cannot use the database postgresql+psycopg://bg:***@127.0.0.1:" in error
+    assert "refused" in error and "secret" not in error
+    wrong = postgres_server.url("postgres").replace(postgres_server.password, "wrong")
+    assert main(["serve", "--port", "0", "--database-url", wrong]) == 2
+    error = _one_error_line(capsys)
+    assert "password authentication failed" in error and "wrong" not in error
+
+
+@pytest.mark.parametrize("scheme", ["postgresql://", "postgres://"])
+def test_a_postgresql_url_without_a_driver_uses_psycopg(postgres_url: str, scheme: str) -> None:
+    database = Database(postgres_url.replace("postgresql+psycopg://", scheme))
+    database.start()
+    try:
+        assert database.engine.driver == "psycopg"
+        assert "games" in inspect(database.engine).get_table_names()
+    finally:
+        database.close()
 
 
 # -- what clients see, computed incrementally -------------------------------------------------
@@ -174,3 +275,28 @@ def test_the_incremental_view_of_a_game_equals_the_full_one() -> None:
         assert draft.derived() == dataclasses.replace(fresh.derived(), last=draft.derived().last)
         assert draft.derived().moves == [str(move) for move in draft.game.moves]
         live = draft
+
+
+def test_every_setting_is_in_the_docs_table() -> None:
+    text = (REPOSITORY / "docs" / "web.md").read_text()
+    documented = set(re.findall(r"`(?:BLUEGRAY)?_([A-Z][A-Z_]+)`", text))
+    missing = [name for name in Settings.model_fields if name.upper() not in documented]
+    assert missing == []
+
+
+def test_log_lines_name_the_process_and_the_game_and_can_be_json() -> None:
+    stream = io.StringIO()
+    for json_lines in (False, True):
+        config = log_config("web-9", level="info", json=json_lines, access_log=True)
+        config["handlers"]["line"]["stream"] = stream
+        logging.config.dictConfig(config)
+        token = game_id_var.set("g123")
+        try:
+            logging.getLogger("bluegray.web").info("a move")
+        finally:
+            game_id_var.reset(token)
+    plain, as_json = stream.getvalue().splitlines()
+    assert plain.endswith("INFO web-9 game=g123 a move")
+    record = json.loads(as_json)
+    assert record["game_id"] == "g123" and record["process_name"] == "web-9"
+    assert record["message"] == "a move" and record["levelname"] == "INFO"

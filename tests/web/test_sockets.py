@@ -163,6 +163,7 @@ def test_a_draw_offered_and_accepted_ends_the_game(server: LiveServer) -> None:
             "side": "blue",
             "move": None,
             "game_id": None,
+            "worker": None,
         }
         assert offered["game"]["offers"]["draw"] == "blue"
         gray.send({"type": "action", "action": "decline_draw"})

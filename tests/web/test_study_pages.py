@@ -3,14 +3,14 @@ position endpoint, through the in-process client."""
 
 from __future__ import annotations
 
-import html
 import re
 from html.parser import HTMLParser
 from typing import Any
 
 import pytest
+from markupsafe import escape
 
-from bluegray import PRESETS, Position
+from bluegray import PRESETS, Game, Position
 from bluegray.points import BLUE_PATH, GRAY_PATH, point_name
 from bluegray.web import learn
 from tests.web.conftest import Json, TestClient
@@ -103,7 +103,7 @@ def page(client: TestClient, url: str, status: int = 200) -> tuple[str, Page]:
 # -- learn ------------------------------------------------------------------------------------
 
 
-def test_learn_covers_history_every_preset_and_draws_both_paths(client: TestClient) -> None:
+def test_learn_covers_history_every_preset_and_both_paths(client: TestClient) -> None:
     text, parsed = page(client, "/learn")
     assert parsed.headings[0] == "Learn Blue and Gray"
     for words in (
@@ -122,13 +122,15 @@ def test_learn_covers_history_every_preset_and_draws_both_paths(client: TestClie
         assert words in text, words
     for name in PRESETS:
         assert f'href="/learn/{name}"' in text, name
-        assert f'src="/api/board.svg?rules={name}&amp;size=240"' in text, name
-    # Inline diagrams drawn by the library, with both paths and their points in order.
-    assert text.count("<svg ") >= 8
-    assert 'class="path blue"' in text and 'class="path gray"' in text
+        # Each card's start position, drawn in the page by board.js (the browser tests look).
+        pow_ = str(PRESETS[name].start.value == "pow").lower()
+        start = escape(str(Position.start(name)))
+        assert f'data-board data-position="{start}" data-pow="{pow_}"' in text, name
+    assert "/static/learn.js" in parsed.scripts
+    # The caption of the paths' diagram names both paths' points in order.
     blue = " ".join(point_name(point) for point in BLUE_PATH)
     gray = " ".join(point_name(point) for point in GRAY_PATH)
-    assert f'data-points="{blue}"' in text and f'data-points="{gray}"' in text
+    assert escape(f"Blue's path: {blue}. Gray's path: {gray}.") in text
     # Every setting and each of its values is explained.
     for setting in learn.SETTINGS:
         assert f'id="setting-{setting.key}"' in text
@@ -144,13 +146,24 @@ def test_learn_diagrams_agree_with_the_library(client: TestClient) -> None:
     assert "b4, b5, c4, c6, d4 and d5" in diagrams["guard"].caption
     assert "b4, c5 and d4" in diagrams["private"].caption
     assert "only h1xh3xh5" in diagrams["maximal"].caption
-    assert 'data-move="a1xa3xc3xc1xa1"' in diagrams["capture"].svg
-    assert diagrams["capture"].svg.count('class="captured"') == 4
-    assert 'data-move="e1-b4"' in diagrams["turbo"].svg
+    assert diagrams["guard"].targets == ("b4", "b5", "c4", "c6", "d4", "d5")
+    assert diagrams["private"].targets == ("b4", "c5", "d4")
+    # A diagram after a move shows the position the library reaches, and marks the move.
+    capture = diagrams["capture"]
+    assert capture.last_move == "a1xa3xc3xc1xa1"
+    game = Game("sackson", "4c4/9/9/9/9/9/1g7/g1g6/Gg2C4 b 0 1")
+    game.push(capture.last_move)
+    assert capture.position == str(game.position)
+    assert diagrams["turbo"].last_move == "e1-b4"
     assert "Blue wins" in diagrams["lead"].caption
     text = client.get("/learn").text
     for diagram in diagrams.values():
-        assert f"Board diagram: {html.escape(diagram.title)}" in text
+        assert f"Board diagram: {escape(diagram.title)}" in text
+        assert f'data-position="{diagram.position}"' in text
+        assert (
+            f'data-last-move="{diagram.last_move}" data-targets="{" ".join(diagram.targets)}"'
+            in text
+        )
 
 
 @pytest.mark.parametrize("name", list(PRESETS))
@@ -160,9 +173,11 @@ def test_each_preset_page_has_its_rules_start_and_hints(client: TestClient, name
     assert name in parsed.headings[0]
     assert rules.description.replace("'", "&#39;") in text
     start = str(Position.start(rules))
-    assert f"<title>{start}</title>" in text  # the start position drawn inline
+    pow_ = str(rules.start.value == "pow").lower()
+    assert f'data-position="{start}" data-pow="{pow_}"' in text  # drawn by board.js
     assert "Strategy hints" in parsed.headings
     assert f'href="/study?rules={name}"' in text
+    assert f'href="/?rules={name}"' in text  # play it: the lobby with this rule set chosen
     settings = rules.settings()
     if rules.lead is None:
         assert "There is no lead rule" in text
@@ -232,6 +247,8 @@ def test_import_endpoint_of_the_form_rejects_a_malformed_record(client: TestClie
     game_id = response.json()["id"]
     text, _ = page(client, "/games")
     assert f'href="/replay/{game_id}"' in text and "imported record" in text
+    # An imported record is only replayed: no link to a live game page.
+    assert f'href="/game/{game_id}"' not in text
 
 
 # -- replay -----------------------------------------------------------------------------------
@@ -248,10 +265,18 @@ def test_replay_shows_the_moves_by_ply_and_the_board(client: TestClient) -> None
     assert plies == [("0", "start"), ("1", "d2-d3"), ("2", "f8-f7"), ("3", "e2-e3")]
     assert re.findall(r'<span class="move-number">(\d+)\.</span>', text) == ["1", "2"]
     assert f'data-plies="{len(MOVES)}"' in text
-    assert f'src="/api/games/{game_id}/board.svg?ply=3&amp;flipped=false"' in text
+    # The board is drawn in the page from the positions it carries: the library's, by ply.
+    game = Game("cooper")
+    expected = [str(game.position)]
+    for move in MOVES:
+        game.push(move)
+        expected.append(str(game.position))
+    assert re.findall(r'class="move" data-ply="\d+" data-position="([^"]+)"', text) == expected
+    assert f'data-start="{expected[0]}"' in text
+    assert "A hot-seat game" in text and "hotseat game" not in text
     assert f'href="/api/games/{game_id}/record"' in text
     assert {"first", "previous", "next", "last", "flip", "analyse", "board"} <= parsed.ids
-    assert parsed.scripts == ["/static/study-analysis.js", "/static/replay.js"]
+    assert parsed.scripts == ["/static/replay.js"]
     # What the page's script asks for answers.
     assert client.get(f"/api/games/{game_id}/board.svg?ply=1&flipped=true").status_code == 200
     positions = client.get(f"/api/games/{game_id}/positions").json()["positions"]
@@ -287,7 +312,7 @@ def test_study_page_has_every_preset_and_custom_and_keeps_the_query(client: Test
     assert re.search(r'<option value="pow-classic"[^>]*selected', text)
     assert 'value="e1-f2"' in text
     assert {"rules", "custom-rules", "position", "moves", "analyse", "legal-moves"} <= parsed.ids
-    assert parsed.scripts == ["/static/study-analysis.js", "/static/study.js"]
+    assert parsed.scripts == ["/static/study.js"]
     assert 'href="/games#import"' in text
     text, _ = page(client, "/study?rules=cooper+impasse-plies%3D50")
     assert 'value="cooper impasse-plies=50"' in text

@@ -7,7 +7,18 @@ import sys
 from collections.abc import Sequence
 
 from bluegray import __version__
-from bluegray.cli import analyse, conformance, engine, match, perft, play, serve, show
+from bluegray.cli import (
+    analyse,
+    conformance,
+    db,
+    engine,
+    match,
+    perft,
+    play,
+    serve,
+    show,
+    worker,
+)
 from bluegray.cli.common import EXIT_BAD_INPUT, CommandError, print_error
 from bluegray.errors import BlueGrayError
 
@@ -32,7 +43,7 @@ examples:
 Run 'bluegray COMMAND --help' for the options of each command.
 """
 
-COMMANDS = (show, analyse, perft, conformance, match, engine, play, serve)
+COMMANDS = (show, analyse, perft, conformance, match, engine, play, serve, worker, db)
 
 
 def build_parser() -> argparse.ArgumentParser:

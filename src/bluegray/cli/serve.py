@@ -11,12 +11,19 @@ HELP = "run the web app: play online, against the AI or hot-seat, in a browser"
 
 DESCRIPTION = """\
 Start the web app and print the address to open. Games are kept in a database: by default a
-SQLite file in your data directory, or any SQLAlchemy URL (e.g.
-postgresql+psycopg://user:password@host/bluegray, with its driver installed). The schema is
-created or upgraded at start-up; a stopped server resumes every game where it stood.
+SQLite file in your data directory, or any SQLAlchemy URL, e.g.
+postgresql://user:password@host/bluegray (PostgreSQL needs its driver: pip install
+"bluegray[postgres]"). The schema is created or upgraded at start-up, once even when several
+servers start together ('bluegray db upgrade' does only that); a stopped server resumes every
+game where it stood.
 
-Settings beyond these options (rate limits, sizes, AI workers, ...) come from BLUEGRAY_*
-environment variables: see docs/web.md.
+The site answers only to the host names it knows (a page elsewhere cannot reach it by DNS
+rebinding): the loopback names, and with --host 0.0.0.0 also this machine's name and
+addresses. Name a public host with --allowed-host play.example.org (or
+BLUEGRAY_ALLOWED_HOSTS).
+
+Settings beyond these options (rate limits, sizes, AI workers, Redis for several processes, ...)
+come from BLUEGRAY_* environment variables: see docs/web.md and docs/deploy.md.
 """
 
 
@@ -34,7 +41,8 @@ def register(subparsers: Any) -> None:
     parser.add_argument(
         "--database-url",
         metavar="URL",
-        help="SQLAlchemy database URL (default: a SQLite file in the user data directory)",
+        help="SQLAlchemy database URL (default: BLUEGRAY_DATABASE_URL, else a SQLite file in "
+        "the user data directory)",
     )
     parser.add_argument(
         "--ai-workers",
@@ -48,6 +56,12 @@ def register(subparsers: Any) -> None:
         choices=("critical", "error", "warning", "info", "debug"),
         help="how much the server logs (default: info)",
     )
+    parser.add_argument(
+        "--allowed-host",
+        action="append",
+        metavar="NAME",
+        help="a host name the site answers to (repeat for more; default: see above)",
+    )
     parser.add_argument("--no-access-log", action="store_true", help="do not log every request")
     parser.set_defaults(run=run)
 
@@ -56,7 +70,7 @@ def run(args: argparse.Namespace) -> int:
     try:
         # The web extra (FastAPI, uvicorn, SQLAlchemy) loads for this command only, and may be
         # missing: every other command starts without it.
-        from bluegray.cli import serving  # noqa: PLC0415 - the web extra, for this command only
+        from bluegray.cli import web_extra  # noqa: PLC0415 - the web extra, for this command only
     except ImportError as error:
         fail(f'the web app needs the web extra: pip install "bluegray[web]" ({error.name} missing)')
-    return serving.run(args)
+    return web_extra.serve(args)

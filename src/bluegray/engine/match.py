@@ -17,7 +17,7 @@ import random
 import signal
 import threading
 import time
-from collections.abc import Callable, Iterator, Sequence
+from collections.abc import Callable, Generator, Sequence
 from contextlib import closing
 from dataclasses import dataclass, field
 from typing import Any
@@ -321,7 +321,9 @@ def _sprt_stop(
 # -- the workers ----------------------------------------------------------------------------------
 
 
-def _play_all(tasks: Sequence[GameTask], settings: MatchSettings) -> Iterator[MatchGame]:
+def _play_all(
+    tasks: Sequence[GameTask], settings: MatchSettings
+) -> Generator[MatchGame, None, None]:
     """The games played, in the order they finish: on the cluster ``settings.cluster`` names,
     else in this process when ``settings.concurrency`` is 1, else in that many worker processes,
     which are ended when the caller stops early."""

@@ -17,14 +17,14 @@ Score(kind='win', value=3)
 
 from __future__ import annotations
 
-import re
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field, fields
 from typing import Final, Literal, TypeVar, cast
 
-from bluegray.errors import BlueGrayError
+from bluegray.errors import BlueGrayError, InvalidNumberError, quoted
 from bluegray.game import Game
 from bluegray.moves import Move
+from bluegray.numerals import MAX_INT64, parse_number
 from bluegray.position import Position
 from bluegray.rules import RuleSet
 
@@ -40,17 +40,16 @@ class ProtocolError(BlueGrayError):
     """A command or reply that does not follow the protocol's grammar."""
 
 
-_INTEGER = re.compile(r"-?[0-9]+")
-
-
-def parse_integer(text: str, what: str, *, least: int | None = None) -> int:
-    """A decimal integer (ASCII digits, optional minus sign), at least ``least`` if given."""
-    if not _INTEGER.fullmatch(text):
-        raise ProtocolError(f"{what} must be a whole number, not {text!r}")
-    value = int(text)
-    if least is not None and value < least:
-        raise ProtocolError(f"{what} must be at least {least}, not {value}")
-    return value
+def parse_integer(text: str, what: str, *, least: int | None = None, most: int = MAX_INT64) -> int:
+    """A decimal integer (ASCII digits, optional minus sign) from ``least`` (by default
+    ``-MAX_INT64``) to ``most``: every number of the protocol fits a signed 64-bit integer, and
+    a longer text is refused before it is converted."""
+    try:
+        return parse_number(
+            text, least=-MAX_INT64 if least is None else least, most=most, signed=True
+        )
+    except InvalidNumberError as error:
+        raise ProtocolError(f"{what} {error}") from None
 
 
 # -- scores ---------------------------------------------------------------------------------------
@@ -73,7 +72,7 @@ class Score:
     @classmethod
     def parse(cls, kind: str, value: str) -> Score:
         if kind not in ("cp", "win", "loss"):
-            raise ProtocolError(f"score kind must be cp, win or loss, not {kind!r}")
+            raise ProtocolError(f"score kind must be cp, win or loss, not {quoted(kind)}")
         least = None if kind == "cp" else 0
         return cls(cast(ScoreKind, kind), parse_integer(value, f"score {kind}", least=least))
 
@@ -129,10 +128,11 @@ class Info:
 
     @classmethod
     def parse(cls, line: str) -> Info:
-        """An ``info`` line; keys it does not know are skipped with their one value."""
+        """An ``info`` line; keys it does not know are skipped with their one value. ``pv``'s
+        moves run to the end of the line or to ``string``, whose text is the rest of the line."""
         words = line.split()
         if not words or words[0] != "info":
-            raise ProtocolError(f"not an info line: {line!r}")
+            raise ProtocolError(f"not an info line: {quoted(line)}")
         values: dict[str, object] = {}
         index = 1
         while index < len(words):
@@ -142,11 +142,15 @@ class Info:
                 values["string"] = line.strip().split(None, index + 1)[-1] if rest else ""
                 break
             if key == "pv":
-                values["pv"] = tuple(_move(word) for word in words[index + 1 :])
-                break
+                end = index + 1
+                while end < len(words) and words[end] != "string":
+                    end += 1
+                values["pv"] = tuple(_move(word) for word in words[index + 1 : end])
+                index = end
+                continue
             width = 2 if key == "score" else 1
             if index + width >= len(words):
-                raise ProtocolError(f"info {key!r} without its value in {line!r}")
+                raise ProtocolError(f"info {quoted(key)} without its value in {quoted(line)}")
             if key == "score":
                 values["score"] = Score.parse(words[index + 1], words[index + 2])
             elif key in _INFO_NUMBERS:
@@ -155,8 +159,8 @@ class Info:
         return cls(**values)  # type: ignore[arg-type]
 
     def __str__(self) -> str:
-        if self.string is not None:
-            return f"info string {self.string}"
+        """The line ``parse`` reads back as this ``Info`` (``string`` last: it runs to the end
+        of the line)."""
         words = ["info"]
         for name in ("depth", "seldepth", "score", "nodes", "nps", "time"):
             value = getattr(self, name)
@@ -164,6 +168,8 @@ class Info:
                 words += [name, str(value)]
         if self.pv:
             words += ["pv", *(str(move) for move in self.pv)]
+        if self.string is not None:
+            words += ["string", self.string] if self.string else ["string"]
         return " ".join(words)
 
 
@@ -178,7 +184,7 @@ def parse_bestmove(line: str) -> Move | None:
     """The move of a ``bestmove`` line; ``None`` for ``bestmove (none)``."""
     words = line.split()
     if len(words) < 2 or words[0] != "bestmove":
-        raise ProtocolError(f"not a bestmove line: {line!r}")
+        raise ProtocolError(f"not a bestmove line: {quoted(line)}")
     return None if words[1] == NO_MOVE else _move(words[1])
 
 
@@ -220,18 +226,18 @@ class Go:
         while index < len(words):
             key = words[index]
             if key in values:
-                raise ProtocolError(f"go: {key!r} given twice")
+                raise ProtocolError(f"go: {quoted(key)} given twice")
             if key == "infinite":
                 values[key] = True
                 index += 1
                 continue
             if key not in _GO_LEAST:
                 raise ProtocolError(
-                    f"go: unknown parameter {key!r}; parameters are: "
+                    f"go: unknown parameter {quoted(key)}; parameters are: "
                     + ", ".join([*_GO_LEAST, "infinite"])
                 )
             if index + 1 >= len(words):
-                raise ProtocolError(f"go: {key!r} needs a number")
+                raise ProtocolError(f"go: {quoted(key)} needs a number")
             values[key] = parse_integer(words[index + 1], f"go {key}", least=_GO_LEAST[key])
             index += 2
         return cls(**values)  # type: ignore[arg-type]
@@ -298,7 +304,7 @@ class PositionCommand:
             text = " ".join(words[index + 1 : end])
             if end - index - 1 != 4:
                 raise ProtocolError(
-                    f"position: 'fen' needs the four fields of a position, not {text!r}"
+                    f"position: 'fen' needs the four fields of a position, not {quoted(text)}"
                 )
             start = _checked(lambda text: Position.parse(text, rules), text)
             index = end
@@ -306,7 +312,7 @@ class PositionCommand:
         if index < len(words):
             if words[index] != "moves":
                 raise ProtocolError(
-                    f"position: expected 'startpos', 'fen' or 'moves', not {words[index]!r}"
+                    f"position: expected 'startpos', 'fen' or 'moves', not {quoted(words[index])}"
                 )
             moves = tuple(_checked(Move.parse, word) for word in words[index + 1 :])
         return cls(rules, start, moves)
@@ -366,7 +372,7 @@ class Option:
         spaces)."""
         words = line.split()
         if words[:2] != ["option", "name"]:
-            raise ProtocolError(f"not an option line: {line!r}")
+            raise ProtocolError(f"not an option line: {quoted(line)}")
         parts: dict[str, list[str]] = {"name": []}
         variants: list[list[str]] = []
         key = "name"
@@ -383,7 +389,7 @@ class Option:
                 parts[key].append(word)
         kind = " ".join(parts.get("type", []))
         if not parts["name"] or kind not in _OPTION_TYPES:
-            raise ProtocolError(f"option line needs a name and a known type: {line!r}")
+            raise ProtocolError(f"option line needs a name and a known type: {quoted(line)}")
         default = parts.get("default")
         return cls(
             " ".join(parts["name"]),
@@ -410,4 +416,4 @@ class Option:
 def _option_bound(parts: dict[str, list[str]], key: str, line: str) -> int | None:
     if key not in parts:
         return None
-    return parse_integer(" ".join(parts[key]), f"option {key} in {line!r}")
+    return parse_integer(" ".join(parts[key]), f"option {key} in {quoted(line)}")

@@ -30,6 +30,7 @@ from bluegray.protocol import (
     ProtocolError,
     Score,
     parse_bestmove,
+    parse_integer,
 )
 
 __all__ = [
@@ -46,6 +47,9 @@ DEFAULT_TIMEOUT: Final = 10.0
 grace beyond a time-limited search's own time before ``go`` gives up."""
 QUIT_GRACE: Final = 2.0
 """Seconds an engine gets to exit after ``quit`` before it is killed."""
+LONGEST_WAIT: Final = 86400.0
+"""Seconds one wait for a line may take: longer waits (a ``go movetime`` of years) are made of
+several, since the platform's clock refuses a timeout that far ahead."""
 
 
 class EngineError(BlueGrayError):
@@ -154,8 +158,10 @@ class Engine:
                 self.name = words[2]
             elif words[:2] == ["id", "author"] and len(words) == 3:
                 self.author = words[2]
-            elif words[:2] == ["id", "protocol"] and len(words) == 3 and words[2].isdigit():
-                self.protocol = int(words[2])
+            elif words[:2] == ["id", "protocol"] and len(words) == 3:
+                # A version this client cannot read is no version: the engine still plays.
+                with contextlib.suppress(ProtocolError):
+                    self.protocol = parse_integer(words[2], "id protocol", least=0)
             elif words[:1] == ["option"]:
                 try:
                     option = Option.parse(line)
@@ -305,8 +311,12 @@ class Engine:
                 if deadline is None:
                     line = self._lines.get()
                 else:
-                    line = self._lines.get(timeout=max(0.0, deadline - time.monotonic()))
+                    wait = min(max(0.0, deadline - time.monotonic()), LONGEST_WAIT)
+                    line = self._lines.get(timeout=wait)
             except queue.Empty:
+                if deadline is not None and deadline > time.monotonic():
+                    line = ""  # a longer wait than one call may take goes on in pieces
+                    continue
                 if quiet:
                     return ""
                 self._hung = True

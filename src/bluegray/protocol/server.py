@@ -19,7 +19,7 @@ from bluegray.engine.levels import LEVELS, TOP_LEVEL
 from bluegray.engine.limits import Iteration, Limits, mate_distance
 from bluegray.engine.players import SearchPlayer
 from bluegray.engine.search import SEARCH_ENVIRONMENT, Searcher, search_choice, warm_up
-from bluegray.errors import BlueGrayError
+from bluegray.errors import BlueGrayError, quoted
 from bluegray.game import Game
 from bluegray.moves import Move
 from bluegray.pieces import Side
@@ -141,7 +141,7 @@ class EngineServer:
         try:
             if handler is None:
                 raise ProtocolError(
-                    f"unknown command {words[0]!r}; commands are: {', '.join(COMMANDS)}"
+                    f"unknown command {quoted(words[0])}; commands are: {', '.join(COMMANDS)}"
                 )
             handler(words[1:])
         except BlueGrayError as error:
@@ -190,7 +190,7 @@ class EngineServer:
         option = next((item for item in OPTIONS if item.name.lower() == name.lower()), None)
         if option is None:
             known = ", ".join(item.name for item in OPTIONS)
-            raise ProtocolError(f"setoption: unknown option {name!r}; options are: {known}")
+            raise ProtocolError(f"setoption: unknown option {quoted(name)}; options are: {known}")
         if split >= len(words) - 1:
             raise ProtocolError(f"setoption: option {option.name!r} needs 'value <number>'")
         value = parse_integer(" ".join(words[split + 1 :]), f"option {option.name}")
@@ -241,11 +241,13 @@ class EngineServer:
         self._stop.set()  # idle: nothing to stop, and a stop racing a finished search is fine
 
     def _quit(self, words: list[str]) -> None:
+        # The search is told to stop but not waited for: one that has just begun may still be
+        # loading (or, on a first run, compiling) the compiled core, seconds in which it cannot
+        # see the stop flag. It is a daemon thread and may write nothing more, so the process
+        # exits without it.
         with self._lock:
             self._quitting = True
         self._stop.set()
-        if self._thread is not None:
-            self._thread.join()
 
     def _finish_search(self) -> None:
         """Wait for the running search's ``bestmove``, stopping it if only ``stop`` would."""

@@ -2,6 +2,6 @@
 download and import games. It needs the ``web`` extra: ``pip install "bluegray[web]"``.
 
 The app is made by ``bluegray.web.app.create_app`` from ``bluegray.web.settings.Settings``. This
-package's own module imports nothing, so that the engine's worker processes, which import
-``bluegray.web.ai``, do not load the web framework.
+package's own module imports nothing, so that the engine's processes, which import
+``bluegray.web.engine_work``, do not load the web framework.
 """

@@ -1,21 +1,25 @@
 """The web app: ``create_app(settings)`` builds it, and at start-up it upgrades the database
-schema and resumes the games a stopped server left (``bluegray serve`` runs it on uvicorn)."""
+schema and takes its part in the service: the games' news, timers and AI (``bluegray serve``
+runs it on uvicorn)."""
 
 from __future__ import annotations
 
-import asyncio
 from collections.abc import AsyncIterator
 from contextlib import asynccontextmanager
 from pathlib import Path
-from typing import Final
+from typing import Any, Final
 
 from fastapi import FastAPI
 from fastapi.staticfiles import StaticFiles
+from uvicorn.middleware.proxy_headers import ProxyHeadersMiddleware
 
 from bluegray import __version__
-from bluegray.web.ai import Engines
+from bluegray.web.backends import backends
+from bluegray.web.clocks import set_time_offset
 from bluegray.web.db import Database
 from bluegray.web.errors import install_handlers
+from bluegray.web.guard import GuardMiddleware
+from bluegray.web.rates import RateLimits
 from bluegray.web.routers import (
     analysis,
     boards,
@@ -28,9 +32,9 @@ from bluegray.web.routers import (
     sockets,
     study_pages,
 )
-from bluegray.web.security import GuardMiddleware
+from bluegray.web.schemas import ErrorResponse
 from bluegray.web.service import GameService
-from bluegray.web.settings import Settings
+from bluegray.web.settings import Settings, process_name
 
 STATIC: Final = Path(__file__).resolve().parent / "static"
 
@@ -45,27 +49,37 @@ in docs/web.md and by `/api/ws/schema`).
 """
 
 
+GATE_RESPONSES: Final[dict[int | str, dict[str, Any]]] = {
+    400: {"model": ErrorResponse, "description": "A host name this site does not serve."},
+    413: {"model": ErrorResponse, "description": "The request body is too large."},
+    415: {"model": ErrorResponse, "description": "A request body that is not JSON."},
+    429: {"model": ErrorResponse, "description": "Too many requests: see Retry-After."},
+    500: {"model": ErrorResponse, "description": "An unexpected error (never expected)."},
+}
+"""What the request gate (``guard``) may answer to any request, before its operation."""
+
+
 def create_app(settings: Settings | None = None) -> FastAPI:
     """The app for ``settings`` (default: from the environment, see ``Settings.from_env``)."""
     settings = settings or Settings.from_env()
+    set_time_offset(settings.time_offset_seconds)
+    process = process_name(settings)
     database = Database(
         settings.resolved_database_url, sqlite_synchronous=settings.sqlite_synchronous
     )
-    engines = Engines(settings.engine_workers, processes=settings.ai_processes)
-    service = GameService(database, engines, settings)
+    parts = backends(settings, process)
+    service = GameService(settings, database, parts.bus, parts.presence, process, parts.make_queue)
 
     @asynccontextmanager
     async def lifespan(app: FastAPI) -> AsyncIterator[None]:
         database.start()
-        warming = asyncio.create_task(engines.warm())
         try:
             await service.start()
             yield
             await service.stop()
         finally:
-            warming.cancel()
-            engines.close()
             database.close()
+            await parts.close()
 
     app = FastAPI(
         title="bluegray",
@@ -75,13 +89,20 @@ def create_app(settings: Settings | None = None) -> FastAPI:
         docs_url=None,
         redoc_url=None,
         openapi_url="/openapi.json",
+        responses=GATE_RESPONSES,
     )
     app.state.settings = settings
     app.state.service = service
-    install_handlers(app)
+    install_handlers(app, process, service.metrics)
     for module in (rules, games, positions, boards, records, analysis, meta, sockets, pages):
         app.include_router(module.router)
+    app.include_router(meta.metrics_router)
     app.include_router(study_pages.router)  # learn, my games, replay, study
     app.mount("/static", StaticFiles(directory=STATIC), name="static")
-    app.add_middleware(GuardMiddleware, settings=settings)
+    rates = RateLimits(settings, shared=settings.scaled)
+    app.state.rates = rates
+    app.add_middleware(GuardMiddleware, settings=settings, rates=rates, process=process)
+    # Outermost: the client's own address from a trusted proxy's X-Forwarded-For, before the
+    # rate limits count it.
+    app.add_middleware(ProxyHeadersMiddleware, trusted_hosts=settings.trusted_proxies)
     return app

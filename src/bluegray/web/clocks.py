@@ -1,15 +1,31 @@
-"""Game clocks as values: each side's remaining time, and since when the running one has run.
+"""Time on the server: the wall clock every process reads (``now_ms``), and game clocks as
+values: each side's remaining time, and since when the running one has run.
 
 Storing "remaining when it started" plus "started at" (not a ticking number) is what makes a
-clock survive a restart: the time left is always ``remaining - (now - since)``.
+clock survive a restart, and lets any process charge it: the time left is always
+``remaining - (now - since)``, from the game's own record of time.
 """
 
 from __future__ import annotations
 
 import dataclasses
+import time
 from dataclasses import dataclass
 
 from bluegray.pieces import Side
+
+_offset_ms = [0]
+
+
+def now_ms() -> int:
+    """The server's time: milliseconds since the Unix epoch, plus the offset set for tests."""
+    return int(time.time() * 1000) + _offset_ms[0]
+
+
+def set_time_offset(seconds: float) -> None:
+    """Move this process's time forward (``BLUEGRAY_TIME_OFFSET_SECONDS``): so that tests can
+    run real server processes days ahead, as if days had passed."""
+    _offset_ms[0] = round(seconds * 1000)
 
 
 @dataclass(frozen=True)

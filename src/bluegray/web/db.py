@@ -1,6 +1,14 @@
 """The database: the engine, schema migrations at start-up, and the threads that keep blocking
 database work off the event loop.
 
+A URL names any database SQLAlchemy knows; ``postgresql://`` (and ``postgres://``) use psycopg 3,
+the ``postgres`` extra's driver. A bad URL, a missing driver or a database that cannot be reached
+is a ``DatabaseError`` saying which, in one line.
+
+Migrations run once even when several processes start together on a new database: the upgrade
+holds a lock of the database (PostgreSQL: an advisory lock; SQLite: the file's write lock, taken
+at once with ``BEGIN IMMEDIATE``), so the others wait, then find the schema up to date.
+
 Writes go through one writer thread that commits them in groups: every write waiting when a
 transaction starts shares its commit (one fsync for many moves), and each caller hears only
 after the commit. A write that fails is retried alone, so it never takes others down with it.
@@ -13,22 +21,38 @@ import contextlib
 import logging
 import queue
 import threading
-from collections.abc import Callable
+from collections.abc import Callable, Mapping
 from concurrent.futures import ThreadPoolExecutor
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Final, TypeVar
 
 from alembic import command
 from alembic.config import Config
-from sqlalchemy import Connection, Engine, create_engine, event
+from alembic.runtime.migration import MigrationContext
+from alembic.util import CommandError as AlembicError
+from sqlalchemy import URL, Connection, Engine, Table, create_engine, event, text, update
+from sqlalchemy.dialects.postgresql import insert as postgresql_insert
+from sqlalchemy.dialects.sqlite import insert as sqlite_insert
 from sqlalchemy.engine.url import make_url
+from sqlalchemy.exc import ArgumentError, NoSuchModuleError, SQLAlchemyError
 from sqlalchemy.orm import Session, sessionmaker
+
+from bluegray.errors import BlueGrayError
 
 T = TypeVar("T")
 
 MIGRATIONS: Final = Path(__file__).parent / "migrations"
 BATCH: Final = 128
 """The most writes that share one transaction."""
+MIGRATION_LOCK: Final = int.from_bytes(b"bluegray", "big")
+"""The PostgreSQL advisory lock held while the schema is upgraded."""
+CONNECT_SECONDS: Final = 10
+"""How long a connection to a database server may take (unless the URL says otherwise)."""
+DRIVERS: Final = {"postgresql": "postgresql+psycopg", "postgres": "postgresql+psycopg"}
+"""The driver a URL without one gets."""
+EXTRAS: Final = {"psycopg": "postgres"}
+"""The extra of bluegray that installs a driver."""
 
 log = logging.getLogger("bluegray.web")
 
@@ -37,15 +61,63 @@ class ConflictError(Exception):
     """A write found the game changed under it (another process wrote it): nothing was written."""
 
 
+class DatabaseError(BlueGrayError):
+    """The database cannot be used: a bad URL, a missing driver, a server that cannot be
+    reached, or a schema that cannot be upgraded."""
+
+
+def database_url(text: str) -> URL:
+    """The SQLAlchemy URL of ``text``, with psycopg 3 as PostgreSQL's driver when none is named.
+
+    >>> shown(database_url("postgresql://bg:secret@db/bluegray"))
+    'postgresql+psycopg://bg:***@db/bluegray'
+    """
+    try:
+        url = make_url(text)
+    except ArgumentError:
+        raise DatabaseError(
+            "invalid database URL: expected DIALECT[+DRIVER]://USER:PASSWORD@HOST/DATABASE "
+            "(e.g. postgresql://bg:secret@localhost/bluegray) or sqlite:///PATH"
+        ) from None
+    return url.set(drivername=DRIVERS.get(url.drivername, url.drivername))
+
+
+def shown(url: URL) -> str:
+    """The URL to print: without its password."""
+    return url.render_as_string(hide_password=True)
+
+
+def _create(url: URL, **options: Any) -> Engine:
+    try:
+        return create_engine(url, **options)
+    except NoSuchModuleError:
+        raise DatabaseError(
+            f"unknown database {url.drivername!r} in the URL {shown(url)} "
+            "(e.g. postgresql:// or sqlite://)"
+        ) from None
+    except ImportError as error:
+        module = (error.name or str(error)).split(".")[0]
+        extra = EXTRAS.get(module)
+        install = f': pip install "bluegray[{extra}]"' if extra else ""
+        raise DatabaseError(
+            f"the database driver {module} for {url.get_backend_name()} is not installed{install}"
+        ) from None
+
+
 def make_engine(url: str, *, sqlite_synchronous: str = "FULL") -> Engine:
     """An engine for ``url``; SQLite files get WAL mode, a busy timeout and foreign keys."""
-    parsed = make_url(url)
+    parsed = database_url(url)
     if parsed.get_backend_name() != "sqlite":
-        return create_engine(url, pool_pre_ping=True, pool_size=8, max_overflow=8)
+        connect_args: dict[str, Any] = {}
+        if parsed.get_backend_name() == "postgresql" and "connect_timeout" not in parsed.query:
+            connect_args["connect_timeout"] = CONNECT_SECONDS
+        return _create(
+            parsed, pool_pre_ping=True, pool_size=8, max_overflow=8, connect_args=connect_args
+        )
     database = parsed.database or ""
     if database and database != ":memory:" and not database.startswith("file:"):
         Path(database).expanduser().parent.mkdir(parents=True, exist_ok=True)
-    engine = create_engine(url, connect_args={"check_same_thread": False, "timeout": 30})
+    engine = _create(parsed, connect_args={"check_same_thread": False, "timeout": 30})
     synchronous = sqlite_synchronous.upper()
     if synchronous not in ("OFF", "NORMAL", "FULL", "EXTRA"):
         raise ValueError(f"invalid sqlite_synchronous {sqlite_synchronous!r}")
@@ -62,13 +134,71 @@ def make_engine(url: str, *, sqlite_synchronous: str = "FULL") -> Engine:
     return engine
 
 
-def upgrade_schema(engine: Engine) -> None:
-    """Bring the schema to the newest revision (creates it in an empty database)."""
+@dataclass(frozen=True)
+class Upgrade:
+    """What an upgrade did: the schema's revision before and after (``None``: no schema)."""
+
+    before: str | None
+    after: str | None
+
+    @property
+    def changed(self) -> bool:
+        return self.before != self.after
+
+
+def _lock_for_migrations(connection: Connection) -> None:
+    """Hold the database's lock for migrations until the transaction ends (others wait)."""
+    dialect = connection.dialect.name
+    if dialect == "postgresql":
+        connection.execute(text("SELECT pg_advisory_xact_lock(:key)"), {"key": MIGRATION_LOCK})
+    elif dialect == "sqlite":
+        # The write lock now, before anything is read: a deferred transaction would read the
+        # old schema, then fail to write once another process has changed it.
+        connection.exec_driver_sql("BEGIN IMMEDIATE")
+
+
+def upgrade_schema(engine: Engine) -> Upgrade:
+    """Bring the schema to the newest revision (creates it in an empty database), in one
+    transaction that holds the database's lock for migrations, so that processes starting
+    together on a new database upgrade it once. ``DatabaseError`` if the database cannot be
+    reached or upgraded."""
     config = Config()
     config.set_main_option("script_location", str(MIGRATIONS))
-    with engine.begin() as connection:
-        config.attributes["connection"] = connection
-        command.upgrade(config, "head")
+    try:
+        with engine.connect() as connection:
+            _lock_for_migrations(connection)
+            before = MigrationContext.configure(connection).get_current_revision()
+            config.attributes["connection"] = connection
+            command.upgrade(config, "head")
+            after = MigrationContext.configure(connection).get_current_revision()
+            connection.commit()
+    except (SQLAlchemyError, AlembicError) as error:
+        cause = getattr(error, "orig", None) or error
+        reason = (str(cause).strip().splitlines() or [type(cause).__name__])[0]
+        raise DatabaseError(f"cannot use the database {shown(engine.url)}: {reason}") from error
+    return Upgrade(before, after)
+
+
+def upsert(connection: Connection, table: Table, values: Mapping[str, Any]) -> None:
+    """Insert a row into ``table``, or update the row that has its primary key: one statement,
+    so that two processes doing it at once both succeed (on PostgreSQL, an update that finds no
+    row followed by an insert fails when another transaction inserted the row meanwhile)."""
+    key = [column.name for column in table.primary_key.columns]
+    changed = {name: value for name, value in values.items() if name not in key}
+    dialect = connection.dialect.name
+    if dialect in ("postgresql", "sqlite"):
+        insert = postgresql_insert if dialect == "postgresql" else sqlite_insert
+        statement = insert(table).values(dict(values))
+        excluded = statement.excluded
+        connection.execute(
+            statement.on_conflict_do_update(
+                index_elements=key, set_={name: excluded[name] for name in changed}
+            )
+        )
+        return
+    where = [table.c[name] == values[name] for name in key]
+    if connection.execute(update(table).where(*where).values(changed)).rowcount == 0:
+        connection.execute(table.insert().values(dict(values)))
 
 
 class _Job:
@@ -105,8 +235,11 @@ class Database:
         self._readers = ThreadPoolExecutor(4, thread_name_prefix="bluegray-db-reader")
         self._started = False
 
-    def start(self) -> None:
-        upgrade_schema(self.engine)
+    def start(self, *, migrate: bool = True) -> None:
+        """Start the writer; first bring the schema up to date unless ``migrate`` is false (a
+        worker leaves that to the web processes)."""
+        if migrate:
+            upgrade_schema(self.engine)
         self._writer.start()
         self._started = True
 

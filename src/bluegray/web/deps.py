@@ -11,7 +11,13 @@ from fastapi.security import HTTPAuthorizationCredentials, HTTPBearer
 
 from bluegray.pieces import Side
 from bluegray.web.errors import ApiError
-from bluegray.web.security import BROWSER_COOKIE, COOKIE_MAX_AGE, digest, new_browser_id
+from bluegray.web.security import (
+    BROWSER_COOKIE,
+    COOKIE_MAX_AGE,
+    client_key,
+    digest,
+    new_browser_id,
+)
 from bluegray.web.service import GameService
 from bluegray.web.settings import Settings
 
@@ -60,6 +66,14 @@ def set_browser_cookie(response: Response, value: str, settings: Settings) -> No
 
 
 Browser = Annotated[str, Depends(browser_id)]
+
+
+def client_address(request: Request) -> str:
+    """The client's address (as the trusted proxies report it, when there are any)."""
+    return client_key(request.scope)
+
+
+Address = Annotated[str, Depends(client_address)]
 
 _bearer = HTTPBearer(
     auto_error=False,

@@ -22,6 +22,8 @@ from bluegray.errors import (
     InvalidRulesError,
     UnknownRulesError,
 )
+from bluegray.web.guard import PROCESS_HEADER
+from bluegray.web.metrics import Metrics
 from bluegray.web.security import SECURITY_HEADERS
 
 log = logging.getLogger("bluegray.web")
@@ -68,6 +70,9 @@ def from_library(error: BlueGrayError) -> ApiError:
     return ApiError(422, "invalid_input", message)
 
 
+BODY_NOT_PARSED = "There was an error parsing the body"
+"""FastAPI's detail when a body cannot be read as JSON at all."""
+
 _STATUS_CODES = {
     400: "bad_request",
     401: "unauthorized",
@@ -98,14 +103,18 @@ def _validation_message(errors: list[Any]) -> str:
     return "invalid request: " + "; ".join(parts)
 
 
-def install_handlers(app: FastAPI) -> None:
+def install_handlers(app: FastAPI, process: str, metrics: Metrics) -> None:
+    errors = metrics.errors
+
     @app.exception_handler(ApiError)
     async def _api_error(_request: Request, error: ApiError) -> JSONResponse:
+        errors.labels(error.code).inc()
         return JSONResponse(error.body(), status_code=error.status)
 
     @app.exception_handler(BlueGrayError)
     async def _library_error(_request: Request, error: BlueGrayError) -> JSONResponse:
         api = from_library(error)
+        errors.labels(api.code).inc()
         return JSONResponse(api.body(), status_code=api.status)
 
     @app.exception_handler(RequestValidationError)
@@ -121,11 +130,23 @@ def install_handlers(app: FastAPI) -> None:
                 "details": {"problems": problems},
             }
         }
+        errors.labels("invalid_request").inc()
         return JSONResponse(body, status_code=422)
 
     @app.exception_handler(StarletteHTTPException)
     async def _http(_request: Request, error: StarletteHTTPException) -> JSONResponse:
+        if error.status_code == 400 and error.detail == BODY_NOT_PARSED:
+            # Not UTF-8, nested too deep, or a number with too many digits: as documented, an
+            # invalid request like any other body that is not what the operation takes.
+            errors.labels("invalid_request").inc()
+            return error_response(
+                422,
+                "invalid_request",
+                "invalid request: the body is not JSON this server reads (it must be UTF-8, "
+                "nested at most a few hundred levels, with numbers of at most 4,300 digits)",
+            )
         code = _STATUS_CODES.get(error.status_code, "error")
+        errors.labels(code).inc()
         message = error.detail if isinstance(error.detail, str) else code.replace("_", " ")
         return error_response(error.status_code, code, message, dict(error.headers or {}))
 
@@ -133,5 +154,8 @@ def install_handlers(app: FastAPI) -> None:
     async def _unexpected(request: Request, error: Exception) -> JSONResponse:
         # This answer is sent from outside the other middleware: it brings its own headers.
         log.error("unexpected error on %s %s", request.method, request.url.path, exc_info=error)
+        errors.labels("internal_error").inc()
         headers = {name.decode(): value.decode() for name, value in SECURITY_HEADERS}
+        headers["cache-control"] = "no-store"
+        headers[PROCESS_HEADER.decode()] = process
         return error_response(500, "internal_error", "internal server error", headers)

@@ -1,6 +1,7 @@
 """The content of the Learn pages: the game's history, its rules in plain words for any rule set,
 what each setting of the Super Blue and Gray families changes, strategy hints, and the board
-diagrams (drawn by :mod:`bluegray.svg` from positions checked by the library).
+diagrams (positions checked by the library, drawn in the page by ``static/board.js`` as every
+board of the site is).
 
 The rules are written from RULES.md (the project's single statement of them); the examples in the
 diagrams are positions whose legal moves the library computes, so the words and the pictures
@@ -11,13 +12,11 @@ from __future__ import annotations
 
 import dataclasses
 import functools
-import html
-import re
 from typing import Final
 
 from bluegray.game import Game
 from bluegray.pieces import Side
-from bluegray.points import BLUE_PATH, GRAY_PATH, parse_point, point_name
+from bluegray.points import BLUE_PATH, GRAY_PATH, point_name
 from bluegray.position import Position
 from bluegray.rules import (
     PRESETS,
@@ -29,7 +28,6 @@ from bluegray.rules import (
     Stalemate,
     Start,
 )
-from bluegray.svg import board_svg
 
 # -- history ----------------------------------------------------------------------------------
 
@@ -492,17 +490,17 @@ def preset(name: str) -> PresetInfo | None:
 
 @dataclasses.dataclass(frozen=True)
 class Diagram:
+    """A board of the Learn page: the position, its last move and the points to mark, which the
+    page draws with ``static/board.js`` (``data-*`` attributes of its ``figure``)."""
+
     key: str
     title: str
     caption: str
-    svg: str
-
-
-def _compact(svg: str, label: str) -> str:
-    """The SVG without the indentation between elements (a third smaller inline), named for
-    screen readers by ``label``."""
-    svg = svg.replace("<svg ", f'<svg aria-label="{html.escape(label)}" ', 1)
-    return re.sub(r">\s+<", "><", svg)
+    position: str
+    pow: bool = False
+    """Whether each captain walks the other side's path (the prisoners-of-war rules)."""
+    last_move: str = ""
+    targets: tuple[str, ...] = ()
 
 
 def _names(points: list[str]) -> str:
@@ -520,8 +518,7 @@ def _destinations(position: Position, start: str) -> list[str]:
 def _after(rules: str, text: str, move: str, title: str, caption: str, key: str) -> Diagram:
     game = Game(rules, Position.parse(text, rules))
     played = game.push(move)
-    svg = board_svg(game.position, last_move=played, size=360)
-    return Diagram(key, title, caption, svg)
+    return Diagram(key, title, caption, str(game.position), last_move=str(played))
 
 
 @functools.cache
@@ -539,7 +536,7 @@ def diagrams() -> dict[str, Diagram]:
             + ". Gray's path: "
             + " ".join(point_name(point) for point in GRAY_PATH)
             + ".",
-            board_svg(paths, size=360),
+            str(paths),
         )
     )
     guard = Position.parse("4c4/9/9/9/2G6/9/9/9/4C4 b 0 1", "sackson")
@@ -548,9 +545,10 @@ def diagrams() -> dict[str, Diagram]:
         Diagram(
             "guard",
             "How a guard moves",
-            f"The Blue guard on c5 may step to {_names(targets)} (marked): straight lines in "
-            "four directions, and the diagonal path lines that meet at c5.",
-            board_svg(guard, size=360, highlights=[parse_point(p) for p in targets]),
+            f"The Blue guard (G) on c5 may step to {_names(targets)} (marked): straight lines "
+            "in four directions, and the diagonal path lines that meet at c5.",
+            str(guard),
+            targets=tuple(targets),
         )
     )
     private = Position.parse("4c4/9/9/9/9/2P6/9/9/4C4 b 0 1", "super")
@@ -559,9 +557,10 @@ def diagrams() -> dict[str, Diagram]:
         Diagram(
             "private",
             "How a private moves",
-            f"The Blue private (P) on c4 may step to {_names(targets)}: forward or sideways, "
-            "never back and never diagonally.",
-            board_svg(private, size=360, highlights=[parse_point(p) for p in targets]),
+            f"The Blue private (P) on c4 may step to {_names(targets)} (marked): forward or "
+            "sideways, never back and never diagonally.",
+            str(private),
+            targets=tuple(targets),
         )
     )
     result.append(
@@ -606,7 +605,7 @@ def diagrams() -> dict[str, Diagram]:
             "Free choice or maximal capture",
             f"Blue must capture. With free choice (sackson, cooper) both {free} are legal; with "
             f"maximal capture (every Hutnik rule set) only {maximal}, which takes two pieces.",
-            board_svg(Position.parse(text, "classic"), size=360),
+            str(Position.parse(text, "classic")),
         )
     )
     result.append(
@@ -630,20 +629,7 @@ def diagrams() -> dict[str, Diagram]:
             f"Blue's captain is on c5, {lead.advancement(Side.BLUE)} steps along its path; "
             f"Gray's is on f8, {lead.advancement(Side.GRAY)} step along. Under a lead rule of "
             f"three the game is over: {outcome.describe()}.",
-            board_svg(lead, size=360),
+            str(lead),
         )
     )
-    return {
-        diagram.key: dataclasses.replace(
-            diagram, svg=_compact(diagram.svg, f"Board diagram: {diagram.title}")
-        )
-        for diagram in result
-    }
-
-
-@functools.cache
-def start_svg(name: str) -> str:
-    """The start position of the preset ``name`` as compact SVG."""
-    return _compact(
-        board_svg(Position.start(PRESETS[name]), size=360), f"The start position of {name}"
-    )
+    return {diagram.key: diagram for diagram in result}

@@ -58,6 +58,8 @@ class GameRow(Base):
     invite_hash: Mapped[str | None] = mapped_column(String(64))
     record: Mapped[str | None] = mapped_column(Text)
     """The text of an imported record (its tags and comments are kept with its moves)."""
+    last_event: Mapped[str | None] = mapped_column(Text)
+    """What the change that made this version did (a ``GameEvent`` as JSON)."""
 
 
 class SeatRow(Base):
@@ -74,6 +76,8 @@ class SeatRow(Base):
     token_hash: Mapped[str | None] = mapped_column(String(64))
     browser_hash: Mapped[str | None] = mapped_column(String(64))
     joined_ms: Mapped[int | None] = mapped_column(BigInteger)
+    address_hash: Mapped[str | None] = mapped_column(String(64))
+    """The client address the seat was taken from (a digest): AI work is bounded per address."""
 
 
 class MoveRow(Base):
@@ -114,3 +118,26 @@ class ServerStateRow(Base):
 
     key: Mapped[str] = mapped_column(String(32), primary_key=True)
     value: Mapped[str] = mapped_column(Text)
+
+
+class DeadlineRow(Base):
+    """A timer kept as data: something due at a time (a clock's flag, the AI's move), claimed
+    by whichever process is alive when it falls due, so that it fires once in the cluster
+    however many processes run and whichever of them died."""
+
+    __tablename__ = "deadlines"
+    __table_args__ = (Index("ix_deadlines_due", "due_ms"),)
+
+    kind: Mapped[str] = mapped_column(String(16), primary_key=True)
+    """``flag`` or ``ai``."""
+    subject: Mapped[str] = mapped_column(String(32), primary_key=True)
+    """What it is about: a game's id."""
+    due_ms: Mapped[int] = mapped_column(BigInteger)
+    version: Mapped[int] = mapped_column(Integer)
+    """The subject's version when the timer was set."""
+    holder: Mapped[str | None] = mapped_column(String(64))
+    """The process working on it (``None``: nobody)."""
+    held_until_ms: Mapped[int | None] = mapped_column(BigInteger)
+    """Until when the holder's claim stands; after it any process may claim the timer."""
+    note: Mapped[str | None] = mapped_column(String(32))
+    """What the holder says of it (of the AI's move: ``busy`` or ``unavailable``)."""

@@ -12,6 +12,9 @@ SideName = Literal["blue", "gray"]
 SeatSide = Literal["blue", "gray", "both"]
 Mode = Literal["ai", "hotseat", "friend", "imported"]
 Status = Literal["waiting", "active", "finished", "aborted"]
+AiStatus = Literal["thinking", "busy", "unavailable"]
+"""What holds up the AI's move: it is thinking (or its job waits its turn in the queue); too
+many jobs wait, so it will try again shortly; or no AI worker is running."""
 Action = Literal[
     "offer_draw",
     "accept_draw",
@@ -99,9 +102,13 @@ class FriendOpponent(Request):
 Opponent = Annotated[AiOpponent | HotseatOpponent | FriendOpponent, Field(discriminator="type")]
 
 
+MIN_CLOCK_MINUTES = 0.25
+"""The shortest clock: 15 seconds a side (shorter ones are lost on time before a move)."""
+
+
 class ClockSettings(Request):
-    minutes: float = Field(gt=0, le=180, examples=[5])
-    increment_seconds: float = Field(default=0, ge=0, le=180, examples=[3])
+    minutes: float = Field(ge=MIN_CLOCK_MINUTES, le=180, examples=[5])
+    increment_seconds: float = Field(default=0, ge=0, le=60, examples=[3])
 
 
 class CreateGameRequest(Request):
@@ -211,7 +218,12 @@ class GameState(BaseModel):
     offers: Offers
     seats: Seats
     spectators: int
-    ai_thinking: bool
+    ai_thinking: bool = Field(description="Whether the game waits for the AI's move.")
+    ai_status: AiStatus | None = Field(
+        default=None,
+        description="While the game waits for the AI: thinking, busy (too much work queued: it "
+        "tries again shortly) or unavailable (no AI worker is running).",
+    )
     claim_win_at_ms: int | None = Field(
         description="When the side not to move may claim the win because the side to move "
         "has been away (null: no claim is coming)."
@@ -327,6 +339,22 @@ class AnalysisResult(BaseModel):
 class Health(BaseModel):
     status: Literal["ok"]
     version: str
+    process: str = Field(description="The process that answered.")
+
+
+class ReadyCheck(BaseModel):
+    name: Literal["database", "redis", "workers"]
+    ok: bool
+    detail: str
+
+
+class Ready(BaseModel):
+    """Whether this process can serve players: its database, Redis and AI workers."""
+
+    status: Literal["ready", "not_ready"]
+    process: str
+    mode: Literal["embedded", "scaled"]
+    checks: list[ReadyCheck]
 
 
 # -- WebSocket messages -----------------------------------------------------------------------
@@ -387,6 +415,11 @@ class GameEvent(BaseModel):
     side: SideName | None = None
     move: str | None = None
     game_id: str | None = Field(default=None, description="The new game (rematch).")
+    worker: str | None = Field(
+        default=None,
+        description="The process that computed the AI's move (``embedded``: the "
+        "server's own pool).",
+    )
 
 
 class WelcomeMessage(BaseModel):
@@ -395,6 +428,7 @@ class WelcomeMessage(BaseModel):
     game_id: str
     side: SeatSide | None = Field(description="The side(s) this socket plays; null: spectator.")
     server_time_ms: int
+    process: str = Field(description="The server process this socket is connected to.")
 
 
 class StateMessage(BaseModel):
@@ -426,6 +460,14 @@ class PresenceMessage(BaseModel):
     claim_win_at_ms: int | None
 
 
+class AiMessage(BaseModel):
+    """What holds up the AI's move changed (the state's ``ai_status``)."""
+
+    type: Literal["ai"] = "ai"
+    version: int
+    status: AiStatus
+
+
 class PongMessage(BaseModel):
     type: Literal["pong"] = "pong"
     ref: str | None
@@ -433,6 +475,12 @@ class PongMessage(BaseModel):
 
 
 OutgoingMessage = Annotated[
-    WelcomeMessage | StateMessage | AckMessage | ErrorMessage | PresenceMessage | PongMessage,
+    WelcomeMessage
+    | StateMessage
+    | AckMessage
+    | ErrorMessage
+    | PresenceMessage
+    | AiMessage
+    | PongMessage,
     Field(discriminator="type"),
 ]

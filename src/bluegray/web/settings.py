@@ -1,24 +1,34 @@
-"""The web app's settings: where the database is, and the limits that keep a public server safe.
+"""The web app's settings: where the database (and, when scaled out, Redis) is, and the limits
+that keep a public server safe.
 
-Every setting has a default fit for the internet; ``Settings.from_env`` reads overrides from
-``BLUEGRAY_*`` environment variables (docs/web.md lists them), and ``bluegray serve`` options
-override those.
+Every setting has a default fit for the internet and is read from a ``BLUEGRAY_<NAME>``
+environment variable by pydantic-settings (``BLUEGRAY_AI_WORKERS=2``; lists as JSON or
+comma-separated: ``BLUEGRAY_ALLOWED_HOSTS=play.example.org,www.example.org``); docs/web.md and
+docs/deploy.md list them, and ``bluegray serve`` options override them.
+
+Two ways to run come from the same settings: with ``redis_url`` empty the app is one process with
+an in-process event bus and AI pool (the embedded default, on SQLite unless ``database_url`` says
+otherwise); with ``redis_url`` set, any number of web processes share the database and Redis,
+and ``bluegray worker`` processes compute the AI's moves.
 """
 
 from __future__ import annotations
 
-import dataclasses
 import os
+import socket
 from collections.abc import Mapping
-from dataclasses import dataclass
 from pathlib import Path
-from typing import Final
+from typing import Annotated, Any, Final
 
 from platformdirs import user_data_dir
+from pydantic import Field, ValidationError, field_validator
+from pydantic_settings import BaseSettings, NoDecode, SettingsConfigDict
 
 from bluegray.errors import BlueGrayError
 
 DATABASE_FILE: Final = "bluegray.sqlite3"
+ENV_PREFIX: Final = "BLUEGRAY_"
+LOOPBACK_HOSTS: Final = ("127.0.0.1", "localhost", "::1", "[::1]")
 
 
 def default_database_url() -> str:
@@ -29,98 +39,179 @@ def default_database_url() -> str:
 
 
 class InvalidSettingError(BlueGrayError):
-    """A ``BLUEGRAY_*`` environment variable with a value the setting cannot take."""
+    """A setting (a ``BLUEGRAY_*`` environment variable or option) with a value it cannot take."""
 
 
-@dataclass(frozen=True)
-class Settings:
+def _names(value: Any) -> Any:
+    """A list setting from the environment: JSON (``["a", "b"]``) or comma-separated text."""
+    if isinstance(value, str):
+        text = value.strip()
+        if text.startswith("["):
+            return text  # pydantic reads it as JSON
+        return [part.strip() for part in text.split(",") if part.strip()]
+    return value
+
+
+Names = Annotated[list[str], NoDecode]
+
+
+class Settings(BaseSettings):
     """What the app needs to know to run. Times are in seconds, sizes in bytes, rates per second."""
+
+    model_config = SettingsConfigDict(
+        env_prefix=ENV_PREFIX, frozen=True, extra="forbid", validate_default=True
+    )
+
+    # -- where things are ----------------------------------------------------------------------
 
     database_url: str = ""
     """Any SQLAlchemy URL; empty: a SQLite file in the user's data directory."""
-    sqlite_synchronous: str = "FULL"
+    sqlite_synchronous: str = Field(default="FULL", pattern=r"(?i)^(OFF|NORMAL|FULL|EXTRA)$")
     """SQLite's ``synchronous`` pragma: FULL makes every acknowledged move survive a power cut."""
+    redis_url: str = ""
+    """Redis (``redis://host:6379/0``): set it to run several web processes and AI workers.
+    Empty: one process, with its event bus and AI pool inside it."""
+    process_name: str = Field(default="", max_length=64, pattern=r"^[A-Za-z0-9_.:-]*$")
+    """This process's name in logs, the ``X-Bluegray-Process`` header and the WebSocket
+    welcome; empty: the host name, the process id and a random suffix."""
 
-    max_body_bytes: int = 256 * 1024
+    # -- who may call ----------------------------------------------------------------------------
+
+    allowed_hosts: Names = Field(default_factory=list)
+    """The host names this site answers to (the ``Host`` header); anything else is refused, so
+    that a page elsewhere cannot reach a player's server by DNS rebinding. Empty: the loopback
+    names (``bluegray serve --host`` adds the address it listens on)."""
+    trusted_proxies: Names = Field(default_factory=lambda: ["127.0.0.1", "::1"])
+    """Addresses (or networks, ``10.0.0.0/8``) of reverse proxies whose ``X-Forwarded-For`` and
+    ``X-Forwarded-Proto`` are believed, so that rate limits see the real clients behind them
+    (``*``: any; default: a proxy on this machine)."""
+
+    # -- sizes -----------------------------------------------------------------------------------
+
+    max_body_bytes: int = Field(default=256 * 1024, ge=1)
     """The largest HTTP request body (a record import is the largest legitimate one)."""
-    max_ws_message_bytes: int = 4096
+    max_ws_message_bytes: int = Field(default=4096, ge=1)
     """The largest WebSocket message the app reads; a larger one is answered with an error."""
-    max_ws_frame_bytes: int = 65536
+    max_ws_frame_bytes: int = Field(default=65536, ge=1)
     """The largest WebSocket frame the server accepts at all (larger ones close the socket)."""
 
-    rate_limits: bool = True
-    """Whether the per-client rate limits below apply."""
-    http_rate: float = 20.0
-    http_burst: int = 100
-    create_rate: float = 0.5
-    """New games and imports per second per client."""
-    create_burst: int = 20
-    analysis_rate: float = 0.5
-    analysis_burst: int = 5
-    ws_rate: float = 10.0
-    """WebSocket messages per second per connection."""
-    ws_burst: int = 40
-    ws_connections_per_client: int = 64
+    # -- rate limits -----------------------------------------------------------------------------
 
-    ai_workers: int = 0
-    """Processes that run AI moves and analyses; 0: one per CPU."""
+    rate_limits: bool = True
+    """Whether the per-client rate limits below apply (kept in Redis when it is set, so that
+    they hold across processes)."""
+    http_rate: float = Field(default=20.0, gt=0)
+    """Requests per second per client, on average ..."""
+    http_burst: int = Field(default=100, ge=1)
+    """... and at most this many at once."""
+    create_rate: float = Field(default=0.5, gt=0)
+    """New games and imports per second per client."""
+    create_burst: int = Field(default=20, ge=1)
+    analysis_rate: float = Field(default=0.5, gt=0)
+    analysis_burst: int = Field(default=5, ge=1)
+    ws_rate: float = Field(default=10.0, gt=0)
+    """WebSocket messages per second per connection."""
+    ws_burst: int = Field(default=40, ge=1)
+    ws_connections_per_client: int = Field(default=64, ge=1)
+    """Open game sockets per client address, in each web process."""
+
+    # -- the AI ----------------------------------------------------------------------------------
+
+    ai_workers: int = Field(default=0, ge=0, le=1024)
+    """Processes for AI moves and analyses, in the web process (embedded) or in each
+    ``bluegray worker``; 0: one per CPU this process may use (affinity and cgroup quota)."""
     ai_processes: bool = True
-    """Run the engine in worker processes (False: threads, for tests and tiny hosts)."""
-    max_analysis_seconds: float = 5.0
-    hello_timeout: float = 10.0
+    """Run the embedded AI in worker processes (False: threads, for tests and tiny hosts)."""
+    ai_queue_limit: int = Field(default=200, ge=1)
+    """AI jobs waiting or running at once, in all; beyond it the AI answers that it is busy."""
+    ai_queue_per_client: int = Field(default=8, ge=1)
+    """AI jobs waiting or running at once for one browser, and for one address."""
+    ai_unavailable_seconds: float = Field(default=3.0, gt=0, le=3600)
+    """How long an AI job may wait with no worker alive before its game says that the AI is
+    not available."""
+    max_analysis_seconds: float = Field(default=5.0, gt=0, le=60)
+
+    # -- timing ----------------------------------------------------------------------------------
+
+    hello_timeout: float = Field(default=10.0, gt=0, le=600)
     """How long a new WebSocket may take to send its ``hello``."""
-    abandon_seconds: float = 60.0
-    """How long a player may stay disconnected on their turn before the opponent may claim."""
-    heartbeat_seconds: float = 2.0
-    """How often the server notes that it is alive, so a restart can credit clocks for downtime."""
+    abandon_seconds: float = Field(default=60.0, gt=0, le=86_400)
+    """How long a player may stay away on their own turn before the opponent may claim."""
+    heartbeat_seconds: float = Field(default=2.0, gt=0, le=60)
+    """How often each process notes that it is alive: the cluster's heartbeat (for crediting
+    clocks when the whole service was down) and its presence in Redis."""
+    time_offset_seconds: float = Field(default=0.0, ge=0, le=10 * 365 * 86_400)
+    """Run this process's clock ahead by this much: for tests that move real server processes
+    forward in time. Leave it at 0."""
+    deadline_poll_seconds: float = Field(default=0.5, gt=0, le=10)
+    """How often each process looks for due timers (clock flags, AI moves) that no live
+    process holds."""
+
+    # -- the site --------------------------------------------------------------------------------
 
     secure_cookies: bool = False
     """Mark cookies Secure and send HSTS: set it when the site is served over HTTPS."""
-    site: str = "bluegray"
+    site: str = Field(default="bluegray", max_length=100)
     """The Site tag of downloaded records."""
+    log_json: bool = False
+    """Log one JSON object per line (for log collectors) instead of plain text."""
+
+    @field_validator("allowed_hosts", "trusted_proxies", mode="before")
+    @classmethod
+    def _split_names(cls, value: Any) -> Any:
+        return _names(value)
 
     def with_changes(self, **changes: object) -> Settings:
-        return dataclasses.replace(self, **changes)  # type: ignore[arg-type]
+        """These settings with some changed (validated like the environment's)."""
+        values = self.model_dump() | changes
+        try:
+            return type(self).model_validate(values)
+        except ValidationError as error:
+            raise InvalidSettingError(describe(error)) from None
 
     @property
     def resolved_database_url(self) -> str:
         return self.database_url or default_database_url()
 
     @property
-    def engine_workers(self) -> int:
-        return self.ai_workers or max(1, os.cpu_count() or 1)
+    def scaled(self) -> bool:
+        """Whether the app runs scaled out: events, presence, rate limits and the AI on Redis."""
+        return bool(self.redis_url)
+
+    @property
+    def hosts(self) -> list[str]:
+        """The host names accepted in ``Host`` (the loopback names when none are set)."""
+        return self.allowed_hosts or list(LOOPBACK_HOSTS)
 
     @classmethod
     def from_env(cls, environ: Mapping[str, str] | None = None) -> Settings:
-        """The defaults, with ``BLUEGRAY_<NAME>`` variables applied (``BLUEGRAY_AI_WORKERS=2``)."""
-        environ = os.environ if environ is None else environ
-        changes: dict[str, object] = {}
-        for field in dataclasses.fields(cls):
-            name = "BLUEGRAY_" + field.name.upper()
-            if name in environ:
-                changes[field.name] = _convert(name, environ[name], field.type)
-        return cls().with_changes(**changes)
-
-
-_TRUE = {"1", "true", "yes", "on"}
-_FALSE = {"0", "false", "no", "off"}
-
-
-def _convert(name: str, text: str, kind: object) -> object:
-    value = text.strip()
-    if kind in ("bool", bool):
-        if value.lower() in _TRUE:
-            return True
-        if value.lower() in _FALSE:
-            return False
-        raise InvalidSettingError(f"{name}={text!r}: expected true or false")
-    if kind in ("int", int, "float", float):
-        convert = int if kind in ("int", int) else float
+        """The defaults with ``BLUEGRAY_<NAME>`` variables applied (from the process's
+        environment, and ``environ`` over it); ``InvalidSettingError`` (one line, naming the
+        variable) for a value a setting cannot take."""
+        given: dict[str, Any] = {
+            name[len(ENV_PREFIX) :].lower(): value
+            for name, value in (environ or {}).items()
+            if name.startswith(ENV_PREFIX)
+        }
         try:
-            number = convert(value)
-        except ValueError:
-            raise InvalidSettingError(f"{name}={text!r}: expected a number") from None
-        if number < 0:
-            raise InvalidSettingError(f"{name}={text!r}: expected a number >= 0")
-        return number
-    return value
+            return cls(**given)
+        except ValidationError as error:
+            raise InvalidSettingError(describe(error)) from None
+
+
+def describe(error: ValidationError) -> str:
+    """A validation error as one line naming the ``BLUEGRAY_*`` variable."""
+    problems = []
+    for item in error.errors():
+        where = ".".join(str(part) for part in item.get("loc", ()))
+        name = ENV_PREFIX + where.upper() if where else "settings"
+        value = item.get("input")
+        shown = f"={value!r}" if isinstance(value, str | int | float | bool) else ""
+        problems.append(f"{name}{shown}: {item.get('msg', 'invalid')}")
+    return "; ".join(problems) or "invalid settings"
+
+
+def process_name(settings: Settings) -> str:
+    """A name for a new app or worker: the setting, or the host, the process id and four random
+    hex digits (unique in a cluster, and what an operator can find the process by)."""
+    return settings.process_name or f"{socket.gethostname()}-{os.getpid()}-{os.urandom(2).hex()}"

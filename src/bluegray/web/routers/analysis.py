@@ -8,19 +8,20 @@ from typing import Annotated, Any
 from fastapi import APIRouter, Query
 
 from bluegray.game import Game
-from bluegray.web.ai import AnalysisJob, AnalysisOutput
-from bluegray.web.deps import AppSettings, GameId, Service
+from bluegray.web.deps import Address, AppSettings, Browser, GameId, Service
 from bluegray.web.errors import ApiError
+from bluegray.web.jobs import AiBusyError, AiUnavailableError, AnalysisJob, AnalysisOutput, Owner
 from bluegray.web.schemas import AnalysisRequest, AnalysisResult, ErrorResponse, OutcomeInfo
+from bluegray.web.service import GameService
 from bluegray.web.settings import Settings
 
 router = APIRouter(tags=["analysis"])
 
 ERRORS: dict[int | str, dict[str, Any]] = {
-    status: {"model": ErrorResponse} for status in (404, 422, 429)
+    status: {"model": ErrorResponse} for status in (404, 422, 429, 503)
 }
 GAME_ERRORS: dict[int | str, dict[str, Any]] = {
-    status: {"model": ErrorResponse} for status in (404, 409, 422, 429)
+    status: {"model": ErrorResponse} for status in (404, 409, 422, 429, 503)
 }
 
 #: Why a game between two people cannot be analysed while it is played (fair play).
@@ -31,6 +32,16 @@ NOT_WHILE_PLAYED = (
 
 def _seconds(seconds: float, settings: Settings) -> float:
     return min(seconds, settings.max_analysis_seconds)
+
+
+async def _analyse(service: GameService, job: AnalysisJob, owner: Owner) -> AnalysisResult:
+    """The analysis from the AI's queue; 503 when the AI is busy or no worker runs."""
+    try:
+        return _result(await service.queue.analyse(job, owner))
+    except AiBusyError as error:
+        raise ApiError(503, "ai_busy", str(error)) from None
+    except AiUnavailableError as error:
+        raise ApiError(503, "ai_unavailable", str(error)) from None
 
 
 def _result(output: AnalysisOutput) -> AnalysisResult:
@@ -66,7 +77,11 @@ def _result(output: AnalysisOutput) -> AnalysisResult:
     responses=ERRORS,
 )
 async def analyse_position(
-    body: AnalysisRequest, service: Service, settings: AppSettings
+    body: AnalysisRequest,
+    service: Service,
+    settings: AppSettings,
+    browser: Browser,
+    address: Address,
 ) -> AnalysisResult:
     """The rule set, a start position (default: the rule set's) and moves played from it; the
     thinking time is capped by the server (5 s by default)."""
@@ -75,7 +90,7 @@ async def analyse_position(
     job = AnalysisJob(
         str(game.rules), str(game.start), tuple(body.moves), _seconds(body.seconds, settings)
     )
-    return _result(await service.engines.analyse(job))
+    return await _analyse(service, job, Owner(browser, address))
 
 
 @router.get(
@@ -88,6 +103,8 @@ async def analyse_game(
     game_id: GameId,
     service: Service,
     settings: AppSettings,
+    browser: Browser,
+    address: Address,
     ply: Annotated[int | None, Query(ge=0, description="Default: the current position.")] = None,
     seconds: Annotated[float, Query(gt=0, le=60)] = 1.0,
 ) -> AnalysisResult:
@@ -104,4 +121,4 @@ async def analyse_game(
     job = AnalysisJob(
         str(live.rules), str(live.game.start), tuple(moves), _seconds(seconds, settings)
     )
-    return _result(await service.engines.analyse(job))
+    return await _analyse(service, job, Owner(browser, address))

@@ -8,7 +8,7 @@ from typing import Annotated, Any
 from fastapi import APIRouter, Query
 
 from bluegray.pieces import Side
-from bluegray.web.deps import Browser, GameId, SeatSides, Service
+from bluegray.web.deps import Address, Browser, GameId, SeatSides, Service
 from bluegray.web.schemas import (
     ActionRequest,
     CreatedGame,
@@ -25,6 +25,10 @@ from bluegray.web.schemas import (
 
 router = APIRouter(prefix="/api/games", tags=["games"])
 
+MAX_MS = 2**53 - 1
+"""The largest time a client may give (milliseconds): the largest whole number JavaScript keeps
+exact, and far beyond any game."""
+
 ERRORS: dict[int | str, dict[str, Any]] = {
     status: {"model": ErrorResponse} for status in (401, 403, 404, 409, 422, 429)
 }
@@ -37,11 +41,13 @@ ERRORS: dict[int | str, dict[str, Any]] = {
     summary="Start a game",
     responses=ERRORS,
 )
-async def create_game(body: CreateGameRequest, service: Service, browser: Browser) -> CreatedGame:
+async def create_game(
+    body: CreateGameRequest, service: Service, browser: Browser, address: Address
+) -> CreatedGame:
     """Against the AI (levels 1-8), hot-seat (one token plays both sides), or a friend (the
     answer holds an invite link to send them). The seat token in the answer is shown only once:
     keep it to play."""
-    state, seat, invite = await service.create(body, browser)
+    state, seat, invite = await service.create(body, browser, address)
     return CreatedGame(game=state, seat=seat, invite=invite)
 
 
@@ -50,7 +56,7 @@ async def list_games(
     service: Service,
     browser: Browser,
     limit: Annotated[int, Query(ge=1, le=100)] = 20,
-    before_ms: Annotated[int | None, Query(ge=0)] = None,
+    before_ms: Annotated[int | None, Query(ge=0, le=MAX_MS)] = None,
 ) -> GameList:
     return await service.list_games(browser, limit, before_ms)
 
@@ -67,9 +73,9 @@ async def get_game(game_id: GameId, service: Service) -> GameState:
     responses=ERRORS,
 )
 async def join_game(
-    game_id: GameId, body: JoinRequest, service: Service, browser: Browser
+    game_id: GameId, body: JoinRequest, service: Service, browser: Browser, address: Address
 ) -> JoinedGame:
-    state, seat = await service.join(game_id, body.invite, browser)
+    state, seat = await service.join(game_id, body.invite, browser, address)
     return JoinedGame(game=state, seat=seat)
 
 

@@ -5,18 +5,50 @@ from __future__ import annotations
 
 from typing import Any
 
-from fastapi import APIRouter
+from fastapi import APIRouter, Response
 from pydantic import TypeAdapter
 
 from bluegray import __version__
-from bluegray.web.schemas import Health, IncomingMessage, OutgoingMessage
+from bluegray.web.deps import Service
+from bluegray.web.metrics import CONTENT_TYPE
+from bluegray.web.schemas import Health, IncomingMessage, OutgoingMessage, Ready
 
 router = APIRouter(prefix="/api", tags=["meta"])
 
 
 @router.get("/health", response_model=Health, summary="Whether the server is up")
-async def health() -> Health:
-    return Health(status="ok", version=__version__)
+async def health(service: Service) -> Health:
+    """The process is alive (it answers); ``/api/ready`` says whether it can serve players."""
+    return Health(status="ok", version=__version__, process=service.process)
+
+
+@router.get(
+    "/ready",
+    response_model=Ready,
+    summary="Whether the server can serve players",
+    responses={503: {"model": Ready, "description": "Something it needs is missing."}},
+)
+async def ready(service: Service, response: Response) -> Ready:
+    """Its database answers; when scaled out, Redis answers; and some AI worker is alive (an
+    AI game waits until one is). 503 with the same body when any check fails."""
+    checks = await service.readiness()
+    ok = all(check.ok for check in checks)
+    if not ok:
+        response.status_code = 503
+    return Ready(
+        status="ready" if ok else "not_ready",
+        process=service.process,
+        mode="scaled" if service.settings.scaled else "embedded",
+        checks=checks,
+    )
+
+
+metrics_router = APIRouter(tags=["meta"])
+
+
+@metrics_router.get("/metrics", summary="Prometheus metrics of this process")
+async def metrics(service: Service) -> Response:
+    return Response(service.metrics.exposition(), media_type=CONTENT_TYPE)
 
 
 @router.get("/ws/schema", summary="JSON Schema of the WebSocket messages")

@@ -6,13 +6,16 @@ from __future__ import annotations
 
 import re
 from pathlib import Path
-from typing import Final
+from typing import Annotated, Final
 
-from fastapi import APIRouter, Request
+from fastapi import APIRouter, Query, Request
 from fastapi.responses import HTMLResponse
 from fastapi.templating import Jinja2Templates
+from markupsafe import Markup
 
 from bluegray import __version__
+from bluegray.rules import PRESETS
+from bluegray.svg import piece_symbols
 from bluegray.web.deps import (
     BROWSER_ID_PATTERN,
     GAME_ID_PATTERN,
@@ -22,12 +25,17 @@ from bluegray.web.deps import (
 )
 from bluegray.web.errors import ApiError
 from bluegray.web.routers.rules import rules_list
+from bluegray.web.schemas import RULES_TEXT_LIMIT
 from bluegray.web.security import BROWSER_COOKIE, new_browser_id
 
 TEMPLATES: Final = Path(__file__).resolve().parent.parent / "templates"
 
 router = APIRouter(include_in_schema=False)
 templates = Jinja2Templates(directory=str(TEMPLATES))
+
+#: The library's pieces, which every board of the site places with ``<use>`` (static/board.js):
+#: one piece style on every page and in every downloaded picture.
+PIECE_SYMBOLS: Final = Markup(piece_symbols())
 
 
 def render_page(
@@ -36,7 +44,10 @@ def render_page(
     """A page from ``templates/``, never cached, giving a new browser its id cookie (every
     page of the site is rendered here)."""
     response = templates.TemplateResponse(
-        request, name, {"version": __version__, **context}, status_code=status
+        request,
+        name,
+        {"version": __version__, "piece_symbols": PIECE_SYMBOLS, **context},
+        status_code=status,
     )
     response.headers["cache-control"] = "no-cache"
     if not BROWSER_ID_PATTERN.fullmatch(request.cookies.get(BROWSER_COOKIE, "")):
@@ -45,8 +56,23 @@ def render_page(
 
 
 @router.get("/", response_class=HTMLResponse)
-async def lobby(request: Request, settings: AppSettings) -> HTMLResponse:
-    return render_page(request, "lobby.html", settings, catalogue=rules_list())
+async def lobby(
+    request: Request,
+    settings: AppSettings,
+    rules: Annotated[str, Query(max_length=RULES_TEXT_LIMIT)] = "",
+) -> HTMLResponse:
+    """The lobby; ``?rules=cooper`` (a preset's name, or custom settings) chooses the rule set,
+    as Learn's "Play a game of ..." links do."""
+    rules = rules.strip()
+    chosen = rules if rules in PRESETS else "custom" if rules else next(iter(PRESETS))
+    return render_page(
+        request,
+        "lobby.html",
+        settings,
+        catalogue=rules_list(),
+        chosen=chosen,
+        custom=rules if chosen == "custom" else "",
+    )
 
 
 @router.get("/game/{game_id}", response_class=HTMLResponse)

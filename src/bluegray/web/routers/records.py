@@ -12,6 +12,7 @@ from fastapi.responses import PlainTextResponse
 from bluegray.pieces import Side
 from bluegray.record import GameRecord, read_record, write_record
 from bluegray.web.deps import AppSettings, Browser, GameId, Service
+from bluegray.web.errors import ApiError
 from bluegray.web.live import LiveGame
 from bluegray.web.schemas import ErrorResponse, GameState, ImportRecordRequest
 from bluegray.web.settings import Settings
@@ -84,4 +85,6 @@ async def download_record(game_id: GameId, service: Service, settings: AppSettin
 async def import_record(body: ImportRecordRequest, service: Service, browser: Browser) -> GameState:
     """The record becomes a read-only game in this browser's list (status ``finished``; its
     outcome is null when the record is unfinished, ``*``)."""
+    if "\x00" in body.text:  # PostgreSQL cannot store it; no record needs it
+        raise ApiError(422, "invalid_record", "a record cannot hold the NUL character (\\x00)")
     return await service.import_record(body.text, browser)

@@ -7,7 +7,6 @@ from fastapi import APIRouter
 
 from bluegray.engine.levels import LEVELS
 from bluegray.rules import PRESETS, RuleSet
-from bluegray.web.live import cached_rules_info
 from bluegray.web.schemas import (
     ErrorResponse,
     LevelInfo,
@@ -15,6 +14,7 @@ from bluegray.web.schemas import (
     RulesInfo,
     RulesList,
 )
+from bluegray.web.view import cached_rules_info
 
 router = APIRouter(prefix="/api/rules", tags=["rules"])
 

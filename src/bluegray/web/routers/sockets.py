@@ -8,6 +8,7 @@ import asyncio
 import contextlib
 import logging
 import re
+import secrets
 from typing import Final
 from urllib.parse import urlsplit
 
@@ -16,7 +17,9 @@ from pydantic import BaseModel, TypeAdapter, ValidationError
 
 from bluegray.errors import BlueGrayError
 from bluegray.pieces import Side
+from bluegray.web.clocks import now_ms
 from bluegray.web.errors import ApiError, from_library
+from bluegray.web.rates import RateLimits
 from bluegray.web.schemas import (
     AckMessage,
     ActionMessage,
@@ -29,8 +32,8 @@ from bluegray.web.schemas import (
     SyncMessage,
     WelcomeMessage,
 )
-from bluegray.web.security import TokenBucket, client_key
-from bluegray.web.service import GameService, now_ms
+from bluegray.web.security import client_key
+from bluegray.web.service import GameService
 from bluegray.web.settings import Settings
 from bluegray.web.ws import Connection
 
@@ -154,19 +157,33 @@ async def _session(
         seat = "both"
     elif sides:
         seat = next(iter(sides)).value
-    welcome = WelcomeMessage(game_id=game_id, side=seat, server_time_ms=now_ms())  # type: ignore[arg-type]
+    welcome = WelcomeMessage(
+        game_id=game_id,
+        side=seat,  # type: ignore[arg-type]
+        server_time_ms=now_ms(),
+        process=service.process,
+    )
     connection.send(welcome.model_dump_json())
-    connection.send(await service.state_text(game_id))
-    service.hub.add(connection)
-    service.presence_changed(game_id)
-    bucket = TokenBucket(settings.ws_rate, settings.ws_burst)
+    hub = service.hub
+    # Listen for the game's news before reading its state: no change can fall between them.
+    await hub.watch(game_id)
+    try:
+        version, text = await service.state_text(game_id)
+    except BaseException:
+        await hub.unwatch_idle(game_id)
+        raise
+    connection.send_state(version, text)
+    await hub.add(connection)
+    await _presence_changed(service, game_id)
+    rates: RateLimits = websocket.app.state.rates
+    socket_key = secrets.token_hex(8)
     strikes = 0
     try:
         while not connection.closed:
             ref = None
             try:
                 text = await _receive_text(websocket, settings.max_ws_message_bytes)
-                if settings.rate_limits and bucket.take("socket"):
+                if settings.rate_limits and not await rates.take_message(socket_key):
                     raise _RefusedError("rate_limited", "too many messages: slow down")
                 message = _parse(text)
                 ref = getattr(message, "ref", None)
@@ -182,9 +199,16 @@ async def _session(
     except (WebSocketDisconnect, RuntimeError):  # RuntimeError: receiving on a closed socket
         pass
     finally:
-        service.hub.remove(connection, now_ms())
+        await hub.remove(connection, now_ms())
         await connection.stop()
-        service.presence_changed(game_id)
+        await _presence_changed(service, game_id)
+
+
+async def _presence_changed(service: GameService, game_id: str) -> None:
+    try:
+        await service.games.publish_presence(game_id)
+    except Exception as error:  # the socket's own work is done; the next change shows it
+        log.warning("cannot publish the presence of game %s: %r", game_id, error)
 
 
 async def _handle(message: BaseModel, connection: Connection, service: GameService) -> None:
@@ -193,25 +217,31 @@ async def _handle(message: BaseModel, connection: Connection, service: GameServi
     ref = getattr(message, "ref", None)
     try:
         if isinstance(message, MoveMessage):
-            version, _ = await service.move(game_id, sides, message.move, message.version)
-            connection.send(AckMessage(ref=ref, version=version).model_dump_json())
+            live, _ = await service.move(game_id, sides, message.move, message.version)
+            connection.send(AckMessage(ref=ref, version=live.version).model_dump_json())
         elif isinstance(message, ActionMessage):
             side = None if message.side is None else Side(message.side)
             state = await service.act(game_id, sides, message.action, side, message.version)
             connection.send(AckMessage(ref=ref, version=state.version).model_dump_json())
         elif isinstance(message, SyncMessage):
-            connection.send(await service.state_text(game_id))
+            version, text = await service.state_text(game_id)
+            connection.version = max(connection.version, version)
+            connection.send(text)
         elif isinstance(message, PingMessage):
             connection.send(PongMessage(ref=ref, server_time_ms=now_ms()).model_dump_json())
         elif isinstance(message, HelloMessage):
             connection.send(_error("already_connected", "this socket has said hello", ref))
     except ApiError as error:
+        service.metrics.errors.labels(error.code).inc()
         connection.send(_error(error.code, error.message, ref, _version(error)))
         if error.code in ("stale_version", "conflict"):
             with contextlib.suppress(ApiError):
-                connection.send(await service.state_text(game_id))
+                version, text = await service.state_text(game_id)
+                connection.version = max(connection.version, version)
+                connection.send(text)
     except BlueGrayError as error:
         api = from_library(error)
+        service.metrics.errors.labels(api.code).inc()
         connection.send(_error(api.code, api.message, ref))
     except Exception:
         log.exception("unexpected error handling a message of game %s", game_id)

@@ -15,7 +15,6 @@ from typing import Annotated, Any, Final
 
 from fastapi import APIRouter, Query, Request
 from fastapi.responses import HTMLResponse
-from markupsafe import Markup
 from pydantic import BaseModel, Field
 
 from bluegray.game import Game
@@ -29,7 +28,6 @@ from bluegray.web.deps import (
     Service,
 )
 from bluegray.web.errors import ApiError
-from bluegray.web.live import cached_rules_info, outcome_info
 from bluegray.web.routers.pages import render_page
 from bluegray.web.schemas import (
     MOVE_TEXT_LIMIT,
@@ -45,6 +43,7 @@ from bluegray.web.schemas import (
     Request as RequestBody,
 )
 from bluegray.web.security import BROWSER_COOKIE, digest
+from bluegray.web.view import cached_rules_info, outcome_info
 
 GAMES_PER_PAGE: Final = 50
 
@@ -60,10 +59,6 @@ def _missing(request: Request, settings: AppSettings, what: str) -> HTMLResponse
 
 @router.get("/learn", response_class=HTMLResponse, include_in_schema=False)
 async def learn_page(request: Request, settings: AppSettings) -> HTMLResponse:
-    diagrams = {
-        key: {"title": d.title, "caption": d.caption, "svg": Markup(d.svg)}
-        for key, d in learn.diagrams().items()
-    }
     return render_page(
         request,
         "learn.html",
@@ -73,7 +68,7 @@ async def learn_page(request: Request, settings: AppSettings) -> HTMLResponse:
         settings_list=learn.SETTINGS,
         families=learn.FAMILIES,
         presets=learn.presets(),
-        diagrams=diagrams,
+        diagrams=learn.diagrams(),
     )
 
 
@@ -90,7 +85,6 @@ async def learn_preset_page(request: Request, name: str, settings: AppSettings) 
         settings,
         preset=info,
         family=learn.FAMILIES[info.family],
-        start_svg=Markup(learn.start_svg(name)),
         previous=names[index - 1] if index else None,
         next=names[index + 1] if index + 1 < len(names) else None,
     )
@@ -131,6 +125,7 @@ async def games_page(request: Request, service: Service, settings: AppSettings) 
                 "role": game.role,
                 "status": _status(game),
                 "live": game.status in ("waiting", "active"),
+                "imported": game.mode == "imported",
                 "date": _date(game.created_ms),
                 "iso": datetime.datetime.fromtimestamp(
                     game.created_ms / 1000, datetime.UTC
@@ -145,15 +140,16 @@ async def games_page(request: Request, service: Service, settings: AppSettings) 
 # -- replay -----------------------------------------------------------------------------------
 
 
-def _move_rows(start: str, moves: list[str]) -> list[dict[str, Any]]:
-    """The moves in numbered rows (``1. d2-d3 f8-f7``), each with its ply, as §6 numbers them."""
+def _move_rows(start: str, moves: list[str], positions: list[str]) -> list[dict[str, Any]]:
+    """The moves in numbered rows (``1. d2-d3 f8-f7``), as §6 numbers them, each with its ply
+    and the position after it."""
     fields = start.split()
     gray_first = fields[1] == "g"
     number = int(fields[3])
     rows: list[dict[str, Any]] = []
     cells: list[dict[str, Any] | None] = [None] if gray_first else []
     for ply, move in enumerate(moves, start=1):
-        cells.append({"ply": ply, "move": move})
+        cells.append({"ply": ply, "move": move, "position": positions[ply]})
         if len(cells) == 2:
             rows.append({"number": number, "blue": cells[0], "gray": cells[1]})
             cells = []
@@ -161,6 +157,17 @@ def _move_rows(start: str, moves: list[str]) -> list[dict[str, Any]]:
     if cells:
         rows.append({"number": number, "blue": cells[0], "gray": None})
     return rows
+
+
+def _kind_of_game(mode: str, ai_level: int | None) -> str:
+    """What a stored game is, in words: "A game against the computer (level 3)"."""
+    if mode == "ai":
+        return "A game against the computer" + (f" (level {ai_level})" if ai_level else "")
+    return {
+        "hotseat": "A hot-seat game (two players at one screen)",
+        "friend": "An online game between two players",
+        "imported": "An imported record",
+    }.get(mode, "A game")
 
 
 @router.get("/replay/{game_id}", response_class=HTMLResponse, include_in_schema=False)
@@ -174,20 +181,22 @@ async def replay_page(
     except ApiError:
         return _missing(request, settings, "game")
     moves = [str(move) for move in live.game.moves]
+    positions = [str(position) for position in live.game.positions()]
     start = str(live.game.start)
-    outcome = outcome_info(live)
     return render_page(
         request,
         "replay.html",
         settings,
         game_id=live.id,
         rules=cached_rules_info(live.rules),
+        kind=_kind_of_game(live.mode, live.ai_level),
         mode=live.mode,
         game_status=live.status,
-        outcome=outcome,
+        outcome=outcome_info(live),
         tags=live.tags or {},
         plies=len(moves),
-        rows=_move_rows(start, moves),
+        start=start,
+        rows=_move_rows(start, moves, positions),
         date=_date(live.created_ms),
     )
 

@@ -1,5 +1,8 @@
-// The board of a game page as an inline SVG: grid, captains' paths, centre, coordinates and
-// pieces, with clickable points, a keyboard cursor, highlights and move animations.
+// Every board of the site as an inline SVG: grid, captains' paths, centre, coordinates and
+// pieces; on the game page also clickable points, a keyboard cursor, highlights and move
+// animations. The replay, the study board and the Learn pages draw with it too (drawBoard).
+// The pieces are the library's own (bluegray.svg.piece_symbols, in every page by base.html),
+// placed with <use>: one piece style on every page and in every downloaded picture.
 // No inline style anywhere (the content security policy forbids it): everything is classes.
 
 const SVG_NS = "http://www.w3.org/2000/svg";
@@ -12,6 +15,10 @@ export const GRAY_PATH = "e9 f8 f7 f6 g5 h6 h5 i5 h4 i3 h3 h2 g3 f2 f3 e3 f4 e5"
 export const CENTER = "e5";
 
 const KIND_NAMES = { c: "captain", g: "guard", p: "private" };
+
+// The library draws its pieces for points SPACING units apart; ours are STEP apart.
+const SYMBOLS = document.querySelector("svg.bluegray-piece-symbols");
+const PIECE_SCALE = SYMBOLS ? STEP / Number(SYMBOLS.dataset.spacing) : 0;
 
 /** The points of a move text ("d2-d3", "c3xc5xe5"), lower case. */
 export function movePoints(text) {
@@ -55,12 +62,25 @@ function starPoints(x, y, outer, inner) {
   return points.join(" ");
 }
 
+/** The points a capture jumped over: the point between each landing and the next. */
+export function capturedPoints(points) {
+  const result = [];
+  for (let i = 1; i < points.length; i += 1) {
+    const [a, b] = [points[i - 1], points[i]];
+    const file = (FILES.indexOf(a[0]) + FILES.indexOf(b[0])) / 2;
+    const rank = (Number(a.slice(1)) + Number(b.slice(1))) / 2;
+    result.push(`${FILES[file]}${rank}`);
+  }
+  return result;
+}
+
 /**
- * A board in `container`. `onPoint(point)` is called when a point is clicked, tapped, or chosen
- * with the keyboard (Enter or Space on the cursor).
+ * A board in `container`. With `onPoint`, the board is played on: `onPoint(point)` is called
+ * when a point is clicked, tapped, or chosen with the keyboard (Enter or Space on the cursor).
+ * Without it the board is a picture (the replay, the study board, Learn's diagrams).
  */
 export class Board {
-  constructor(container, { onPoint }) {
+  constructor(container, { onPoint = null } = {}) {
     this.container = container;
     this.onPoint = onPoint;
     this.flipped = false;
@@ -77,6 +97,7 @@ export class Board {
       focusable: "false",
     });
     container.replaceChildren(this.svg);
+    if (!onPoint) return;
     container.addEventListener("click", (event) => {
       const hit = event.target.closest("[data-point]");
       if (hit) {
@@ -98,7 +119,8 @@ export class Board {
     return [MARGIN + column * STEP, MARGIN + row * STEP];
   }
 
-  /** The captains' paths: Blue's captain walks Gray's road in the prisoners-of-war rules. */
+  /** The captains' paths: Blue's captain walks Gray's road in the prisoners-of-war rules
+   * (`settings` as the API gives them, e.g. {start: "pow", ...}). */
   setRules(settings) {
     const pow = settings && settings.start === "pow";
     this.paths = pow ? { blue: GRAY_PATH, gray: BLUE_PATH } : { blue: BLUE_PATH, gray: GRAY_PATH };
@@ -117,7 +139,7 @@ export class Board {
    */
   show(position, view, animate = null) {
     this.pieces = parsePosition(position);
-    this.view = view;
+    this.view = { selected: [], targets: [], lastMove: null, hint: null, ...view };
     this.draw();
     if (animate) this.animate(animate);
   }
@@ -126,15 +148,16 @@ export class Board {
     const svg = this.svg;
     svg.replaceChildren();
     el("rect", { x: 0, y: 0, width: 100, height: 100, rx: 2, class: "bg" }, svg);
-    this.drawLastMove(svg);
     this.drawGrid(svg);
     this.drawPaths(svg);
     this.drawCenter(svg);
     this.drawCoordinates(svg);
+    this.drawLastMove(svg); // over the paths, which a captain's move would hide
     this.drawHint(svg);
     this.drawSelection(svg);
     this.drawPieces(svg);
     this.drawTargets(svg);
+    if (!this.onPoint) return;
     this.cursorLayer = el("g", { class: "cursor-layer" }, svg);
     this.drawHits(svg);
     this.drawCursor();
@@ -159,8 +182,8 @@ export class Board {
 
   drawCenter(svg) {
     const [x, y] = this.xy(CENTER);
-    el("circle", { cx: x, cy: y, r: 2.6, class: "center-ring" }, svg);
-    el("circle", { cx: x, cy: y, r: 1.4, class: "center" }, svg);
+    el("circle", { cx: x, cy: y, r: 2.7, class: "center-ring" }, svg);
+    el("circle", { cx: x, cy: y, r: 1.6, class: "center" }, svg);
   }
 
   drawCoordinates(svg) {
@@ -179,7 +202,7 @@ export class Board {
     if (!last) return;
     const group = el("g", { class: "last-move" }, svg);
     const points = last.points;
-    const line = points.map((point) => this.xy(point).join(",")).join(" ");
+    const line = (last.path || points).map((point) => this.xy(point).join(",")).join(" ");
     for (const [index, point] of points.entries()) {
       const [x, y] = this.xy(point);
       el("rect", {
@@ -236,22 +259,10 @@ export class Board {
         "data-side": piece.side,
         "data-kind": piece.kind,
       }, group);
-      if (piece.kind === "captain") {
-        el("circle", { cx: x, cy: y, r: 4.3, class: "body" }, g);
-        el("polygon", { points: starPoints(x, y, 3.4, 1.45), class: "mark" }, g);
-      } else if (piece.kind === "private") {
-        // A triangle pointing the way a private walks (towards the enemy).
-        const up = (piece.side === "blue") !== this.flipped ? -1 : 1;
-        const tip = y + up * 3.7;
-        const base = y - up * 2.9;
-        el("polygon", {
-          points: `${x},${tip} ${x - 3.6},${base} ${x + 3.6},${base}`,
-          class: "body",
-        }, g);
-      } else {
-        el("circle", { cx: x, cy: y, r: 3.5, class: "body" }, g);
-        el("circle", { cx: x, cy: y, r: 1.6, class: "mark" }, g);
-      }
+      el("use", {
+        href: `#bluegray-piece-${piece.side}-${piece.kind}`,
+        transform: `translate(${x} ${y}) scale(${PIECE_SCALE})`,
+      }, g);
     }
   }
 
@@ -352,4 +363,32 @@ export function travelled(points, kind, path) {
   const to = path.indexOf(points[1]);
   if (from < 0 || to <= from) return points;
   return path.slice(from, to + 1);
+}
+
+/**
+ * The last move of a position, for Board.show: `move` is its text ("d2-d3", "c3xc5xe5") and
+ * `position` the position after it (for the way a captain slid along its path).
+ */
+export function lastMoveView(move, position, paths) {
+  const points = movePoints(move);
+  const piece = parsePosition(position)[points[points.length - 1]];
+  const path = piece ? travelled(points, piece.kind, paths[piece.side]) : points;
+  return { points, path, captured: move.includes("x") ? capturedPoints(points) : [] };
+}
+
+/**
+ * Draw a board that is only looked at, from the data-* attributes of `container`:
+ * data-position (the position in notation), data-pow ("true" in the prisoners-of-war rules),
+ * data-last-move, data-targets (points to mark, separated by spaces) and data-flipped.
+ */
+export function drawBoard(container) {
+  const board = new Board(container);
+  const data = container.dataset;
+  board.setRules({ start: data.pow === "true" ? "pow" : "home" });
+  board.flipped = data.flipped === "true";
+  board.show(data.position, {
+    targets: data.targets ? data.targets.split(" ") : [],
+    lastMove: data.lastMove ? lastMoveView(data.lastMove, data.position, board.paths) : null,
+  });
+  return board;
 }

@@ -1,7 +1,7 @@
 // A game page: the board (board.js), clocks, moves, captures, advancement, offers and the
 // game-over message, kept current over the WebSocket. When the socket drops it reconnects with
 // backoff and the server's full state replaces whatever was shown (docs/web.md).
-import { Board, movePoints, parsePosition, travelled } from "./board.js";
+import { Board, lastMoveView, movePoints, parsePosition, travelled } from "./board.js";
 import { outcomeText } from "./play-outcome.js";
 
 const main = document.getElementById("main");
@@ -27,6 +27,7 @@ let flipped = false;
 let flipChosen = false;
 let hint = null; // the engine's suggestion: {version, move, points, path, words}, for one version
 let hintPending = false;
+let typed = null; // a typed move sent to the server: {ref, text}, until it is answered
 
 const board = new Board($("board"), { onPoint: pointChosen });
 
@@ -38,9 +39,11 @@ function say(text, isError = false) {
   box.classList.toggle("error", isError);
 }
 
-/** A server message without the position text it quotes (players see the board). */
+/** A server message without the position text it quotes (players see the board), starting
+ * with a capital: "Illegal move 'e8-e6': that piece cannot move there". */
 function cleanMessage(text) {
-  return text.replace(/ in [1-9a-zA-Z/]+ [bg] \d+ \d+:/, ":");
+  const clean = text.replace(/ in [1-9a-zA-Z/]+ [bg] \d+ \d+:/, ":");
+  return clean.charAt(0).toUpperCase() + clean.slice(1);
 }
 
 async function joinFromLink() {
@@ -63,14 +66,15 @@ async function joinFromLink() {
   }
 }
 
+/** Send a message; its `ref` (the server's answer names it), or null when not connected. */
 function send(message) {
   if (socket && socket.readyState === WebSocket.OPEN) {
     message.ref = String(++refCounter);
     socket.send(JSON.stringify(message));
-    return true;
+    return message.ref;
   }
   say("Not connected: reconnecting…", true);
-  return false;
+  return null;
 }
 
 function setConnection(text, ok) {
@@ -113,6 +117,17 @@ function reconnectNow() {
   connect();
 }
 
+function aiWaiting(game) {
+  const who = title(game.turn);
+  if (game.ai_status === "unavailable") {
+    return `The AI is not available right now (no AI worker is running): ${who} moves when one starts.`;
+  }
+  if (game.ai_status === "busy") {
+    return `The AI is busy with many games: ${who} moves in a moment.`;
+  }
+  return `${who} (AI) is thinking…`;
+}
+
 function receive(message) {
   switch (message.type) {
     case "welcome":
@@ -149,8 +164,21 @@ function receive(message) {
         renderActions();
       }
       break;
-    case "error":
-      say(cleanMessage(message.message), true);
+    case "error": {
+      // A typed move the server refused: its reason (the library's, as the terminal gives it),
+      // and what that piece could do instead.
+      const mine = typed && message.ref === typed.ref;
+      const advice = mine && message.code === "illegal_move" ? suggestion(typed.text) : "";
+      if (mine) typed = null;
+      say(`${cleanMessage(message.message)}${advice ? `. ${advice}` : ""}`, true);
+      break;
+    }
+    case "ai":
+      // What holds up the AI's move changed (busy, or no AI worker running): say so.
+      if (state && message.version === state.version && state.ai_thinking) {
+        state.ai_status = message.status;
+        $("status").textContent = aiWaiting(state);
+      }
       break;
     case "pong":
       serverOffset = message.server_time_ms - Date.now();
@@ -188,7 +216,7 @@ function boardView() {
     selected: selection,
     targets,
     capturing: moves.some((m) => m.text.includes("x")),
-    lastMove: last ? { points: last.points, captured: last.captured, side: last.side } : null,
+    lastMove: last ? lastMoveView(last.text, state.position, board.paths) : null,
     hint: shown ? { move: shown.move, points: shown.points, path: shown.path } : null,
   };
 }
@@ -196,7 +224,8 @@ function boardView() {
 function pointChosen(point) {
   if (!state) return;
   if (!canMove()) {
-    if (mySide !== null && state.status === "active" && !state.outcome) say("It is not your turn.");
+    if (mySide === null) say("You are watching: only the players move.");
+    else if (state.status === "active" && !state.outcome) say("It is not your turn.");
     return;
   }
   const starts = new Set(legalPoints().map((m) => m.points[0]));
@@ -205,11 +234,7 @@ function pointChosen(point) {
       selection = [point];
       say(selectionHint());
     } else {
-      const piece = parsePosition(state.position)[point];
-      if (piece && isMine(piece.side) && piece.side === state.turn) {
-        const capture = state.legal_moves.some((m) => m.includes("x"));
-        say(capture ? "A capture is compulsory: choose a piece that can capture." : "That piece cannot move.");
-      }
+      say(whyNotThis(point));
     }
   } else {
     const view = boardView();
@@ -236,6 +261,36 @@ function pointChosen(point) {
   board.show(state.position, boardView());
 }
 
+/** Why a click on `point` starts no move: an empty point, an enemy piece, or a piece of the
+ * side to move that cannot move now (the library's words, and what to do instead). */
+function whyNotThis(point) {
+  const piece = parsePosition(state.position)[point];
+  const turn = title(state.turn);
+  const captures = state.legal_moves.filter((m) => m.includes("x"));
+  const capturers = [...new Set(captures.map((m) => movePoints(m)[0]))];
+  const compulsory = captures.length
+    ? ` A capture is compulsory: ${capturers.join(", ")} can capture.` : "";
+  if (!piece) {
+    return `No piece on ${point}: click one of ${turn}'s pieces, then where it goes.${compulsory}`;
+  }
+  if (piece.side !== state.turn) {
+    const who = mySide === "both" ? `it is ${turn}'s move` : `you play ${turn}`;
+    return `That is a ${title(piece.side)} piece, and ${who}: click one of ${turn}'s pieces.${compulsory}`;
+  }
+  if (captures.length) return `The ${piece.kind} on ${point} cannot capture.${compulsory}`;
+  return `The ${piece.kind} on ${point} cannot move now: its way is blocked.`;
+}
+
+/** What the piece of a refused move text could do: its moves, or the compulsory captures. */
+function suggestion(text) {
+  if (!state || !canMove()) return "";
+  const captures = state.legal_moves.filter((m) => m.includes("x"));
+  if (captures.length) return `Legal captures: ${captures.join(", ")}`;
+  const from = movePoints(text)[0];
+  const own = state.legal_moves.filter((m) => movePoints(m)[0] === from);
+  return own.length ? `From ${from}: ${own.join(", ")}` : "";
+}
+
 function selectionHint() {
   const view = boardView();
   const next = view.targets.join(", ");
@@ -256,27 +311,25 @@ function play(text) {
 function typedMove(event) {
   event.preventDefault();
   const input = $("move");
-  const text = input.value.trim().toLowerCase().replace(/\s+/g, "");
+  const written = input.value.trim();
+  const text = written.toLowerCase().replace(/\s+/g, "");
   if (!text || !canMove()) return;
+  input.value = ""; // a refused move does not stay in the box: the message quotes it
   const legal = state.legal_moves.find((m) => m.toLowerCase() === text);
   if (legal) {
-    input.value = "";
     play(legal);
     return;
   }
-  const longer = state.legal_moves.filter((m) => m.toLowerCase().startsWith(text));
-  let why;
   if (!/^[a-i][1-9]([-x][a-i][1-9])+$/.test(text)) {
-    why = "write it from-to, like d2-d3, or a capture like c3xc5xe5.";
-  } else if (longer.length) {
-    why = `the capture goes on: ${longer.join(", ")}.`;
-  } else if (state.legal_moves.some((m) => m.includes("x"))) {
-    why = `a capture is compulsory: ${state.legal_moves.join(", ")}.`;
-  } else {
-    why = "choose one of the suggestions.";
+    say(`Not a move: “${written}”. Write it from-to, like d2-d3, or a capture with each landing, like b2xb4xd4.`, true);
+    return;
   }
-  say(`Illegal move “${input.value.trim()}”: ${why}`, true);
-  input.select();
+  // The server says why it is illegal, in the library's words (as the terminal does).
+  const ref = send({ type: "move", move: text, version: state.version });
+  if (ref) {
+    typed = { ref, text };
+    say(`Checking ${text}…`);
+  }
 }
 
 // -- hints -------------------------------------------------------------------------------------
@@ -383,7 +436,7 @@ function render(previous, event) {
   let status;
   if (over) status = "Game over.";
   else if (state.status === "waiting") status = "Waiting for the second player to join.";
-  else if (state.ai_thinking) status = `${title(state.turn)} (AI) is thinking…`;
+  else if (state.ai_thinking) status = aiWaiting(state);
   else if (isMine(state.turn)) status = mySide === "both" ? `${title(state.turn)} to move.` : "Your move.";
   else status = `${title(state.turn)} to move.`;
   $("status").textContent = status;
@@ -411,11 +464,9 @@ function render(previous, event) {
   } else {
     $("next-game").hidden = true;
   }
-  if (event) {
-    const words = describeEvent(event);
-    if (words) say(words);
-    else if (event.kind === "move" && $("message").textContent.startsWith("Playing")) say("");
-  }
+  // An event is news once: the next change replaces its words (a move clears "Gray joined"),
+  // and a page that opens (or reconnects) on a game does not announce what happened before.
+  if (event && previous && previous.version !== state.version) say(describeEvent(event));
   renderActions();
 }
 
@@ -438,6 +489,7 @@ function describeEvent(event) {
 
 function renderMoves() {
   const list = $("moves");
+  $("move-count").textContent = `(${state.ply})`;
   list.replaceChildren();
   for (let i = 0; i < state.moves.length; i += 2) {
     const item = document.createElement("li");

@@ -105,8 +105,10 @@
     const links = document.createElement("td");
     links.className = "links";
     const live = game.status === "waiting" || game.status === "active";
-    links.append(link(`/game/${game.id}`, live ? "Play / watch" : "Open", game.id), " ",
-      link(`/replay/${game.id}`, "Replay", game.id));
+    if (game.mode !== "imported") {
+      links.append(link(`/game/${game.id}`, live ? "Play / watch" : "Open", game.id), " ");
+    }
+    links.append(link(`/replay/${game.id}`, "Replay", game.id));
     tr.append(when, cell("Rules", game.rules, true), cell("Opponent", game.opponent),
       cell("You", game.role), cell("Status", statusText(game)), cell("Moves", String(game.ply)), links);
     return tr;

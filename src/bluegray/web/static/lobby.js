@@ -1,5 +1,5 @@
 // The lobby: start a game (rule set, opponent, colour, clock), list this browser's games,
-// import a record. Seat tokens go to localStorage, never into a URL (docs/web.md).
+// import a record to replay. Seat tokens go to localStorage, never into a URL (docs/web.md).
 
 const SEAT_KEY = (id) => `bluegray.seat.${id}`;
 const INVITE_KEY = (id) => `bluegray.invite.${id}`;
@@ -46,7 +46,8 @@ async function checkCustom() {
   try {
     const rules = await postJson("/api/rules/parse", { text });
     customChecked = { text, ok: true };
-    box.textContent = `✓ ${rules.text} — ${rules.description}`;
+    // The description names the settings once ("Custom rule set: captain=standard ...").
+    box.textContent = `✓ ${rules.description}`;
     box.classList.add("ok");
     return true;
   } catch (error) {
@@ -126,7 +127,9 @@ async function listGames(more = false) {
       const words = describeGame(game);
       const item = document.createElement("li");
       const link = document.createElement("a");
-      link.href = `/game/${encodeURIComponent(game.id)}`;
+      // An imported record is only replayed: it has no live game to open.
+      const page = game.mode === "imported" ? "replay" : "game";
+      link.href = `/${page}/${encodeURIComponent(game.id)}`;
       link.textContent = words.title;
       const detail = document.createElement("span");
       detail.className = "hint";
@@ -148,7 +151,7 @@ async function importRecord(event) {
   errorBox.textContent = "";
   try {
     const game = await postJson("/api/records", { text: $("record").value });
-    location.assign(`/game/${encodeURIComponent(game.id)}`);
+    location.assign(`/replay/${encodeURIComponent(game.id)}`);
   } catch (error) {
     errorBox.textContent = error.message;
   }

@@ -1,70 +1,65 @@
 // Shared by the replay and the study board: reading API answers and showing an analysis.
-"use strict";
 
-window.BlueGrayStudy = (() => {
-  async function readJson(response) {
-    const data = await response.json().catch(() => ({}));
-    if (!response.ok) {
-      const message = data.error ? data.error.message : `the server answered ${response.status}`;
-      const error = new Error(message);
-      error.code = data.error ? data.error.code : "http_error";
-      throw error;
-    }
-    return data;
+export async function readJson(response) {
+  const data = await response.json().catch(() => ({}));
+  if (!response.ok) {
+    const message = data.error ? data.error.message : `the server answered ${response.status}`;
+    const error = new Error(message);
+    error.code = data.error ? data.error.code : "http_error";
+    throw error;
   }
+  return data;
+}
 
-  async function postJson(url, body) {
-    const response = await fetch(url, {
-      method: "POST",
-      headers: { "Content-Type": "application/json" },
-      body: JSON.stringify(body),
-      credentials: "same-origin",
-    });
-    return readJson(response);
+export async function postJson(url, body) {
+  const response = await fetch(url, {
+    method: "POST",
+    headers: { "Content-Type": "application/json" },
+    body: JSON.stringify(body),
+    credentials: "same-origin",
+  });
+  return readJson(response);
+}
+
+export function element(tag, text, className) {
+  const node = document.createElement(tag);
+  if (text !== undefined && text !== null) node.textContent = text;
+  if (className) node.className = className;
+  return node;
+}
+
+function signed(score) {
+  return score > 0 ? `+${score}` : String(score);
+}
+
+// The headline: the game's end, a forced win, or the engine's own words.
+function verdict(result) {
+  if (result.outcome) return result.outcome.description;
+  if (result.winning_side && result.plies_to_end !== null) {
+    const side = result.winning_side === "blue" ? "Blue" : "Gray";
+    return `${side} wins by force within ${result.plies_to_end} ${result.plies_to_end === 1 ? "move" : "moves"}`;
   }
+  return result.description;
+}
 
-  function element(tag, text, className) {
-    const node = document.createElement(tag);
-    if (text !== undefined && text !== null) node.textContent = text;
-    if (className) node.className = className;
-    return node;
+// Fill `box` with the analysis `result` (the API's AnalysisResult).
+export function showAnalysis(box, result) {
+  box.replaceChildren();
+  box.append(element("p", verdict(result), "verdict"));
+  const list = element("dl", null, "analysis-facts");
+  const add = (term, value) => {
+    list.append(element("dt", term), element("dd", value));
+  };
+  add("Score", `${signed(result.score)} (Blue's advantage; negative favours Gray)`);
+  add("Blue's expected score", `${result.blue_expected.toFixed(2)} (${Math.round(result.blue_expected * 100)}%)`);
+  if (result.outcome) {
+    add("Result", `${result.outcome.result}: ${result.outcome.description}`);
+  } else {
+    add("Best move", result.best_move || "none");
+    add("Best line", result.pv.length ? result.pv.join(" ") : "—");
   }
-
-  function signed(score) {
-    return score > 0 ? `+${score}` : String(score);
-  }
-
-  // The headline: the game's end, a forced win, or the engine's own words.
-  function verdict(result) {
-    if (result.outcome) return result.outcome.description;
-    if (result.winning_side && result.plies_to_end !== null) {
-      const side = result.winning_side === "blue" ? "Blue" : "Gray";
-      return `${side} wins by force within ${result.plies_to_end} plies`;
-    }
-    return result.description;
-  }
-
-  // Fill `box` with the analysis `result` (the API's AnalysisResult).
-  function showAnalysis(box, result) {
-    box.replaceChildren();
-    box.append(element("p", verdict(result), "verdict"));
-    const list = element("dl", null, "analysis-facts");
-    const add = (term, value) => {
-      list.append(element("dt", term), element("dd", value));
-    };
-    add("Score", `${signed(result.score)} (Blue's advantage; negative favours Gray)`);
-    add("Blue's expected score", `${result.blue_expected.toFixed(2)} (${Math.round(result.blue_expected * 100)}%)`);
-    if (result.outcome) {
-      add("Result", `${result.outcome.result}: ${result.outcome.description}`);
-    } else {
-      add("Best move", result.best_move || "none");
-      add("Best line", result.pv.length ? result.pv.join(" ") : "—");
-    }
-    if (result.plies_to_end !== null) add("Plies to the end", String(result.plies_to_end));
-    add("Search", `depth ${result.depth}, ${result.nodes.toLocaleString("en")} nodes, ${result.seconds.toFixed(2)} s`);
-    box.append(list);
-    box.dataset.bestMove = result.best_move || "";
-  }
-
-  return { readJson, postJson, showAnalysis, element };
-})();
+  if (result.plies_to_end !== null) add("Moves to the end", String(result.plies_to_end));
+  add("Search", `depth ${result.depth}, ${result.nodes.toLocaleString("en")} nodes, ${result.seconds.toFixed(2)} s`);
+  box.append(list);
+  box.dataset.bestMove = result.best_move || "";
+}

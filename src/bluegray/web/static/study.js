@@ -1,10 +1,11 @@
 // The study board: any rule set and position, moves played from it, legal moves, analysis.
 // A request the server refuses (bad rules, position or move) shows its message and changes
-// nothing: the board keeps the last position the server accepted.
-"use strict";
+// nothing: the board keeps the last position the server accepted. The board is drawn by
+// board.js, as on every page.
+import { Board, lastMoveView } from "./board.js";
+import { element, postJson, showAnalysis } from "./study-analysis.js";
 
 (() => {
-  const { postJson, showAnalysis, element } = window.BlueGrayStudy;
   const form = document.getElementById("study-form");
   const rulesSelect = document.getElementById("rules");
   const customRow = document.getElementById("custom-row");
@@ -12,7 +13,8 @@
   const positionInput = document.getElementById("position");
   const movesInput = document.getElementById("moves");
   const errorBox = document.getElementById("study-error");
-  const board = document.getElementById("board");
+  const boardBox = document.getElementById("board");
+  const board = new Board(boardBox);
   const status = document.getElementById("position-status");
   const legalList = document.getElementById("legal-moves");
   const legalCount = document.getElementById("legal-count");
@@ -54,10 +56,18 @@
     return `/api/board.svg?${query}`;
   }
 
+  function drawBoard() {
+    board.setRules(shown.rules.settings);
+    board.flipped = flipped;
+    const last = shown.last_move ? lastMoveView(shown.last_move, shown.position, board.paths) : null;
+    board.show(shown.position, { lastMove: last });
+    boardBox.setAttribute("aria-label", `The board${flipped ? " seen from Gray's side" : ""}: ${shown.position}`);
+    boardBox.dataset.position = shown.position;
+    boardBox.dataset.flipped = String(flipped);
+  }
+
   function render() {
-    board.src = boardUrl(0);
-    board.alt = `The board${flipped ? " seen from Gray's side" : ""}: ${shown.position}`;
-    board.dataset.position = shown.position;
+    drawBoard();
     const turn = shown.turn === "blue" ? "Blue" : "Gray";
     let text = shown.outcome ? `Game over: ${shown.outcome.result}, ${shown.outcome.description}.`
       : `${turn} to move.`;
@@ -149,7 +159,7 @@
     flipped = !flipped;
     flipButton.setAttribute("aria-pressed", String(flipped));
     if (shown) {
-      board.src = boardUrl(0);
+      drawBoard();
       document.getElementById("download-svg").href = boardUrl(720);
     }
   });

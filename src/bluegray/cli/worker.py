@@ -1,0 +1,56 @@
+"""``bluegray worker``: the AI's engine processes for a scaled-out web service."""
+
+from __future__ import annotations
+
+import argparse
+from typing import Any
+
+from bluegray.cli.common import fail
+
+HELP = "compute the AI's moves and analyses for web servers that share Redis"
+
+DESCRIPTION = """\
+Take AI moves and analyses from the job queue on Redis and compute them, for any number of
+'bluegray serve' processes that share a database and Redis (docs/deploy.md). Run as many workers,
+on as many machines, as the AI's load needs; each runs one engine process per CPU it may use
+(its affinity and cgroup quota decide, not the host's CPU count), one of them kept for short
+jobs (levels 1-6, hints), and plays the moves it finds in their games itself.
+
+The worker needs the same BLUEGRAY_DATABASE_URL and BLUEGRAY_REDIS_URL as the web processes
+(or --database-url and --redis-url). It stops on SIGTERM or Ctrl+C, and its engine processes
+stop with it; a job it was computing is taken up by another worker.
+"""
+
+
+def register(subparsers: Any) -> None:
+    parser = subparsers.add_parser(
+        "worker",
+        help=HELP,
+        description=DESCRIPTION,
+        formatter_class=argparse.RawDescriptionHelpFormatter,
+    )
+    parser.add_argument("--redis-url", metavar="URL", help="Redis, e.g. redis://host:6379/0")
+    parser.add_argument("--database-url", metavar="URL", help="the web service's database")
+    parser.add_argument(
+        "--processes",
+        type=int,
+        metavar="N",
+        help="engine processes (default: BLUEGRAY_AI_WORKERS, else one per usable CPU)",
+    )
+    parser.add_argument("--name", metavar="NAME", help="this worker's name in logs and game events")
+    parser.add_argument(
+        "--log-level",
+        default="info",
+        choices=("critical", "error", "warning", "info", "debug"),
+        help="how much the worker logs (default: info)",
+    )
+    parser.set_defaults(run=run)
+
+
+def run(args: argparse.Namespace) -> int:
+    try:
+        # The web extra (Redis, SQLAlchemy) loads for this command only, and may be missing.
+        from bluegray.cli import web_extra  # noqa: PLC0415 - the web extra, for this command only
+    except ImportError as error:
+        fail(f'the worker needs the web extra: pip install "bluegray[web]" ({error.name} missing)')
+    return web_extra.work(args)

@@ -1,0 +1,67 @@
+"""What differs between the two ways to run, chosen by the settings: embedded (the event bus,
+presence and AI pool inside the one process) or scaled out (all three on Redis, with the AI's
+moves computed by ``bluegray worker`` processes)."""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from dataclasses import dataclass
+
+import redis.asyncio as aioredis
+
+from bluegray.web.bus import Bus, LocalBus, RedisBus
+from bluegray.web.cpus import usable_cpus
+from bluegray.web.jobs import Bounds, JobQueue, MoveSink
+from bluegray.web.local_queue import LocalQueue
+from bluegray.web.presence import LocalPresence, PresenceBook, RedisPresence
+from bluegray.web.redis_queue import RedisQueue
+from bluegray.web.settings import Settings
+
+
+@dataclass
+class Backends:
+    bus: Bus
+    presence: PresenceBook
+    make_queue: Callable[[MoveSink], JobQueue]
+    redis: aioredis.Redis | None
+
+    async def close(self) -> None:
+        if self.redis is not None:
+            await self.redis.aclose()
+
+
+def stale_ms(settings: Settings) -> int:
+    """How long a process may stay silent before the others count it dead."""
+    return round(settings.heartbeat_seconds * 3000) + 1000
+
+
+def bounds(settings: Settings) -> Bounds:
+    return Bounds(total=settings.ai_queue_limit, per_owner=settings.ai_queue_per_client)
+
+
+def engine_slots(settings: Settings) -> int:
+    """Engine processes to run: the setting, or one per CPU this process may use."""
+    return settings.ai_workers or usable_cpus()
+
+
+def redis_client(settings: Settings) -> aioredis.Redis:
+    return aioredis.Redis.from_url(settings.redis_url, health_check_interval=10)
+
+
+def backends(settings: Settings, process: str) -> Backends:
+    if not settings.scaled:
+        return Backends(
+            LocalBus(),
+            LocalPresence(process),
+            lambda sink: LocalQueue(
+                engine_slots(settings), bounds(settings), sink, processes=settings.ai_processes
+            ),
+            None,
+        )
+    client = redis_client(settings)
+    return Backends(
+        RedisBus(client, process),
+        RedisPresence(client, process, stale_ms(settings)),
+        lambda sink: RedisQueue(client, bounds(settings), stale_ms(settings)),
+        client,
+    )

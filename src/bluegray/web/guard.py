@@ -1,0 +1,249 @@
+"""The gate every request passes: the host it names, the rate limits, the body size limit, and
+the CSRF rule; and on the way out the security headers and the name of the process that answered
+(``X-Bluegray-Process``), on every response, errors and refused WebSocket handshakes included.
+
+Plain ASGI (no per-request task or body copy beyond the size limit), so it costs little on the
+hot path.
+"""
+
+from __future__ import annotations
+
+import json
+from typing import Any, Final
+
+from bluegray.web.rates import RateLimits
+from bluegray.web.security import (
+    SECURITY_HEADERS,
+    ASGIApp,
+    Message,
+    Receive,
+    Scope,
+    Send,
+    client_key,
+)
+from bluegray.web.settings import Settings
+
+PROCESS_HEADER: Final = b"x-bluegray-process"
+_HSTS: Final = (b"strict-transport-security", b"max-age=31536000; includeSubDomains")
+_UNSAFE_METHODS: Final = frozenset({"POST", "PUT", "PATCH", "DELETE"})
+
+
+def host_name(header: str) -> str:
+    """The host of a ``Host`` header, without its port, in lower case (``""`` if malformed)."""
+    text = header.strip().lower()
+    if text.startswith("["):
+        end = text.find("]")
+        return text[: end + 1] if end > 0 else ""
+    name, colon, port = text.rpartition(":")
+    if colon and port.isdigit():
+        return name
+    return text
+
+
+def host_allowed(host: str, allowed: list[str]) -> bool:
+    """Whether ``host`` is one of ``allowed``: a name, ``*.example.org`` for its subdomains, or
+    ``*`` for any."""
+    for pattern in allowed:
+        pattern = pattern.lower()
+        if pattern == "*" or host == pattern:
+            return True
+        if pattern.startswith("*.") and host.endswith(pattern[1:]):
+            return True
+    return False
+
+
+def _error(code: str, message: str) -> dict[str, Any]:
+    return {"error": {"code": code, "message": message}}
+
+
+class GuardMiddleware:
+    """Every HTTP request and WebSocket handshake passes here first."""
+
+    def __init__(self, app: ASGIApp, settings: Settings, rates: RateLimits, process: str) -> None:
+        self.app = app
+        self.settings = settings
+        self.rates = rates
+        self.hosts = settings.hosts
+        self.max_body = settings.max_body_bytes
+        self.process_header = (PROCESS_HEADER, process.encode())
+        self.headers = [*SECURITY_HEADERS, self.process_header]
+        if settings.secure_cookies:
+            self.headers.append(_HSTS)
+        self.refusal_headers = [
+            (b"content-type", b"application/json"),
+            (b"cache-control", b"no-store"),
+            *self.headers,
+        ]
+
+    async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
+        kind = scope["type"]
+        if kind not in ("http", "websocket"):
+            await self.app(scope, receive, send)
+            return
+        if not self._host_ok(scope):
+            await self._refuse(
+                scope, send, 400, "invalid_host", "this site is not served under that host name"
+            )
+            return
+        if kind == "websocket":
+            await self.app(scope, receive, self._with_headers(send, api=False, websocket=True))
+            return
+        path: str = scope["path"]
+        method: str = scope["method"]
+        if self.settings.rate_limits and not path.startswith("/static/"):
+            wait = await self._rate(scope, path, method)
+            if wait:
+                retry = str(max(1, round(wait + 0.5)))
+                await self._refuse(
+                    scope,
+                    send,
+                    429,
+                    "rate_limited",
+                    f"too many requests: try again in {retry} s",
+                    [(b"retry-after", retry.encode())],
+                )
+                return
+        if method in _UNSAFE_METHODS and _has_body(scope):
+            if path.startswith("/api/") and not _is_json(scope):
+                await self._refuse(
+                    scope,
+                    send,
+                    415,
+                    "unsupported_media_type",
+                    "the request body must be application/json",
+                )
+                return
+            body = await self._read_body(scope, receive)
+            if body is None:
+                await self._refuse(
+                    scope,
+                    send,
+                    413,
+                    "payload_too_large",
+                    f"the request body is larger than {self.max_body} bytes",
+                )
+                return
+            receive = _replay(body, receive)
+        await self.app(scope, receive, self._with_headers(send, api=path.startswith("/api/")))
+
+    def _with_headers(self, send: Send, *, api: bool, websocket: bool = False) -> Send:
+        headers = self.headers
+        process_header = self.process_header
+        start = "websocket.http.response.start" if websocket else "http.response.start"
+
+        async def send_with_headers(message: Message) -> None:
+            if message["type"] == start:
+                existing = {name.lower() for name, _ in message.get("headers", [])}
+                extra = [(name, value) for name, value in headers if name not in existing]
+                if (api or message.get("status", 200) >= 500) and b"cache-control" not in existing:
+                    extra.append((b"cache-control", b"no-store"))
+                message["headers"] = [*message.get("headers", []), *extra]
+            elif message["type"] == "websocket.accept":
+                existing = {name.lower() for name, _ in message.get("headers", [])}
+                if PROCESS_HEADER not in existing:
+                    message["headers"] = [*message.get("headers", []), process_header]
+            await send(message)
+
+        return send_with_headers
+
+    async def _refuse(
+        self,
+        scope: Scope,
+        send: Send,
+        status: int,
+        code: str,
+        message: str,
+        headers: list[tuple[bytes, bytes]] | None = None,
+    ) -> None:
+        """A JSON error, as an HTTP response or as the answer to a WebSocket handshake."""
+        data = json.dumps(_error(code, message)).encode()
+        all_headers = [
+            *self.refusal_headers,
+            (b"content-length", str(len(data)).encode()),
+            *(headers or []),
+        ]
+        if scope["type"] == "websocket":
+            if "websocket.http.response" not in scope.get("extensions", {}):
+                await send({"type": "websocket.close", "code": 1008})
+                return
+            await send(
+                {"type": "websocket.http.response.start", "status": status, "headers": all_headers}
+            )
+            await send({"type": "websocket.http.response.body", "body": data})
+            return
+        await send({"type": "http.response.start", "status": status, "headers": all_headers})
+        await send({"type": "http.response.body", "body": data})
+
+    def _host_ok(self, scope: Scope) -> bool:
+        for name, value in scope.get("headers", []):
+            if name == b"host":
+                return host_allowed(host_name(value.decode("latin-1")), self.hosts)
+        return False
+
+    async def _rate(self, scope: Scope, path: str, method: str) -> float:
+        key = client_key(scope)
+        wait = await self.rates.take(self.rates.requests, key)
+        if wait:
+            return wait
+        if method == "POST" and path in ("/api/games", "/api/records"):
+            return await self.rates.take(self.rates.creating, key)
+        if path == "/api/analysis" or path.endswith("/analysis"):
+            return await self.rates.take(self.rates.analysing, key)
+        return 0.0
+
+    async def _read_body(self, scope: Scope, receive: Receive) -> bytes | None:
+        """The whole body, or ``None`` if it is larger than allowed (read no further then)."""
+        for name, value in scope.get("headers", []):
+            if name == b"content-length":
+                try:
+                    if int(value) > self.max_body:
+                        return None
+                except ValueError:
+                    return None
+        chunks: list[bytes] = []
+        size = 0
+        while True:
+            message = await receive()
+            if message["type"] == "http.disconnect":
+                break
+            chunk = message.get("body", b"")
+            size += len(chunk)
+            if size > self.max_body:
+                return None
+            chunks.append(chunk)
+            if not message.get("more_body", False):
+                break
+        return b"".join(chunks)
+
+
+def _has_body(scope: Scope) -> bool:
+    """Whether a request says it has a body (one without, like ``DELETE /api/health``, goes on
+    to be answered for its method: it cannot carry a cross-site form)."""
+    for name, value in scope.get("headers", []):
+        if name == b"transfer-encoding" or (name == b"content-length" and value.strip() != b"0"):
+            return True
+        if name == b"content-type":
+            return True
+    return False
+
+
+def _is_json(scope: Scope) -> bool:
+    for name, value in scope.get("headers", []):
+        if name == b"content-type":
+            media = value.split(b";", 1)[0].strip().lower()
+            return bool(media == b"application/json")
+    return False
+
+
+def _replay(body: bytes, original: Receive) -> Receive:
+    """A ``receive`` that gives the body already read, then waits for the real disconnect."""
+    sent = False
+
+    async def receive() -> Message:
+        nonlocal sent
+        if not sent:
+            sent = True
+            return {"type": "http.request", "body": body, "more_body": False}
+        return await original()
+
+    return receive

@@ -1,0 +1,83 @@
+"""Questions about many games at once: a browser's list of games, and how many games there are.
+They read the database, never a process's copies, so every process gives the same answers."""
+
+from __future__ import annotations
+
+from sqlalchemy import func, select
+from sqlalchemy.orm import Session
+
+from bluegray.outcome import Outcome, Termination
+from bluegray.pieces import Side
+from bluegray.rules import RuleSet, Stalemate
+from bluegray.web.db import Database
+from bluegray.web.models import GameRow, ListingRow
+from bluegray.web.schemas import GameList, GameSummary, OutcomeInfo
+
+
+async def list_games(db: Database, browser: str, limit: int, before_ms: int | None) -> GameList:
+    """A browser's games, newest first, ``limit`` at a time (``before_ms`` pages back)."""
+
+    def query(session: Session) -> list[tuple[GameRow, str]]:
+        statement = (
+            select(GameRow, ListingRow.role)
+            .join(ListingRow, ListingRow.game_id == GameRow.id)
+            .where(ListingRow.browser_hash == browser)
+        )
+        if before_ms is not None:
+            statement = statement.where(ListingRow.created_ms < before_ms)
+        statement = statement.order_by(
+            ListingRow.created_ms.desc(), ListingRow.game_id.desc()
+        ).limit(limit + 1)
+        return [(row, role) for row, role in session.execute(statement).all()]
+
+    rows = await db.read(query)
+    games = [_summary(row, role) for row, role in rows[:limit]]
+    more = len(rows) > limit
+    return GameList(games=games, next_before_ms=games[-1].created_ms if more else None)
+
+
+async def count_games(db: Database) -> int:
+    def count(session: Session) -> int:
+        return int(session.scalar(select(func.count()).select_from(GameRow)) or 0)
+
+    return await db.read(count)
+
+
+def _summary(row: GameRow, role: str) -> GameSummary:
+    outcome = None
+    if row.result is not None and row.termination is not None:
+        termination = Termination(row.termination)
+        winner = None if row.winner is None else Side(row.winner)
+        impasse = termination in (Termination.REPETITION, Termination.NO_PROGRESS) or (
+            termination is Termination.STALEMATE
+            and RuleSet.parse(row.rules).stalemate is Stalemate.IMPASSE
+        )
+        described = Outcome(termination, winner, impasse)
+        abandoned = row.end_reason == "abandoned" and winner is not None
+        outcome = OutcomeInfo(
+            winner=row.winner,  # type: ignore[arg-type]
+            reason="abandoned" if abandoned else termination.value,
+            result=row.result,
+            description=f"{winner.title} wins: {winner.other.title} left the game"
+            if abandoned and winner is not None
+            else described.describe(),
+        )
+    opponent = {
+        "ai": f"AI level {row.ai_level}",
+        "hotseat": "hot-seat",
+        "friend": "friend",
+        "imported": "imported record",
+    }.get(row.mode, row.mode)
+    return GameSummary(
+        id=row.id,
+        created_ms=row.created_ms,
+        mode=row.mode,  # type: ignore[arg-type]
+        status=row.status,  # type: ignore[arg-type]
+        rules=row.rules,
+        role=role,
+        opponent=opponent,
+        ply=row.ply,
+        turn=row.turn,  # type: ignore[arg-type]
+        version=row.version,
+        outcome=outcome,
+    )

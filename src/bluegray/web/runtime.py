@@ -1,0 +1,352 @@
+"""The games a process holds, and the one way a game changes: on a copy, committed at a known
+version, then published.
+
+A change is made on a copy of the game, written to the database only if the stored game is still
+at the version the copy was made from, and only then adopted and published on the bus; a change
+that is refused (an illegal move, a stale version) leaves nothing behind. Any process can change
+any game: the version check in the database picks the one change that wins, wherever it was made.
+A process that finds its copy stale (the write conflicts, or news of a newer version arrives)
+reads the game again; when several processes share the database it also checks the stored
+version before answering from its copy.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import time
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from typing import Final
+
+from sqlalchemy import Connection, select, update
+from sqlalchemy.orm import Session
+
+from bluegray.errors import BlueGrayError
+from bluegray.web.bus import Bus, News
+from bluegray.web.clocks import now_ms
+from bluegray.web.db import ConflictError, Database
+from bluegray.web.errors import ApiError, from_library, not_found
+from bluegray.web.live import LiveGame
+from bluegray.web.models import Base, DeadlineRow, GameRow
+from bluegray.web.presence import Presence, PresenceBook
+from bluegray.web.schemas import (
+    AiMessage,
+    AiStatus,
+    GameEvent,
+    GameState,
+    PresenceMessage,
+    StateMessage,
+)
+from bluegray.web.store import Save, apply_save, change_save, load_game, new_game_save
+from bluegray.web.view import claim_win_at, game_state, seats_view
+
+CACHE_LIMIT: Final = 2000
+"""Games kept in memory; idle ones beyond this are dropped (they are all in the database)."""
+
+Change = Callable[[LiveGame], GameEvent | None]
+
+
+@dataclass
+class Runtime:
+    """A game loaded in this process, with the lock that makes its changes here one at a
+    time."""
+
+    live: LiveGame
+    lock: asyncio.Lock = field(default_factory=asyncio.Lock)
+    used: float = field(default_factory=time.monotonic)
+
+
+@dataclass(frozen=True)
+class Stored:
+    """A change as it was committed: the game just after it (later changes make new copies,
+    so this one stays as it was) and the event it announced."""
+
+    live: LiveGame
+    event: GameEvent
+
+
+class Games:
+    """The games of this process: loaded on demand, changed one way, published after commit."""
+
+    def __init__(
+        self,
+        db: Database,
+        bus: Bus,
+        presence: PresenceBook,
+        process: str,
+        *,
+        abandon_ms: int,
+        shared: bool,
+        on_stored: Callable[[LiveGame], None] | None = None,
+    ) -> None:
+        self.db = db
+        self.bus = bus
+        self.presence = presence
+        self.process = process
+        self.abandon_ms = abandon_ms
+        self.shared = shared
+        """Whether other processes change the same games (then stored versions are checked)."""
+        self.on_stored = on_stored
+        self._games: dict[str, Runtime] = {}
+        self.idle: Callable[[str], bool] = lambda game_id: True
+        """Whether a game may leave the cache (set by the app: no socket on it here)."""
+
+    # -- loading -------------------------------------------------------------------------------
+
+    async def get(self, game_id: str, *, fresh: bool = True) -> Runtime:
+        """A game, from this process's copy or the database. With ``fresh`` (and other
+        processes about), the copy is checked against the stored version first."""
+        runtime = self._games.get(game_id)
+        if runtime is not None:
+            runtime.used = time.monotonic()
+            if not (fresh and self.shared):
+                return runtime
+            stored = await self.db.read(lambda session: _version(session, game_id))
+            if stored == runtime.live.version:
+                return runtime
+            if stored is None:
+                self._games.pop(game_id, None)
+                raise not_found(f"game {game_id!r}")
+        return await self._load(game_id)
+
+    async def _load(self, game_id: str) -> Runtime:
+        live = await self.db.read(lambda session: load_game(session, game_id))
+        if live is None:
+            raise not_found(f"game {game_id!r}")
+        runtime = self._games.get(game_id)
+        if runtime is not None and runtime.live.version >= live.version:
+            return runtime  # loaded meanwhile by another request
+        if runtime is not None:
+            runtime.live = live  # keep the lock: a change may be waiting on it
+        else:
+            runtime = self._games[game_id] = Runtime(live)
+            self._evict()
+        return runtime
+
+    def forget(self, game_id: str) -> None:
+        """Drop this process's copy (it is stale)."""
+        runtime = self._games.get(game_id)
+        if runtime is not None and not runtime.lock.locked():
+            del self._games[game_id]
+
+    def heard(self, news: News) -> None:
+        """News from another process: a newer version makes this process's copy stale."""
+        if news.kind != "state" or news.origin == self.process:
+            return
+        runtime = self._games.get(news.game_id)
+        if runtime is not None and runtime.live.version < news.version:
+            self.forget(news.game_id)
+
+    def _evict(self) -> None:
+        if len(self._games) <= CACHE_LIMIT:
+            return
+        idle = sorted(
+            (
+                runtime
+                for game_id, runtime in self._games.items()
+                if not runtime.lock.locked() and self.idle(game_id)
+            ),
+            key=lambda runtime: runtime.used,
+        )
+        for runtime in idle[: len(self._games) - CACHE_LIMIT]:
+            del self._games[runtime.live.id]
+
+    def cached(self) -> int:
+        return len(self._games)
+
+    # -- views ---------------------------------------------------------------------------------
+
+    async def presence_of(self, game_id: str) -> Presence:
+        return await self.presence.read(game_id, now_ms())
+
+    async def state(
+        self, live: LiveGame, *, ai_status: AiStatus | None = None, stored_note: bool = True
+    ) -> GameState:
+        """The game as clients see it; the AI's status is read from its timer unless given (or
+        unless ``stored_note`` is false: the game has just been stored, nothing holds the AI
+        up yet)."""
+        if ai_status is None and stored_note and live.ai_to_move():
+            ai_status = await self.ai_note(live.id)
+        return game_state(
+            live,
+            await self.presence_of(live.id),
+            now_ms(),
+            abandon_ms=self.abandon_ms,
+            ai_status=ai_status,
+        )
+
+    async def state_message(
+        self, live: LiveGame, event: GameEvent | None = None, *, stored_note: bool = True
+    ) -> str:
+        state = await self.state(live, stored_note=stored_note)
+        message = StateMessage(version=state.version, event=event, game=state)
+        return message.model_dump_json()
+
+    async def current(self, game_id: str) -> tuple[int, str]:
+        """The game's stored version and its state message (with its last event)."""
+        live = (await self.get(game_id)).live
+        event = None if live.last_event is None else GameEvent.model_validate_json(live.last_event)
+        return live.version, await self.state_message(live, event)
+
+    async def ai_note(self, game_id: str) -> AiStatus | None:
+        note = await self.db.read(lambda session: _ai_note(session, game_id))
+        return note if note in ("busy", "unavailable") else None  # type: ignore[return-value]
+
+    # -- news ----------------------------------------------------------------------------------
+
+    async def publish_presence(self, game_id: str) -> None:
+        runtime = self._games.get(game_id)
+        if runtime is None:
+            runtime = await self.get(game_id)
+        live = runtime.live
+        presence = await self.presence_of(game_id)
+        message = PresenceMessage(
+            version=live.version,
+            seats=seats_view(live, presence),
+            spectators=presence.spectators,
+            claim_win_at_ms=claim_win_at(live, presence, self.abandon_ms),
+        )
+        await self.bus.publish(
+            News("presence", game_id, live.version, self.process, message.model_dump_json())
+        )
+
+    async def publish_ai(self, game_id: str, version: int, status: AiStatus) -> None:
+        text = AiMessage(version=version, status=status).model_dump_json()
+        await self.bus.publish(News("ai", game_id, version, self.process, text))
+
+    async def note_ai(self, game_id: str, version: int, status: AiStatus) -> None:
+        """Say (durably, and to every socket) what holds up the AI's move in a game."""
+        note = None if status == "thinking" else status
+        await self.db.write(lambda connection: _set_ai_note(connection, game_id, version, note))
+        await self.publish_ai(game_id, version, status)
+
+    # -- changing ------------------------------------------------------------------------------
+
+    async def add(self, live: LiveGame, listings: list[tuple[str, str]]) -> None:
+        """Store a new game."""
+        save = new_game_save(live, listings)
+        await self.db.write(lambda connection: apply_save(connection, save))
+        self._games[live.id] = Runtime(live)
+        self._evict()
+        if self.on_stored is not None:
+            self.on_stored(live)
+
+    async def change(
+        self,
+        game_id: str,
+        change: Change,
+        *,
+        version: int | None = None,
+        seats_changed: bool = False,
+        listings_for: str | None = None,
+        extra: Callable[[LiveGame], list[Save]] | None = None,
+        after_store: Callable[[LiveGame], None] | None = None,
+    ) -> Stored | None:
+        """Apply ``change`` to a copy of the game, commit it, adopt it, publish it. ``change``
+        raises ``ApiError`` to refuse; it returns the event to announce (``None``: nothing
+        changed). If another process changed the game first, the change is tried once more on
+        the stored game (a change made at a given ``version`` is refused instead)."""
+        for attempt in (1, 2):
+            # A change that needs no particular version decides on what it reads: when other
+            # processes change games too, it reads the stored game. One at a given version can
+            # start from this process's copy (the write checks it) unless the copy is older.
+            fresh = self.shared and (attempt == 2 or version is None)
+            runtime = await self.get(game_id, fresh=fresh)
+            if self.shared and not fresh and version is not None and version > runtime.live.version:
+                continue  # the client has seen a newer version than this copy: read it again
+            try:
+                return await self._change(
+                    runtime, change, version, seats_changed, listings_for, extra, after_store
+                )
+            except ConflictError:
+                self.forget(game_id)
+                if attempt == 2 or version is not None:
+                    stored = await self.get(game_id)
+                    raise ApiError(
+                        409,
+                        "stale_version",
+                        f"the game is at version {stored.live.version}, not {version}: "
+                        "here is the current state",
+                        {"version": stored.live.version},
+                    ) from None
+        raise AssertionError("unreachable")
+
+    async def _change(
+        self,
+        runtime: Runtime,
+        change: Change,
+        version: int | None,
+        seats_changed: bool,
+        listings_for: str | None,
+        extra: Callable[[LiveGame], list[Save]] | None,
+        after_store: Callable[[LiveGame], None] | None,
+    ) -> Stored | None:
+        async with runtime.lock:
+            before = runtime.live
+            if version is not None and version != before.version:
+                raise ApiError(
+                    409,
+                    "stale_version",
+                    f"the game is at version {before.version}, not {version}: "
+                    "here is the current state",
+                    {"version": before.version},
+                )
+            after = before.copy()
+            try:
+                event = change(after)
+            except BlueGrayError as error:
+                raise from_library(error) from None
+            if event is None:
+                return None
+            now = now_ms()
+            after.version = before.version + 1
+            after.updated_ms = now
+            after.sync_status()
+            if after.is_over() and after.clock is not None and after.clock.running is not None:
+                after.clock = after.clock.switched(None, now)
+            if after.is_over():
+                after.draw_offer = after.takeback_offer = None
+            after.last_event = event.model_dump_json(exclude_none=True)
+            listings = []
+            if listings_for is not None:
+                side = next(
+                    (s for s, seat in after.seats.items() if seat.browser_hash == listings_for),
+                    None,
+                )
+                listings = [(listings_for, "viewer" if side is None else side.value)]
+            saves = [change_save(before, after, seats_changed=seats_changed, listings=listings)]
+            if extra is not None:
+                saves.extend(extra(after))
+
+            def write(connection: Connection) -> None:
+                for save in saves:
+                    apply_save(connection, save)
+
+            await self.db.write(write)
+            runtime.live = after
+            if self.on_stored is not None:
+                self.on_stored(after)
+            if after_store is not None:
+                after_store(after)
+            text = await self.state_message(after, event, stored_note=False)
+            await self.bus.publish(News("state", after.id, after.version, self.process, text))
+            return Stored(after, event)
+
+
+def _version(session: Session, game_id: str) -> int | None:
+    return session.scalar(select(GameRow.version).where(GameRow.id == game_id))
+
+
+def _ai_note(session: Session, game_id: str) -> str | None:
+    return session.scalar(
+        select(DeadlineRow.note).where(DeadlineRow.kind == "ai", DeadlineRow.subject == game_id)
+    )
+
+
+def _set_ai_note(connection: Connection, game_id: str, version: int, note: str | None) -> None:
+    table = Base.metadata.tables["deadlines"]
+    connection.execute(
+        update(table)
+        .where(table.c.kind == "ai", table.c.subject == game_id, table.c.version == version)
+        .values(note=note)
+    )

@@ -1,0 +1,142 @@
+"""Real processes of the service for the tests: ``bluegray serve`` and ``bluegray worker`` started
+as the deploy guide starts them (the same command lines and ``BLUEGRAY_*`` settings), each in a
+session of its own, logging to a file, and killed for real."""
+
+from __future__ import annotations
+
+import contextlib
+import os
+import signal
+import subprocess
+import sys
+import time
+from collections.abc import Iterator, Mapping
+from pathlib import Path
+from typing import Any
+
+import httpx
+
+from tests.servers import free_port
+
+PROCESS_HEADER = "x-bluegray-process"
+
+
+class Node:
+    """One process of the service."""
+
+    def __init__(self, name: str, command: list[str], env: Mapping[str, str], log: Path) -> None:
+        self.name = name
+        self.log = log
+        self._output = log.open("w")
+        self.process = subprocess.Popen(
+            [sys.executable, "-m", "bluegray", *command],
+            stdout=self._output,
+            stderr=subprocess.STDOUT,
+            env={**os.environ, **env, "BLUEGRAY_PROCESS_NAME": name},
+            start_new_session=True,
+        )
+
+    @classmethod
+    def serve(cls, name: str, env: Mapping[str, str], directory: Path) -> Node:
+        port = free_port()
+        node = cls(
+            name,
+            ["serve", "--port", str(port), "--no-access-log"],
+            env,
+            directory / f"{name}.log",
+        )
+        node.port = port
+        return node
+
+    @classmethod
+    def worker(cls, name: str, env: Mapping[str, str], directory: Path, processes: int) -> Node:
+        return cls(name, ["worker", "--processes", str(processes)], env, directory / f"{name}.log")
+
+    port: int = 0
+
+    @property
+    def url(self) -> str:
+        return f"http://127.0.0.1:{self.port}"
+
+    def wait_ready(self, seconds: float = 60) -> None:
+        """Until the web process answers ``/api/health``."""
+        deadline = time.monotonic() + seconds
+        while time.monotonic() < deadline:
+            if self.process.poll() is not None:
+                raise AssertionError(f"{self.name} stopped:\n{self.output()}")
+            with contextlib.suppress(httpx.TransportError):
+                if httpx.get(f"{self.url}/api/health", timeout=1).status_code == 200:
+                    return
+            time.sleep(0.1)
+        raise AssertionError(f"{self.name} did not start:\n{self.output()}")
+
+    def children(self) -> list[int]:
+        """The process ids of this process's children (its engine processes)."""
+        path = Path(f"/proc/{self.process.pid}/task/{self.process.pid}/children")
+        try:
+            return [int(pid) for pid in path.read_text().split()]
+        except OSError:
+            return []
+
+    def kill(self, signum: int = signal.SIGKILL) -> None:
+        """Send ``signum`` to this process alone (not its children: they must follow it)."""
+        if self.process.poll() is None:
+            self.process.send_signal(signum)
+        self.process.wait(timeout=30)
+
+    def stop(self) -> None:
+        """Kill the whole session (whatever is left of it)."""
+        with contextlib.suppress(ProcessLookupError):
+            os.killpg(self.process.pid, signal.SIGKILL)
+        with contextlib.suppress(subprocess.TimeoutExpired):
+            self.process.wait(timeout=10)
+        self._output.close()
+
+    def output(self) -> str:
+        self._output.flush()
+        return self.log.read_text(errors="replace")
+
+
+def alive(pid: int) -> bool:
+    """Whether a process runs (a zombie does not count)."""
+    try:
+        status = Path(f"/proc/{pid}/stat").read_text()
+    except OSError:
+        return False
+    return status.rsplit(")", 1)[1].split()[0] != "Z"
+
+
+def wait_gone(pids: list[int], seconds: float = 10) -> list[int]:
+    """The processes of ``pids`` still running after ``seconds`` (none, hopefully)."""
+    deadline = time.monotonic() + seconds
+    while time.monotonic() < deadline:
+        left = [pid for pid in pids if alive(pid)]
+        if not left:
+            return []
+        time.sleep(0.1)
+    return [pid for pid in pids if alive(pid)]
+
+
+@contextlib.contextmanager
+def nodes() -> Iterator[list[Node]]:
+    started: list[Node] = []
+    try:
+        yield started
+    finally:
+        for node in started:
+            node.stop()
+
+
+def service_env(database_url: str, redis_url: str | None, **settings: Any) -> dict[str, str]:
+    """The ``BLUEGRAY_*`` variables of a test service: quick heartbeats and timers."""
+    env = {
+        "BLUEGRAY_DATABASE_URL": database_url,
+        "BLUEGRAY_HEARTBEAT_SECONDS": "0.5",
+        "BLUEGRAY_DEADLINE_POLL_SECONDS": "0.25",
+        "BLUEGRAY_ALLOWED_HOSTS": "127.0.0.1,localhost",
+        "BLUEGRAY_RATE_LIMITS": "false",
+    }
+    if redis_url is not None:
+        env["BLUEGRAY_REDIS_URL"] = redis_url
+    env.update({f"BLUEGRAY_{name.upper()}": str(value) for name, value in settings.items()})
+    return env

@@ -1,0 +1,317 @@
+"""The parts that let several processes serve the same games, one at a time: the hub's ordering
+of news, the AI queue's priorities and bounds, the CPUs a process may use, timers claimed once,
+and clocks credited once for an outage."""
+
+from __future__ import annotations
+
+import asyncio
+import os
+import threading
+from functools import partial
+from pathlib import Path
+from typing import Any
+
+import pytest
+from sqlalchemy import insert, select
+
+from bluegray.web import local_queue
+from bluegray.web.bus import LocalBus, News
+from bluegray.web.cpus import quota_cpus, usable_cpus
+from bluegray.web.db import Database
+from bluegray.web.deadlines import DONE, Due, Timers, Verdict
+from bluegray.web.jobs import (
+    AiBusyError,
+    AnalysisOutput,
+    Bounds,
+    Job,
+    MoveJob,
+    Owner,
+    Priority,
+    decode_job,
+    encode_job,
+    reserved_for_short,
+)
+from bluegray.web.local_queue import LocalQueue
+from bluegray.web.models import Base, GameRow
+from bluegray.web.presence import LocalPresence
+from bluegray.web.uptime import credit_outage, note_alive
+from bluegray.web.ws import Connection, Hub
+
+# -- the hub: states in version order ---------------------------------------------------------
+
+
+class FakeSocket:
+    def __init__(self) -> None:
+        self.sent: list[str] = []
+
+    async def send_text(self, text: str) -> None:
+        self.sent.append(text)
+
+    async def close(self, code: int = 1000) -> None:
+        return None
+
+
+def state(version: int) -> News:
+    return News("state", "g", version, "other", f"v{version}")
+
+
+def test_the_hub_passes_states_on_in_version_order_and_rereads_a_gap() -> None:
+    rereads: list[str] = []
+
+    async def reread(game_id: str) -> tuple[int, str]:
+        rereads.append(game_id)
+        return 9, "v9 (read again)"
+
+    async def run() -> list[str]:
+        hub = Hub(LocalBus(), LocalPresence("here"), reread)
+        socket = FakeSocket()
+        connection = Connection(socket, "g", frozenset())  # type: ignore[arg-type]
+        await hub.watch("g")
+        connection.send_state(4, "v4")
+        await hub.add(connection)
+        hub.deliver(state(6))  # early: 5 is missing
+        hub.deliver(state(4))  # already seen
+        hub.deliver(state(5))  # the gap fills: 5 and 6 go out in order
+        hub.deliver(state(8))  # 7 never comes ...
+        await asyncio.sleep(0.6)  # ... so the game is read again after a moment
+        hub.deliver(state(7))  # too late: older than what was read
+        await asyncio.sleep(0.05)
+        await connection.stop()
+        return socket.sent
+
+    sent = asyncio.run(run())
+    assert sent == ["v4", "v5", "v6", "v9 (read again)"]
+    assert rereads == ["g"]
+
+
+def test_news_of_another_game_or_an_unwatched_one_goes_nowhere() -> None:
+    async def run() -> list[str]:
+        hub = Hub(LocalBus(), LocalPresence("here"), _never)
+        socket = FakeSocket()
+        connection = Connection(socket, "g", frozenset())  # type: ignore[arg-type]
+        await hub.add(connection)
+        hub.deliver(News("state", "h", 1, "other", "other game"))
+        hub.deliver(News("presence", "g", 1, "other", "presence"))
+        await asyncio.sleep(0.05)
+        await hub.remove(connection, 0)
+        hub.deliver(News("presence", "g", 1, "other", "after it left"))
+        await connection.stop()
+        return socket.sent
+
+    assert asyncio.run(run()) == ["presence"]
+
+
+async def _never(game_id: str) -> tuple[int, str]:
+    raise AssertionError("no gap here")
+
+
+# -- the AI queue -----------------------------------------------------------------------------
+
+
+def move_job(level: int, game: str = "g") -> MoveJob:
+    return MoveJob(game, 1, "sackson", "x", (), level, 0)
+
+
+def test_jobs_cross_machines_as_text_and_know_their_priority() -> None:
+    job = move_job(8)
+    assert decode_job(encode_job(job)) == job
+    assert job.priority is Priority.LONG and move_job(1).priority is Priority.QUICK
+    assert move_job(6).priority is move_job(7).priority is Priority.SHORT
+    with pytest.raises(ValueError, match="not a job"):
+        decode_job('{"kind": "poem"}')
+    assert [reserved_for_short(n) for n in (1, 2, 4, 8, 16)] == [0, 1, 1, 2, 4]
+
+
+def test_a_short_job_never_waits_behind_long_ones(monkeypatch: pytest.MonkeyPatch) -> None:
+    started: list[int] = []
+    release = threading.Event()
+
+    def run(job: Job) -> str | AnalysisOutput:
+        assert isinstance(job, MoveJob)
+        started.append(job.level)
+        if job.level == 8:
+            release.wait(10)
+        return "d2-d3"
+
+    monkeypatch.setattr(local_queue, "run_job", run)
+    played: list[str] = []
+
+    async def sink(job: MoveJob, move: str, computed_by: str) -> None:
+        played.append(job.game_id)
+
+    async def scenario() -> tuple[list[int], list[str]]:
+        queue = LocalQueue(2, Bounds(total=10, per_owner=10), sink, processes=False)
+        await queue.start()
+        waiting = [
+            await queue.submit_move(move_job(8, f"long{i}"), Owner(f"b{i}")) for i in range(3)
+        ]
+        short = await queue.submit_move(move_job(1, "short"), Owner("s"))
+        assert short is not None
+        await asyncio.wait_for(short, 5)  # done while every long job still waits or runs
+        seen = list(started)
+        release.set()
+        await asyncio.gather(*[future for future in waiting if future is not None])
+        await queue.close()
+        return seen, played
+
+    seen, played_games = asyncio.run(scenario())
+    assert seen == [8, 1]  # one long job runs; the slot kept for smaller jobs took the quick one
+    assert played_games[0] == "short" and sorted(played_games) == sorted(
+        ["short", "long0", "long1", "long2"]
+    )
+
+
+def test_queued_work_is_bounded_per_browser_per_address_and_in_all(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    release = threading.Event()
+
+    def run(job: Job) -> str | AnalysisOutput:
+        release.wait(10)
+        return "d2-d3"
+
+    monkeypatch.setattr(local_queue, "run_job", run)
+
+    async def sink(job: MoveJob, move: str, computed_by: str) -> None:
+        return None
+
+    async def scenario() -> list[str]:
+        queue = LocalQueue(1, Bounds(total=4, per_owner=2), sink, processes=False)
+        refused = []
+        futures = []
+        for game, owner in [
+            ("a1", Owner("alice", "1.1.1.1")),
+            ("a2", Owner("alice", "1.1.1.1")),
+            ("a3", Owner("alice", "3.3.3.3")),  # Alice's third
+            ("b1", Owner("bob", "1.1.1.1")),  # the address's third
+            ("c0", Owner("carol", "4.4.4.4")),
+            ("c1", Owner("carol", "5.5.5.5")),
+            ("d1", Owner("dave", "6.6.6.6")),
+            ("e1", Owner("erin", "7.7.7.7")),  # the fifth in all
+        ]:
+            try:
+                futures.append(await queue.submit_move(move_job(1, game), owner))
+            except AiBusyError:
+                refused.append(game)
+        again = await queue.submit_move(move_job(1, "a1"), Owner("alice", "1.1.1.1"))
+        assert again is futures[0]  # the same game and version is not queued twice
+        release.set()
+        await asyncio.gather(*[future for future in futures if future is not None])
+        assert await queue.depth() == 0
+        await queue.close()
+        return refused
+
+    assert asyncio.run(scenario()) == ["a3", "b1", "d1", "e1"]
+
+
+def test_the_cpus_a_process_may_use_count_its_quota() -> None:
+    assert quota_cpus("150000 100000") == 1.5
+    assert quota_cpus("max 100000") is None
+    assert quota_cpus(None, ("-1", "100000")) is None
+    assert quota_cpus(None, ("200000", "100000")) == 2.0
+    assert quota_cpus("garbage") is None
+    assert 1 <= usable_cpus() <= len(os.sched_getaffinity(0))
+
+
+# -- timers and the service's heartbeat -------------------------------------------------------
+
+
+def _database(path: Path) -> Database:
+    database = Database(f"sqlite:///{path / 'timers.sqlite3'}")
+    database.start()
+    return database
+
+
+def test_a_due_timer_fires_once_however_many_processes_look(tmp_path: Path) -> None:
+    database = _database(tmp_path)
+    deadlines = Base.metadata.tables["deadlines"]
+    database.run(
+        lambda c: c.execute(
+            insert(deadlines),
+            [
+                {
+                    "kind": "flag",
+                    "subject": "free",
+                    "due_ms": 1,
+                    "version": 1,
+                    "holder": None,
+                    "held_until_ms": None,
+                },
+                {
+                    "kind": "flag",
+                    "subject": "of-a-dead-process",
+                    "due_ms": 1,
+                    "version": 1,
+                    "holder": "dead",
+                    "held_until_ms": 2**50,
+                },
+                {
+                    "kind": "flag",
+                    "subject": "held-by-a-live-one",
+                    "due_ms": 1,
+                    "version": 1,
+                    "holder": "p3",
+                    "held_until_ms": 2**50,
+                },
+            ],
+        )
+    )
+    fired: list[tuple[str, str]] = []
+
+    def make(process: str) -> Timers:
+        async def alive(now: int) -> list[str]:
+            return ["p1", "p2", "p3"]
+
+        timers = Timers(database, process, poll_seconds=60, live_processes=alive)
+
+        async def handler(due: Due) -> Verdict:
+            fired.append((process, due.subject))
+            return DONE
+
+        timers.on("flag", handler)
+        return timers
+
+    async def run() -> None:
+        first, second = make("p1"), make("p2")
+        await asyncio.gather(first.sweep(), second.sweep(), first.sweep(), second.sweep())
+        await asyncio.sleep(0.2)
+
+    try:
+        asyncio.run(run())
+        left = database.run(lambda c: [row.subject for row in c.execute(select(deadlines))])
+    finally:
+        database.close()
+    assert sorted(subject for _, subject in fired) == ["free", "of-a-dead-process"]
+    assert left == ["held-by-a-live-one"]
+
+
+def test_clocks_are_credited_once_for_an_outage_and_not_for_one_process_dying(
+    tmp_path: Path,
+) -> None:
+    database = _database(tmp_path)
+    games = Base.metadata.tables["games"]
+    row: dict[str, Any] = {
+        "id": "g", "created_ms": 0, "updated_ms": 0, "mode": "friend", "status": "active",
+        "version": 3, "rules": "sackson", "start": "x", "position": "x", "ply": 1, "turn": "gray",
+        "clock_initial_ms": 60_000, "clock_increment_ms": 0, "blue_ms": 60_000,
+        "gray_ms": 60_000, "clock_since_ms": 1_000,
+    }  # fmt: skip
+    database.run(lambda c: c.execute(insert(games), [row]))
+    database.run(partial(note_alive, stamp=5_000))
+
+    def since() -> int | None:
+        return database.run(lambda c: c.execute(select(GameRow.clock_since_ms)).scalar_one())
+
+    try:
+        # Another process beat 1 s ago: the service was up, nothing is credited.
+        assert database.run(partial(credit_outage, started=6_000, down_after_ms=2_500)) == 0
+        assert since() == 1_000
+        # Nobody beat for 10 s: down since the last beat (6 s), credited once however many start.
+        gaps = [
+            database.run(partial(credit_outage, started=16_000, down_after_ms=2_500)),
+            database.run(partial(credit_outage, started=16_000, down_after_ms=2_500)),
+        ]
+        assert gaps == [10_000, 0]
+        assert since() == 11_000
+    finally:
+        database.close()
