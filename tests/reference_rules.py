@@ -1,4 +1,4 @@
-"""A slow, plain reference implementation of RULES.md §3 (moves) and §4 (the end of the game).
+"""A slow, plain reference implementation of docs/rules-reference.md §3 (moves) and §4 (the end of the game).
 
 It is written from the rules alone, with a position as a dict of point -> §6 letter, so that the
 bitboard move generator can be tested against it (STYLE.md: a hot path is compared with the plain

@@ -76,7 +76,7 @@ def test_perft_from_a_position_after_moves(capsys: pytest.CaptureFixture[str]) -
         (["show", "--moves", "d2-d4"], "illegal move 'd2-d4'"),
         (["show", "--moves", "d2d4"], "invalid move 'd2d4'"),
         (["show", "--rules", "cooper lead=zero"], "invalid value 'zero'"),
-        (["show", "--rules", "sackson impasse-plies=" + "9" * 30], "from 1 to 999999999"),
+        (["show", "--rules", "sackson impasse-plies=" + "9" * 30], "from 1 to 1000"),
         pytest.param(
             [
                 "show",

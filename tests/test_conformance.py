@@ -1,4 +1,4 @@
-"""Every conformance vector of RULES.md §7 passes through the library, and the copies in the
+"""Every conformance vector of docs/rules-reference.md §7 passes through the library, and the copies in the
 repository are the shared originals."""
 
 from __future__ import annotations

@@ -11,6 +11,7 @@ import pytest
 
 from bluegray import Game, RuleSet, read_records
 from bluegray.cli.main import main
+from bluegray.cli.match import describe_limits
 from bluegray.engine.limits import Limits
 from bluegray.engine.match import (
     MAX_PLIES_REASON,
@@ -225,6 +226,23 @@ def test_match_text_report(capsys: pytest.CaptureFixture[str]) -> None:
     assert "Endings:" in out
 
 
+def test_the_report_names_the_players_that_do_not_follow_the_match_limits(
+    capsys: pytest.CaptureFixture[str],
+) -> None:
+    """``--time 0.1`` is not what a weaker level's moves get: they search a fixed depth."""
+    args = ["match", "level:2", "level:6", "-n", "2", "-j", "1", "--max-plies", "4"]
+    code, out, _ = run([*args, "--time", "0.01"], capsys)
+    assert code == 0
+    assert "0.01 s a move, except level:2 (its level's fixed depth, 2 plies)," in out
+    assert describe_limits(settings(player_a="random", limits=Limits(nodes=50))) == (
+        "50 nodes a move, except random (no search)"
+    )
+    assert describe_limits(
+        settings(player_a="level:7", player_b="mcts", limits=Limits(nodes=50))
+    ) == ("50 nodes a move")
+    assert describe_limits(settings(limits=None)) == "each player's own limits"
+
+
 def test_sackson_scoring_counts_impasse_wins_as_half(
     capsys: pytest.CaptureFixture[str],
 ) -> None:
@@ -248,6 +266,11 @@ def test_sackson_scoring_counts_impasse_wins_as_half(
         (["random", "random", "--rules", "chess"], "chess"),
         (["random", "random", "--games", "0"], "--games must be at least 1"),
         (["random", "random", "--time", "-1"], "--time must be a positive number"),
+        (["random", "random", "--time", "86401"], "--time must be a positive number"),
+        (
+            ["random", "random", "--nodes", "9223372036854775808"],
+            "--nodes must be at least 1 and at most",
+        ),
         (["random", "random", "--time", "1", "--nodes", "5"], "not both"),
         (["random", "random", "--sprt", "10,0"], "ELO0 must be below ELO1"),
         (["random", "random", "--sprt", "x"], "--sprt must be ELO0,ELO1"),

@@ -1,4 +1,4 @@
-"""The Move type and its notation (RULES.md §6)."""
+"""The Move type and its notation (docs/rules-reference.md §6)."""
 
 from __future__ import annotations
 

@@ -183,6 +183,14 @@ def test_undo_takes_back_your_move_and_the_engine_reply() -> None:
     assert len(positions) == 3
 
 
+def test_a_resignation_ends_the_game_and_undo_cannot_take_it_back() -> None:
+    result = play("--level", "1", stdin="d2-d3\nresign\nundo\n")
+    assert result.returncode == 0
+    assert lines_with(result.stdout, "result") == ["0-1 Gray wins: resignation"]
+    assert lines_with(result.stdout, "error") == ["the game ended by resignation: start a new game"]
+    assert lines_with(result.stdout, "undo") == []
+
+
 def test_hint_and_moves() -> None:
     result = play("--hotseat", "--rules", "cooper", stdin="moves\nhint\n")
     assert result.returncode == 0
@@ -238,6 +246,7 @@ def test_a_clock_that_runs_out_ends_the_game() -> None:
     ("args", "message"),
     [
         (["--level", "9"], "--level must be one of 1-8, not '9'"),
+        (["--level", "\u00b2"], "--level must be one of 1-8, not '\u00b2'"),
         (["--clock", "five"], "invalid clock 'five': expected MINUTES[+INCREMENT]"),
         (["--colour", "red"], "--colour must be blue or gray, not 'red'"),
         (["--hotseat", "--level", "2"], "--level and --hotseat do not go together"),
@@ -285,6 +294,15 @@ def test_session_drops_an_engine_reply_made_stale_by_undo() -> None:
     assert session.game.moves == []
     with pytest.raises(SessionError, match="no move of yours"):
         session.undo()
+
+
+def test_session_undo_after_a_resignation_is_refused_and_changes_nothing() -> None:
+    session = Session(Game(), Seats(None))
+    session.play("d2-d3")
+    outcome = session.resign()
+    with pytest.raises(SessionError, match="ended by resignation: start a new game"):
+        session.undo()
+    assert session.outcome() == outcome and len(session.game.moves) == 1
 
 
 def test_session_refuses_a_move_on_the_engine_turn() -> None:

@@ -1,4 +1,4 @@
-"""The board's geometry (RULES.md §1)."""
+"""The board's geometry (docs/rules-reference.md §1)."""
 
 from __future__ import annotations
 

@@ -1,4 +1,4 @@
-"""Positions: notation, validation, start positions, pieces, hashing (RULES.md §2, §6)."""
+"""Positions: notation, validation, start positions, pieces, hashing (docs/rules-reference.md §2, §6)."""
 
 from __future__ import annotations
 
@@ -186,7 +186,7 @@ def test_finished_positions() -> None:
 
 
 def test_a_no_progress_count_over_the_limit_does_not_end_a_set_up_game() -> None:
-    # RULES.md §4: before the first move only rules 1, 2 and 5 are checked.
+    # docs/rules-reference.md §4: before the first move only rules 1, 2 and 5 are checked.
     position = Position.parse("ggggcgggg/ggggggggg/9/9/9/9/9/GGGGGGGGG/GGGGCGGGG b 150 1")
     assert position.outcome() is None
     assert len(position.legal_moves()) == 11

@@ -2,9 +2,12 @@
 
 from __future__ import annotations
 
+import contextlib
 import io
 import json
 import random
+import time
+from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
@@ -531,3 +534,101 @@ def test_docs_example_round_trips() -> None:
     assert write_records(records) == example
     assert records[0].game.outcome() == Outcome(Termination.LEAD, Side.BLUE)
     assert records[1].game.outcome() == Outcome(Termination.RESIGN, Side.BLUE)
+
+
+# -- reading costs time in proportion to the text ------------------------------------------------
+
+
+def test_comments_are_joined_once_so_reading_them_is_linear(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """Joining each comment to those before it as it came made n comments cost n² characters
+    (16,000 comments took 14 s). Counted, not timed: every comment is tidied once."""
+    import bluegray.record as record_module
+
+    tidied: list[int] = []
+    tidy = record_module._normal_comment
+
+    def counting(text: str) -> str:
+        tidied.append(len(text))
+        return tidy(text)
+
+    monkeypatch.setattr(record_module, "_normal_comment", counting)
+    text = "{a}" * 2000 + " 1. d2-d3 " + "{b}" * 2000 + " *"
+    record = read_record(text)
+    assert record.comments == {0: " ".join("a" * 2000), 1: " ".join("b" * 2000)}
+    assert sum(tidied) <= 2 * len(text)
+
+
+def test_a_tag_line_is_looked_up_only_for_an_error_message(monkeypatch: pytest.MonkeyPatch) -> None:
+    """Finding the line around every tag read a long line once per tag on it."""
+    import bluegray.record as record_module
+
+    looked_up: list[int] = []
+    line_at = record_module._line_at
+
+    def counting(text: str, i: int) -> str:
+        looked_up.append(i)
+        return line_at(text, i)
+
+    monkeypatch.setattr(record_module, "_line_at", counting)
+    record = read_record("".join(f'[T{i} "x"]' for i in range(1000)) + " *")
+    assert len(record.tags) == 1000 and looked_up == []
+    with pytest.raises(InvalidRecordError, match="malformed tag line"):
+        read_record('[T "x"] [U x] *')
+    assert looked_up
+
+
+def _seconds_to_read(text: str) -> float:
+    """The least of five readings' times: the least is the one least disturbed by other work."""
+    times = []
+    for _ in range(5):
+        started = time.perf_counter()
+        with contextlib.suppress(InvalidRecordError):
+            read_record(text)
+        times.append(time.perf_counter() - started)
+    return min(times)
+
+
+@pytest.mark.parametrize(
+    "shape",
+    [
+        pytest.param(lambda n: "{a}" * n + " *", id="comments"),
+        pytest.param(
+            lambda n: "".join(f'[T{i} "x"]' for i in range(n)) + " *", id="tags on a line"
+        ),
+        pytest.param(lambda n: "-" * (8 * n) + "a *", id="a long word that is no move"),
+        pytest.param(lambda n: "1-" * (4 * n) + " *", id="a long word like a result"),
+        pytest.param(lambda n: "{" + "a" * (8 * n), id="an unterminated comment"),
+    ],
+)
+def test_reading_time_grows_in_proportion_to_the_text(shape: Callable[[int], str]) -> None:
+    """Eight times the text may take at most 24 times as long: linear reading takes about 8,
+    quadratic 64. A ratio measured in one run, not a speed target, with room for noise."""
+    small, large = shape(2000), shape(16000)
+    _seconds_to_read(small)  # warm up
+    ratio = _seconds_to_read(large) / max(_seconds_to_read(small), 1e-6)
+    assert ratio < 24, f"8 times the text took {ratio:.0f} times as long"
+
+
+@pytest.mark.parametrize(
+    ("tag", "message"),
+    [
+        pytest.param(
+            '[Rules "sackson impasse-plies=' + "9" * 5000 + '"]',
+            "Rules tag 'sackson impasse-plies=",
+            id="5000-digit impasse-plies",
+        ),
+        ('[Rules "cooper lead=' + "9" * 30 + '"]', "expected none or a whole number from 1 to 17"),
+        pytest.param(
+            '[Position "4c4/9/9/9/9/9/9/9/4C4 b ' + "9" * 5000 + ' 1"]',
+            "no-progress count",
+            id="5000-digit count",
+        ),
+        ('[Position "4c4/9/9/9/9/9/9/9/4C4 b 0 ' + "9" * 30 + '"]', "from 1 to 999999999"),
+    ],
+)
+def test_numbers_out_of_bounds_in_tags_are_record_errors(tag: str, message: str) -> None:
+    with pytest.raises(InvalidRecordError, match="game 1, line 1: ") as raised:
+        read_record(tag + "\n\n*\n")
+    assert message in str(raised.value) and len(str(raised.value)) < 1000

@@ -1,4 +1,4 @@
-"""Rule sets: settings, the fourteen presets and custom combinations (RULES.md §5)."""
+"""Rule sets: settings, the fourteen presets and custom combinations (docs/rules-reference.md §5)."""
 
 from __future__ import annotations
 
@@ -20,7 +20,7 @@ from bluegray.rules import (
     rules_by_name,
 )
 
-# The table of RULES.md §5, row by row.
+# The table of docs/rules-reference.md §5, row by row.
 TABLE = """\
 sackson standard guard full home none free impasse advance
 cooper standard guard full home 3 free loss draw
@@ -97,12 +97,13 @@ def test_settings_default_to_sackson() -> None:
         ("sackson captain", InvalidRulesError, "invalid rule-set setting 'captain'"),
         ("captain=fast", InvalidRulesError, "invalid value 'fast' for rule-set setting 'captain'"),
         ("colour=blue", InvalidRulesError, "unknown rule-set setting 'colour'"),
-        ("lead=0", InvalidRulesError, "expected none or a whole number from 1 to 999999999"),
+        ("lead=0", InvalidRulesError, "expected none or a whole number from 1 to 17"),
         ("lead=-1", InvalidRulesError, "expected none or a whole number"),
-        ("impasse-plies=0", InvalidRulesError, "expected a whole number from 1 to 999999999"),
+        ("lead=18", InvalidRulesError, "expected none or a whole number from 1 to 17"),
+        ("impasse-plies=0", InvalidRulesError, "expected a whole number from 1 to 1000"),
         ("impasse-plies=many", InvalidRulesError, "expected a whole number"),
-        ("impasse-plies=1000000000", InvalidRulesError, "'1000000000' for rule-set setting"),
-        ("sackson impasse-plies=" + "9" * 30, InvalidRulesError, "from 1 to 999999999"),
+        ("impasse-plies=1001", InvalidRulesError, "'1001' for rule-set setting"),
+        ("sackson impasse-plies=" + "9" * 30, InvalidRulesError, "from 1 to 1000"),
         pytest.param(
             "lead=" + "9" * 5000,
             InvalidRulesError,
@@ -120,13 +121,19 @@ def test_bad_rule_sets(text: str, error: type[Exception], message: str) -> None:
     assert isinstance(raised.value, ValueError)
 
 
+def test_the_largest_lead_and_impasse_plies_are_read() -> None:
+    rules = RuleSet.parse("cooper lead=17 impasse-plies=1000")
+    assert (rules.lead, rules.impasse_plies) == (17, 1000)
+    assert RuleSet.parse(str(rules)) == rules
+
+
 def test_bad_values_in_the_constructor() -> None:
     with pytest.raises(InvalidRulesError, match="captain must be a Captain"):
         RuleSet(captain="turbo")  # type: ignore[arg-type]
     with pytest.raises(InvalidRulesError, match="lead must be"):
         RuleSet(lead=True)
-    with pytest.raises(InvalidRulesError, match="from 1 to 999999999, not 1000000000"):
-        RuleSet(impasse_plies=10**9)
+    with pytest.raises(InvalidRulesError, match="from 1 to 1000, not 1001"):
+        RuleSet(impasse_plies=1001)
     with pytest.raises(InvalidRulesError, match="not a number of about 5,001 digits"):
         RuleSet(lead=10**5000)  # too long for Python to print: described, not shown
     with pytest.raises(InvalidRulesError, match="expected a rule set"):

@@ -151,6 +151,22 @@ def test_the_engine_replies_and_undo_takes_back_both_moves() -> None:
     run(against(1, Side.BLUE), script)
 
 
+def test_undo_after_resigning_is_refused_and_the_game_stays_over() -> None:
+    async def script(pilot: Pilot[None], app: PlayApp) -> None:
+        await type_text(pilot, "d2-d3")
+        await pilot.press("enter")
+        await settle(pilot, app)
+        await pilot.press("ctrl+r")
+        await pilot.press("y")
+        outcome = app.session.outcome()
+        assert outcome is not None and outcome.describe() == "Gray wins: resignation"
+        await pilot.press("ctrl+z")
+        assert app.session.outcome() == outcome and len(app.session.game.moves) == 2
+        assert text_of(app, "#message") == "error: the game ended by resignation: start a new game"
+
+    run(against(1, Side.BLUE), script)
+
+
 def test_the_engine_moves_first_when_you_play_gray() -> None:
     async def script(pilot: Pilot[None], app: PlayApp) -> None:
         await settle(pilot, app)

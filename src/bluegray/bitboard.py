@@ -50,7 +50,7 @@ FAR_RANK: Final = (RANK_9, RANK_1)
 FORWARD: Final = (SIZE, -SIZE)
 """The step a private of each side takes forward."""
 
-# Game-end codes, in the order RULES.md §4 checks them.
+# Game-end codes, in the order docs/rules-reference.md §4 checks them.
 ONGOING: Final = 0
 CENTER_REACHED: Final = 1
 LEAD: Final = 2

@@ -1,4 +1,5 @@
-"""Checking conformance vectors (RULES.md §7): perft counts, legal-move lists and whole games.
+"""Checking conformance vectors (docs/rules-reference.md §7): perft counts, legal-move lists and
+whole games.
 
 Each line of a JSON Lines file is one vector; its kind is told by its keys, line by line. A
 vector that cannot be parsed is a failure with a message saying why, never a silent skip.
@@ -30,7 +31,7 @@ _KEYS = {
 
 
 class VectorFormatError(BlueGrayError):
-    """A conformance vector that is not in the RULES.md §7 format."""
+    """A conformance vector that is not in the docs/rules-reference.md §7 format."""
 
 
 @dataclass(frozen=True)

@@ -215,7 +215,8 @@ class Game:
     # -- the end -------------------------------------------------------------------------------
 
     def outcome(self) -> Outcome | None:
-        """How the game ended, checked in the order of RULES.md §4, or ``None`` while it goes on."""
+        """How the game ended, checked in the order of docs/rules-reference.md §4, or ``None``
+        while it goes on."""
         if self._declared is not None:
             return self._declared
         cache = self._outcome_cache

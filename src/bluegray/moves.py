@@ -6,7 +6,7 @@ from __future__ import annotations
 import itertools
 from dataclasses import dataclass
 
-from bluegray.errors import InvalidMoveError, InvalidPointError
+from bluegray.errors import InvalidMoveError, InvalidPointError, quoted
 from bluegray.points import Point, parse_point, point_file, point_name, point_rank
 
 
@@ -67,19 +67,19 @@ class Move:
         has_capture = "x" in text
         if has_step and has_capture:
             raise InvalidMoveError(
-                f"invalid move {text!r}: a move is either a step (a-b) or a capture (axbxc), "
-                "never both"
+                f"invalid move {quoted(text)}: a move is either a step (a-b) or a capture "
+                "(axbxc), never both"
             )
         if not has_step and not has_capture:
             raise InvalidMoveError(
-                f"invalid move {text!r}: expected points joined by '-' (a step, 'd2-d3') "
+                f"invalid move {quoted(text)}: expected points joined by '-' (a step, 'd2-d3') "
                 "or by 'x' (a capture, 'b2xb4')"
             )
         names = text.split("x" if has_capture else "-")
         try:
             points = tuple(parse_point(name) for name in names)
         except InvalidPointError as error:
-            raise InvalidMoveError(f"invalid move {text!r}: {error}") from None
+            raise InvalidMoveError(f"invalid move {quoted(text)}: {error}") from None
         return cls(points, has_capture)
 
 

@@ -15,10 +15,10 @@ from typing import Final
 from bluegray.errors import InvalidNumberError, quoted
 
 MAX_NOTATION_NUMBER: Final = 999_999_999
-"""The largest number a position (its no-progress count and move number) or a rule set (its
-``lead`` and ``impasse-plies``) may hold. Every real game stays far below it; a game may still
-play a thousand million plies from it before any counter leaves a 32-bit integer, let alone the
-engine's 64-bit ones."""
+"""The largest number a position's counters (its no-progress count and move number) may hold.
+Every real game stays far below it; a game may still play a thousand million plies from it
+before either counter leaves a 32-bit integer, let alone the engine's 64-bit ones. (A rule set's
+numbers have bounds of their own, in ``rules``.)"""
 
 MAX_INT64: Final = 2**63 - 1
 """The largest signed 64-bit integer: the bound of the engine protocol's numbers, which the

@@ -1,4 +1,4 @@
-"""How a game ended: the termination reason of RULES.md §4 and the winner, as values."""
+"""How a game ended: the termination of docs/rules-reference.md §4 and the winner, as values."""
 
 from __future__ import annotations
 
@@ -10,7 +10,7 @@ from bluegray.pieces import Side
 
 
 class Termination(enum.Enum):
-    """Why a game ended, spelled as RULES.md §4 names the reasons."""
+    """Why a game ended, spelled as docs/rules-reference.md §4 names the reasons."""
 
     CENTER = "center"
     """A captain reached the centre."""

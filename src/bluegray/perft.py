@@ -10,9 +10,10 @@ from bluegray.position import Position, move_from_raw
 def perft(position: Position, depth: int, *, bulk: bool = True) -> int:
     """The number of sequences of exactly ``depth`` legal moves from ``position``.
 
-    A finished game has no moves; the history before the position is empty (RULES.md §7).
-    With ``bulk`` (the default) the last ply is counted without being played; without it every
-    move is played and taken back, which is slower and times make/unmake too.
+    A finished game has no moves; the history before the position is empty
+    (docs/rules-reference.md §7). With ``bulk`` (the default) the last ply is counted without
+    being played; without it every move is played and taken back, which is slower and times
+    make/unmake too.
     """
     if depth < 0:
         raise ValueError(f"perft depth must be >= 0, not {depth}")

@@ -1,7 +1,7 @@
 """The board's geometry: points, their names, the lines between them, and the captains' paths.
 
 A point is a plain ``int`` from 0 (``a1``) to 80 (``i9``): ``rank * 9 + file``, files ``a``-``i``
-and ranks ``1``-``9`` counted from zero, as seen from Blue's side (RULES.md §1).
+and ranks ``1``-``9`` counted from zero, as seen from Blue's side (docs/rules-reference.md §1).
 """
 
 from __future__ import annotations
@@ -9,7 +9,7 @@ from __future__ import annotations
 import itertools
 from typing import Final
 
-from bluegray.errors import InvalidPointError
+from bluegray.errors import InvalidPointError, quoted
 
 Point = int
 
@@ -47,7 +47,8 @@ def parse_point(text: str) -> Point:
     point = _POINT_BY_NAME.get(text)
     if point is None:
         raise InvalidPointError(
-            f"invalid point {text!r}: expected a file a-i and a rank 1-9 in lower case, like 'e5'"
+            f"invalid point {quoted(text)}: expected a file a-i and a rank 1-9 in lower case, "
+            "like 'e5'"
         )
     return point
 

@@ -12,7 +12,7 @@ from collections.abc import Iterable, Iterator
 from dataclasses import dataclass, field
 from typing import Final, TextIO
 
-from bluegray.errors import BlueGrayError, IllegalMoveError, InvalidRecordError
+from bluegray.errors import BlueGrayError, IllegalMoveError, InvalidRecordError, quoted
 from bluegray.game import Game
 from bluegray.moves import Move
 from bluegray.outcome import RESULT_TOKENS, Outcome, Termination, winner_from_result
@@ -35,7 +35,8 @@ LINE_LENGTH: Final = 79
 _TAG_NAME: Final = re.compile(r"[A-Za-z][A-Za-z0-9_]*")
 _DATE: Final = re.compile(r"(\d{4}|\?{4})\.(\d{2}|\?{2})\.(\d{2}|\?{2})")
 _NUMBER: Final = re.compile(r"(\d+)(\.\.\.|\.)(.*)")
-_RESULT_LIKE: Final = re.compile(r"[0-9/½*-]*[/*-][0-9/½*-]*")
+_RESULT_CHARACTERS: Final = frozenset("0123456789/½*-")
+"""What a result token is made of: a word of these holding one of ``/*-`` was meant as one."""
 _WORD_END: Final = re.compile(r"[\s{}\[]")
 _BLANK: Final = re.compile(r"\s+")
 
@@ -139,15 +140,15 @@ def _escape(value: str) -> str:
 def _check_tag(name: str, value: str) -> None:
     if not isinstance(name, str) or not _TAG_NAME.fullmatch(name):
         raise InvalidRecordError(
-            f"invalid tag name {name!r}: a letter followed by letters, digits or underscores"
+            f"invalid tag name {quoted(name)}: a letter followed by letters, digits or underscores"
         )
     if not isinstance(value, str):
-        raise InvalidRecordError(f"invalid value {value!r} of tag {name}: expected text")
+        raise InvalidRecordError(f"invalid value {quoted(value)} of tag {name}: expected text")
     # A control character (a line break above all) would not survive a line-based tag pair.
     for char in value:
         if char != "\t" and unicodedata.category(char) == "Cc":
             raise InvalidRecordError(
-                f"invalid value {value!r} of tag {name}: it holds the control character "
+                f"invalid value {quoted(value)} of tag {name}: it holds the control character "
                 f"{char!r}, and tag values are one line"
             )
     if name == "Date":
@@ -171,7 +172,7 @@ def _check_date(value: str) -> None:
             except ValueError:
                 why = "there is no such day"
     if why is not None:
-        raise InvalidRecordError(f"invalid Date {value!r}: {why}")
+        raise InvalidRecordError(f"invalid Date {quoted(value)}: {why}")
 
 
 def _normal_comment(text: str) -> str:
@@ -279,7 +280,9 @@ def _tokens(text: str) -> Iterator[_Token]:
             line += body.count("\n")
             i = close + 1
         elif char == "}":
-            raise _TokenError(line, f"'}}' without a '{{' before it, in {_line_at(text, i)!r}")
+            raise _TokenError(
+                line, f"'}}' without a '{{' before it, in {quoted(_line_at(text, i))}"
+            )
         else:
             match = _WORD_END.search(text, i)
             stop = end if match is None else match.start()
@@ -290,10 +293,11 @@ def _tokens(text: str) -> Iterator[_Token]:
 def _tag(text: str, start: int, line: int) -> tuple[_Token, int]:
     """The tag pair at ``text[start] == "["``, and where it ends; ``[Name "value"]`` on one
     line, spaces allowed around the parts."""
-    whole = _line_at(text, start)
 
     def problem(why: str) -> _TokenError:
-        return _TokenError(line, f"malformed tag line {whole!r}: {why}")
+        # The line is found only for the message: looking for it at every tag would read a
+        # long line once per tag on it.
+        return _TokenError(line, f"malformed tag line {quoted(_line_at(text, start))}: {why}")
 
     i = start + 1
     i = _skip_blanks(text, i)
@@ -304,7 +308,7 @@ def _tag(text: str, start: int, line: int) -> tuple[_Token, int]:
     i = match.end()
     after_name = _skip_blanks(text, i)
     if after_name == i or after_name >= len(text) or text[after_name] != '"':
-        raise problem(f'expected a space and a "quoted value" after the tag name {name!r}')
+        raise problem(f'expected a space and a "quoted value" after the tag name {quoted(name)}')
     i = after_name + 1
     value: list[str] = []
     while True:
@@ -326,6 +330,12 @@ def _tag(text: str, start: int, line: int) -> tuple[_Token, int]:
     if i >= len(text) or text[i] != "]":
         raise problem("expected ']' after the value")
     return _Token(_TAG, name, line, "".join(value)), i + 1
+
+
+def _looks_like_a_result(word: str) -> bool:
+    """Whether a word that is no move was meant as a result token (``1:0`` is not; ``2-0``
+    is). A set test rather than a regular expression, which backtracked over long words."""
+    return set(word) <= _RESULT_CHARACTERS and any(char in "/*-" for char in word)
 
 
 def _skip_blanks(text: str, i: int) -> int:
@@ -353,7 +363,9 @@ class _GameReader:
         self.index = index
         self.tags: dict[str, str] = {}
         self.tag_lines: dict[str, int] = {}
-        self.comments: dict[int, str] = {}
+        self.comments: dict[int, list[str]] = {}
+        """The comments after each ply, joined only at the end: joining each to the ones before
+        as it came would make a record of n comments cost n² characters."""
         self.game: Game | None = None
         self.pending: _Token | None = None  # a move number waiting for its move
         self.comment_line = 0  # where the first comment is
@@ -379,9 +391,7 @@ class _GameReader:
         if token.kind == _COMMENT:
             game = self._game(token.line)
             self.comment_line = self.comment_line or token.line
-            ply = game.ply
-            before = self.comments.get(ply, "")
-            self.comments[ply] = _normal_comment(f"{before} {token.text}")
+            self.comments.setdefault(game.ply, []).append(token.text)
             return None
         word = token.text
         if word in RESULT_TOKENS or word == UNFINISHED:
@@ -438,13 +448,13 @@ class _GameReader:
         try:
             rules = RuleSet.parse(rules_text)
         except BlueGrayError as error:
-            raise self.error(where("Rules"), f"Rules tag {rules_text!r}: {error}") from None
+            raise self.error(where("Rules"), f"Rules tag {quoted(rules_text)}: {error}") from None
         position = tags.get("Position")
         try:
             self.game = Game(rules, position)
         except BlueGrayError as error:
             raise self.error(
-                where("Position"), f"Position tag {position!r} under {rules}: {error}"
+                where("Position"), f"Position tag {quoted(position or '')} under {rules}: {error}"
             ) from None
         return self.game
 
@@ -454,12 +464,14 @@ class _GameReader:
             return
         if name == "Result" and value not in (*RESULT_TOKENS, UNFINISHED):
             raise self.error(
-                line, f"unknown result {value!r} in the Result tag: expected 1-0, 0-1, 1/2-1/2 or *"
+                line,
+                f"unknown result {quoted(value)} in the Result tag: expected 1-0, 0-1, 1/2-1/2 "
+                "or *",
             )
         if name == "Termination" and value not in {t.value for t in Termination}:
             raise self.error(
                 line,
-                f"unknown termination {value!r} in the Termination tag: expected one of "
+                f"unknown termination {quoted(value)} in the Termination tag: expected one of "
                 + ", ".join(t.value for t in Termination),
             )
 
@@ -471,28 +483,28 @@ class _GameReader:
     def _number(self, game: Game, token: _Token, number: str) -> None:
         if self.pending is not None:
             raise self.error(
-                token.line, f"move number {self.pending.text!r} is not followed by a move"
+                token.line, f"move number {quoted(self.pending.text)} is not followed by a move"
             )
         expected = self._expected_number(game)
         if number != expected:
             raise self.error(
                 token.line,
-                f"move number {number!r} does not match the position: {game.turn.title} is to "
-                f"move, so the number is {expected!r}",
+                f"move number {quoted(number)} does not match the position: {game.turn.title} "
+                f"is to move, so the number is {expected!r}",
             )
         self.pending = token
 
     def _move(self, game: Game, token: _Token) -> None:
         self.pending = None
         text = token.text
-        label = f"move {self._expected_number(game)} {text!r}"
+        label = f"move {self._expected_number(game)} {quoted(text)}"
         try:
             move = Move.parse(text)
         except BlueGrayError as error:
-            if _RESULT_LIKE.fullmatch(text):
+            if _looks_like_a_result(text):
                 raise self.error(
                     token.line,
-                    f"unknown result token {text!r}: expected 1-0, 0-1, 1/2-1/2 or *",
+                    f"unknown result token {quoted(text)}: expected 1-0, 0-1, 1/2-1/2 or *",
                 ) from None
             raise self.error(token.line, f"{label} is not move text: {error}") from None
         outcome = game.outcome()
@@ -511,14 +523,14 @@ class _GameReader:
         if self.pending is not None:
             raise self.error(
                 self.pending.line,
-                f"move number {self.pending.text!r} is not followed by a move",
+                f"move number {quoted(self.pending.text)} is not followed by a move",
             )
         result = token.text
         tagged = self.tags.get("Result")
         if tagged is not None and tagged != result:
             raise self.error(
                 token.line,
-                f"result token {result!r} differs from the Result tag {tagged!r} "
+                f"result token {quoted(result)} differs from the Result tag {quoted(tagged)} "
                 f"(line {self.tag_lines['Result']})",
             )
         termination_text = self.tags.get("Termination")
@@ -528,7 +540,7 @@ class _GameReader:
             if result != outcome.result:
                 raise self.error(
                     token.line,
-                    f"result {result!r} contradicts the moves: the game is over by the rules "
+                    f"result {quoted(result)} contradicts the moves: the game is over by the rules "
                     f"with {outcome.result} ({outcome.describe()})",
                 )
             if termination is not None and termination is not outcome.termination:
@@ -545,7 +557,8 @@ class _GameReader:
                 )
         else:
             game.declare(self._declared(result, termination, game))
-        return GameRecord(game, self.tags, self.comments)
+        comments = {ply: _normal_comment(" ".join(texts)) for ply, texts in self.comments.items()}
+        return GameRecord(game, self.tags, comments)
 
     def _declared(self, result: str, termination: Termination | None, game: Game) -> Outcome:
         """The ending outside the rules that a result on an unfinished game records; with no

@@ -1,4 +1,5 @@
-"""Rule sets: the settings of RULES.md §5 as a frozen value, and the fourteen published presets.
+"""Rule sets: the settings of docs/rules-reference.md §5 as a frozen value, and the fourteen
+published presets.
 
 The move generator reads the settings and never a preset's name, so any combination is playable.
 """
@@ -12,7 +13,8 @@ from dataclasses import dataclass
 from typing import Final
 
 from bluegray.errors import InvalidNumberError, InvalidRulesError, UnknownRulesError, quoted
-from bluegray.numerals import MAX_NOTATION_NUMBER, parse_number, shown_value
+from bluegray.numerals import parse_number, shown_value
+from bluegray.points import PATH_LENGTH
 
 
 class Captain(enum.Enum):
@@ -74,11 +76,21 @@ class Impasse(enum.Enum):
 
 
 DEFAULT_IMPASSE_PLIES: Final = 100
+MAX_LEAD: Final = PATH_LENGTH
+"""The largest ``lead``: the length of a path (17). A lead of 17 never decides a game, since the
+leader would stand on the centre, which wins first; anything larger could not even be reached."""
+MAX_IMPASSE_PLIES: Final = 1000
+"""The largest ``impasse-plies``, ten times the default. Checking a position for repetition looks
+back over the plies since the last progress, so this bound keeps that look-back (and so reading
+a long record, or searching late in a long game) short; a game of more than a thousand plies
+without progress has no use for the rule it turns off."""
+_MOST: Final = {"lead": MAX_LEAD, "impasse_plies": MAX_IMPASSE_PLIES}
 
 
 @dataclass(frozen=True)
 class RuleSet:
-    """One combination of the settings of RULES.md §5; the defaults are Sackson's rules.
+    """One combination of the settings of docs/rules-reference.md §5; the defaults are
+    Sackson's rules.
 
     >>> RuleSet.parse("cooper").lead
     3
@@ -108,18 +120,15 @@ class RuleSet:
                 raise InvalidRulesError(
                     f"invalid rule set: {field.name} must be a {kind.__name__}, not {value!r}"
                 )
-        for key, value in (("lead", self.lead), ("impasse-plies", self.impasse_plies)):
-            if value is None and key == "lead":
+        for name, most in _MOST.items():
+            value = getattr(self, name)
+            if value is None and name == "lead":
                 continue
-            if (
-                isinstance(value, bool)
-                or not isinstance(value, int)
-                or not 1 <= value <= MAX_NOTATION_NUMBER
-            ):
+            if isinstance(value, bool) or not isinstance(value, int) or not 1 <= value <= most:
                 raise InvalidRulesError(
-                    f"invalid rule set: {key} must be "
-                    + ("none or " if key == "lead" else "")
-                    + f"a whole number from 1 to {MAX_NOTATION_NUMBER}, not {shown_value(value)}"
+                    f"invalid rule set: {name.replace('_', '-')} must be "
+                    + ("none or " if name == "lead" else "")
+                    + f"a whole number from 1 to {most}, not {shown_value(value)}"
                 )
 
     @property
@@ -136,7 +145,8 @@ class RuleSet:
         return "Custom rule set: " + self.settings_text()
 
     def settings(self) -> dict[str, str]:
-        """Every setting by its RULES.md name (``impasse-plies`` with a hyphen), as text."""
+        """Every setting by its name in docs/rules-reference.md §5 (``impasse-plies`` with a
+        hyphen), as text."""
         result = {}
         for field in dataclasses.fields(self):
             value = getattr(self, field.name)
@@ -224,12 +234,12 @@ def _parse_setting(field: str, value: str, text: str) -> object:
     if field == "lead" and value == "none":
         return None
     try:
-        return parse_number(value, least=1, most=MAX_NOTATION_NUMBER)
+        return parse_number(value, least=1, most=_MOST[field])
     except InvalidNumberError:
         none = "none or " if field == "lead" else ""
         raise InvalidRulesError(
             f"invalid value {quoted(value)} for rule-set setting {quoted(key)} in "
-            f"{quoted(text)}: expected {none}a whole number from 1 to {MAX_NOTATION_NUMBER}"
+            f"{quoted(text)}: expected {none}a whole number from 1 to {_MOST[field]}"
         ) from None
 
 
@@ -270,7 +280,8 @@ PRESETS: Final[Mapping[str, RuleSet]] = {
     "pow-classic": _hutnik(_T, _G, _F, _W),
     "pow-classic-light": _hutnik(_T, _G, _L, _W),
 }
-"""The fourteen published rule sets of RULES.md §5, by name; ``sackson`` is the default."""
+"""The fourteen published rule sets of docs/rules-reference.md §5, by name; ``sackson`` is the
+default."""
 
 _NAME_BY_RULES: Final = {rules: name for name, rules in PRESETS.items()}
 

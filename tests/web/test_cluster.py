@@ -197,9 +197,16 @@ def test_two_web_processes_and_two_workers_serve_every_game(cluster: Cluster) ->
         state = reply["game"]
     human.close()
 
-    # SIGKILL of A mid-game: blue's socket drops; blue comes back through the proxy on B.
+    # SIGKILL of A mid-game: blue's socket drops. B notices that A's heartbeat stopped and
+    # tells Gray that Blue is away (nobody else could: A is dead).
+    assert gray.state["seats"]["blue"]["connected"] is True
     cluster.web["A"].kill()
     blue.close()
+    away = gray.receive("presence", timeout=15)
+    while away["seats"]["blue"]["connected"]:
+        away = gray.receive("presence", timeout=15)
+    assert away["seats"]["blue"]["away_since_ms"] is not None
+    # Blue comes back through the proxy, on B.
     blue = Socket(f"{cluster.proxy.ws_url}/ws/games/{game_id}", blue_token)
     assert blue.welcome["process"] == "B"
     assert blue.state["moves"] == acknowledged  # nothing acknowledged was lost

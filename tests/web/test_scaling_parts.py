@@ -5,16 +5,21 @@ and clocks credited once for an outage."""
 from __future__ import annotations
 
 import asyncio
+import dataclasses
 import os
 import threading
 from functools import partial
 from pathlib import Path
+from random import Random
 from typing import Any
 
 import pytest
 from sqlalchemy import insert, select
+from sqlalchemy.orm import Session
 
-from bluegray.web import local_queue
+from bluegray import Game
+from bluegray.pieces import Side
+from bluegray.web import actions, local_queue
 from bluegray.web.bus import LocalBus, News
 from bluegray.web.cpus import quota_cpus, usable_cpus
 from bluegray.web.db import Database
@@ -31,9 +36,18 @@ from bluegray.web.jobs import (
     encode_job,
     reserved_for_short,
 )
+from bluegray.web.live import LiveGame, Seat
 from bluegray.web.local_queue import LocalQueue
 from bluegray.web.models import Base, GameRow
 from bluegray.web.presence import LocalPresence
+from bluegray.web.store import (
+    apply_save,
+    change_save,
+    live_after,
+    load_game,
+    new_game_save,
+    save_text,
+)
 from bluegray.web.uptime import credit_outage, note_alive
 from bluegray.web.ws import Connection, Hub
 
@@ -315,3 +329,66 @@ def test_clocks_are_credited_once_for_an_outage_and_not_for_one_process_dying(
         assert since() == 11_000
     finally:
         database.close()
+
+
+# -- reading a game again from an older copy --------------------------------------------------
+
+
+def test_a_game_read_from_an_older_copy_is_the_game_read_whole(tmp_path: Path) -> None:
+    """A process that hears of a newer version plays only the moves its copy lacks; what it
+    gets must be exactly what reading the whole game gives, takebacks and endings included."""
+    database = _database(tmp_path)
+    random = Random(7)
+    try:
+        game = Game("cooper")
+        live = LiveGame(
+            id="g", mode="hotseat", status="active", game=game, version=1, created_ms=0,
+            updated_ms=0, seats={side: Seat("human", "t", "b", 0) for side in Side},
+        )  # fmt: skip
+        database.run(lambda c: apply_save(c, new_game_save(live, [])))
+        copies = [live]
+        for step in range(60):
+            before = copies[-1]
+            after = before.copy()
+            if step % 9 == 8 and after.game.ply >= 2:
+                actions.take_back(after, after.game.turn.other, step)
+            elif after.game.outcome() is None:
+                actions.play(after, str(random.choice(after.game.legal_moves)), step)
+            else:
+                break
+            after.version = before.version + 1
+            after.sync_status()
+            save = change_save(before, after)
+            database.run(partial(_save, save=save))
+            copies.append(after)
+            whole = database.run(lambda c: _read(c, None))
+            assert whole is not None
+            # What another process makes of the change's rows, published with the news.
+            applied = live_after(before, save_text(save))
+            assert _seen(applied) == _seen(whole) == _seen(after)
+            for old in random.sample(copies, min(4, len(copies))):
+                again = database.run(partial(_read, base=old))
+                assert again is not None and whole is not None
+                assert [str(m) for m in again.game.moves] == [str(m) for m in whole.game.moves]
+                assert again.game.position == whole.game.position
+                assert again.game.outcome() == whole.game.outcome()
+                assert again.version == whole.version == after.version
+    finally:
+        database.close()
+
+
+def _seen(live: LiveGame) -> tuple[Any, ...]:
+    """Everything a game is, but the ``Game`` object itself: its moves and position stand in."""
+    fields = dataclasses.asdict(dataclasses.replace(live, game=Game("cooper")))
+    del fields["game"], fields["_derived"]
+    moves = [str(move) for move in live.game.moves]
+    return (moves, str(live.game.position), live.game.outcome(), sorted(fields.items()))
+
+
+def _save(connection: Any, save: Any) -> None:
+    apply_save(connection, save)
+
+
+def _read(connection: Any, base: LiveGame | None) -> LiveGame | None:
+    with Session(connection) as session:
+        return load_game(session, "g", base)

@@ -1,4 +1,4 @@
-"""``bluegray conformance``: check conformance vector files (RULES.md §7)."""
+"""``bluegray conformance``: check conformance vector files (docs/rules-reference.md §7)."""
 
 from __future__ import annotations
 
@@ -14,8 +14,8 @@ from bluegray.conformance import VectorResult, check_file
 HELP = "check conformance vector files (perft, legal moves, whole games)"
 
 DESCRIPTION = """\
-Check JSON Lines files of conformance vectors in the RULES.md §7 format. Each line is one
-vector, of one of three kinds told by its keys:
+Check JSON Lines files of conformance vectors in the format of docs/rules-reference.md §7. Each
+line is one vector, of one of three kinds told by its keys:
   perft      {"rules", "position", "depth", "nodes"}
   positions  {"rules", "position", "moves"}            every legal move, sorted
   games      {"rules", "start"?, "moves", "result", "final"}

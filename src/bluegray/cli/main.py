@@ -26,8 +26,8 @@ DESCRIPTION = """\
 Blue and Gray (Busch & Jaeger, 1903): the rules, notation and records of every published rule
 set, and the tools around them.
 
-A position is written in one line (RULES.md §6): the placement from rank 9 down to rank 1, the
-side to move (b or g), the no-progress count and the move number, e.g.
+A position is written in one line (docs/rules-reference.md §6): the placement from rank 9 down
+to rank 1, the side to move (b or g), the no-progress count and the move number, e.g.
   ggggcgggg/ggggggggg/9/9/9/9/9/GGGGGGGGG/GGGGCGGGG b 0 1
 A move is written from-to (d2-d3, or e1-d4 for a turbo slide), and a capture lists its start and
 every landing point joined by x (b2xb4xd4).

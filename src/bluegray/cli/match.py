@@ -31,8 +31,16 @@ from bluegray.engine.match import (
     run_match,
 )
 from bluegray.engine.openings import DEFAULT_PLIES
-from bluegray.engine.players import player_from_spec, spec_help
+from bluegray.engine.player import MAX_MOVE_SECONDS
+from bluegray.engine.players import (
+    GreedyPlayer,
+    RandomPlayer,
+    SearchPlayer,
+    player_from_spec,
+    spec_help,
+)
 from bluegray.engine.stats import MatchStats, Tally
+from bluegray.numerals import MAX_INT64
 from bluegray.protocol import player as engine_player  # noqa: F401 - registers engine: players
 from bluegray.record import write_records
 from bluegray.rules import PRESETS, RuleSet
@@ -92,9 +100,15 @@ def register(subparsers: Any) -> None:
     )
     parser.add_argument("--games", "-n", type=int, required=True, metavar="N", help="games")
     parser.add_argument(
-        "--time", type=float, metavar="SECONDS", help="seconds per move for both players"
+        "--time",
+        type=float,
+        metavar="SECONDS",
+        help="seconds per move for both players (at most 86400; levels 1-5 keep their fixed "
+        "depth, random and greedy do not search)",
     )
-    parser.add_argument("--nodes", type=int, metavar="N", help="search nodes per move")
+    parser.add_argument(
+        "--nodes", type=int, metavar="N", help="search nodes per move (same players as --time)"
+    )
     parser.add_argument(
         "--concurrency",
         "-j",
@@ -162,10 +176,13 @@ def settings_from(args: argparse.Namespace) -> MatchSettings:
         fail(f"--games must be at least 1, not {args.games}")
     if args.time is not None and args.nodes is not None:
         fail("give --time or --nodes, not both")
-    if args.time is not None and not (args.time > 0 and math.isfinite(args.time)):
-        fail(f"--time must be a positive number of seconds, not {args.time:g}")
-    if args.nodes is not None and args.nodes < 1:
-        fail(f"--nodes must be at least 1, not {args.nodes}")
+    if args.time is not None and not 0 < args.time <= MAX_MOVE_SECONDS:
+        fail(
+            f"--time must be a positive number of seconds, at most {MAX_MOVE_SECONDS:g}, "
+            f"not {args.time:g}"
+        )
+    if args.nodes is not None and not 1 <= args.nodes <= MAX_INT64:
+        fail(f"--nodes must be at least 1 and at most {MAX_INT64}, not {args.nodes}")
     if args.concurrency is not None and args.concurrency < 1:
         fail(f"--concurrency must be at least 1, not {args.concurrency}")
     if args.cluster is not None and args.concurrency is not None:
@@ -287,17 +304,47 @@ class _ProgressBar:
         return f"{a}: {stats.points:g}/{stats.games} {stats.a}"
 
 
+def describe_limits(settings: MatchSettings) -> str:
+    """What each move may use, in words: the match's limits, and the players that do not
+    follow them (a weaker level's fixed depth, a player that does not search)."""
+    limits = settings.limits
+    if limits is None:
+        return "each player's own limits"
+    if limits.nodes is not None:
+        text = f"{limits.nodes} nodes a move"
+    else:
+        text = f"{limits.time:g} s a move"
+    exceptions = []
+    for spec in dict.fromkeys((settings.player_a, settings.player_b)):
+        own = _own_limits(spec, limits)
+        if own is not None:
+            exceptions.append(f"{spec} {own}")
+    return text if not exceptions else f"{text}, except {' and '.join(exceptions)}"
+
+
+def _own_limits(spec: str, limits: Limits) -> str | None:
+    """How a player spends its moves when it does not follow the match's ``limits``, else
+    ``None``. An engine is sent the limits, and what it does with them is its own affair."""
+    if spec.startswith("engine:"):
+        return None
+    player = player_from_spec(spec, seed=0)
+    try:
+        if isinstance(player, (RandomPlayer, GreedyPlayer)):
+            return "(no search)"
+        if isinstance(player, SearchPlayer):
+            depth = player.limits(limits).depth
+            if player.config.fixed_depth and depth is not None:
+                return f"(its level's fixed depth, {depth} {'ply' if depth == 1 else 'plies'})"
+        return None
+    finally:
+        player.close()
+
+
 def print_summary(summary: MatchSummary, *, out: Path | None = None) -> None:
     """The match report, for people."""
     settings, stats = summary.settings, summary.stats
     a, b = settings.player_a, settings.player_b
-    limits = settings.limits
-    if limits is None:
-        per_move = "each player's own limits"
-    elif limits.nodes is not None:
-        per_move = f"{limits.nodes} nodes a move"
-    else:
-        per_move = f"{limits.time:g} s a move"
+    per_move = describe_limits(settings)
     console.print(
         Text(
             f"{a} vs {b}, rules {settings.rules}: {stats.games} games, {per_move}, "

@@ -14,8 +14,8 @@ HELP = "count the move sequences of each length from a position (tests the move 
 DESCRIPTION = """\
 Perft counts the sequences of exactly N legal moves from a position, for N = 1 .. DEPTH, and
 prints how fast they were counted. A finished game has no moves. Compare the counts with the
-conformance vectors (RULES.md §7) to check a move generator; --divide splits the count at
-DEPTH by first move, to find where two generators disagree.
+conformance vectors (docs/rules-reference.md §7) to check a move generator; --divide splits
+the count at DEPTH by first move, to find where two generators disagree.
 """
 
 

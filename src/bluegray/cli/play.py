@@ -97,7 +97,7 @@ def seats_from(args: argparse.Namespace) -> Seats:
     if args.level is None:
         return Seats(DEFAULT_LEVEL, colour)
     text = args.level.strip()
-    if not text.isdigit() or int(text) not in LEVELS:
+    if text not in {str(level) for level in LEVELS}:
         fail(f"--level must be one of {min(LEVELS)}-{max(LEVELS)}, not {args.level!r}")
     return Seats(int(text), colour)
 

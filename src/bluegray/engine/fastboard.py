@@ -1,5 +1,5 @@
 """The rules compiled with numba, for the engine's fast search: the board as arrays, move
-generation, make/unmake and the end-of-game checks of RULES.md §3-§4.
+generation, make/unmake and the end-of-game checks of docs/rules-reference.md §3-§4.
 
 This is a second implementation of ``bluegray.bitboard``, kept to what the search needs and
 written for the numba compiler (``pip install "bluegray[fast]"``). It is checked against the

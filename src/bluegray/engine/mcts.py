@@ -56,7 +56,7 @@ from bluegray import bitboard
 from bluegray.bitboard import Board, RawMove
 from bluegray.engine.evaluation import Evaluator, expected_score
 from bluegray.engine.limits import Limits
-from bluegray.engine.player import InvalidPlayerError, Player
+from bluegray.engine.player import InvalidPlayerError, Player, spec_seconds, spec_whole
 from bluegray.errors import GameOverError
 from bluegray.game import Game
 from bluegray.moves import Move
@@ -593,10 +593,12 @@ def mcts_player_from_options(spec: str, options: dict[str, str], *, seed: int) -
         raise InvalidPlayerError(f"invalid player {spec!r}: reuse must be 0 or 1")
     return MctsPlayer(
         seed=seed,
-        time=None if time_text is None else _real(spec, "time", time_text, least=0.0, strict=True),
-        iterations=None if count_text is None else _whole(spec, "iterations", count_text, least=1),
+        time=None if time_text is None else spec_seconds(spec, "time", time_text),
+        iterations=None
+        if count_text is None
+        else spec_whole(spec, "iterations", count_text, least=1),
         c=_real(spec, "c", options.get("c", str(DEFAULT_C)), least=0.0, strict=False),
-        playout=_whole(spec, "playout", options.get("playout", str(DEFAULT_PLAYOUT)), least=0),
+        playout=spec_whole(spec, "playout", options.get("playout", str(DEFAULT_PLAYOUT)), least=0),
         widen=_real(
             spec, "widen", options.get("widen", str(DEFAULT_WIDEN)), least=0.0, strict=True
         ),
@@ -615,12 +617,3 @@ def _real(spec: str, key: str, text: str, *, least: float, strict: bool) -> floa
             f"invalid player {spec!r}: {key} must be a number {bound}, not {text!r}"
         )
     return value
-
-
-def _whole(spec: str, key: str, text: str, *, least: int) -> int:
-    if not (text.isascii() and text.isdigit()) or int(text) < least:
-        raise InvalidPlayerError(
-            f"invalid player {spec!r}: {key} must be a whole number of at least {least}, "
-            f"not {text!r}"
-        )
-    return int(text)

@@ -10,15 +10,22 @@ players (``players``: ``level``, ``mcts``, ``greedy``, ``random``) are registere
 
 from __future__ import annotations
 
+import math
 from abc import ABC, abstractmethod
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass
+from typing import Final
 
 from bluegray.engine.limits import Limits
-from bluegray.errors import BlueGrayError, GameOverError
+from bluegray.errors import BlueGrayError, GameOverError, InvalidNumberError, quoted
 from bluegray.game import Game
 from bluegray.moves import Move
+from bluegray.numerals import MAX_INT64, parse_number
 from bluegray.rules import RuleSet
+
+MAX_MOVE_SECONDS: Final = 86_400.0
+"""The most seconds a move may be given (a day): a longer time means nothing at the board, and
+the engine protocol's ``movetime`` and the platform's timers hold it easily."""
 
 
 class InvalidPlayerError(BlueGrayError):
@@ -74,6 +81,28 @@ def parse_spec(spec: str) -> PlayerSpec:
             key, value = "", word
         options[key.strip()] = value.strip()
     return PlayerSpec(name.strip(), options)
+
+
+def spec_whole(spec: str, key: str, text: str, *, least: int, most: int = MAX_INT64) -> int:
+    """A whole-number option of a player spec, from ``least`` to ``most``."""
+    try:
+        return parse_number(text, least=least, most=most)
+    except InvalidNumberError as error:
+        raise InvalidPlayerError(f"invalid player {quoted(spec)}: {key} {error}") from None
+
+
+def spec_seconds(spec: str, key: str, text: str) -> float:
+    """A time option of a player spec: seconds, more than 0 and at most a day."""
+    try:
+        seconds = float(text)
+    except ValueError:
+        seconds = math.nan
+    if not 0 < seconds <= MAX_MOVE_SECONDS:
+        raise InvalidPlayerError(
+            f"invalid player {quoted(spec)}: {key} must be a number of seconds greater than 0 "
+            f"and at most {MAX_MOVE_SECONDS:g}, not {quoted(text)}"
+        )
+    return seconds
 
 
 def spec_name(spec: str) -> str:

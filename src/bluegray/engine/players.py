@@ -10,6 +10,7 @@ import json
 import random
 from collections.abc import Callable
 from pathlib import Path
+from typing import Final
 
 from bluegray import bitboard
 from bluegray.engine.evaluation import DEFAULT_WEIGHTS, FEATURES, Evaluator, weights_for
@@ -26,12 +27,14 @@ from bluegray.engine.player import (
     parse_spec,
     register_player,
     spec_help,
+    spec_seconds,
+    spec_whole,
 )
 from bluegray.engine.search import Searcher
 from bluegray.game import Game
 from bluegray.moves import Move
 from bluegray.position import move_from_raw
-from bluegray.rules import RuleSet
+from bluegray.rules import MAX_IMPASSE_PLIES, RuleSet
 
 __all__ = [
     "GreedyPlayer",
@@ -43,6 +46,8 @@ __all__ = [
     "parse_spec",
     "player_from_spec",
     "spec_help",
+    "spec_seconds",
+    "spec_whole",
     "weights_from_file",
 ]
 
@@ -200,16 +205,8 @@ class SearchPlayer(Player):
         return self._random.choice(others) if others else best_move
 
 
-def _number(spec: str, key: str, value: str, kind: Callable[[str], float | int]) -> float | int:
-    try:
-        number = kind(value)
-    except ValueError:
-        raise InvalidPlayerError(
-            f"invalid player {spec!r}: {key} must be a number, not {value!r}"
-        ) from None
-    if number <= 0:
-        raise InvalidPlayerError(f"invalid player {spec!r}: {key} must be positive")
-    return number
+MAX_CONTEMPT: Final = 10_000
+"""The largest ``contempt``: a tenth of a win's score, far beyond any use."""
 
 
 def player_from_spec(spec: str, *, seed: int | None = None) -> Player:
@@ -239,8 +236,8 @@ def _mcts_player(spec: str, seed: int) -> Player:
 
 def _level_player(spec: str, seed: int) -> Player:
     options = dict(parse_spec(spec).options)
-    level_text = options.pop("", None) or options.pop("level", None)
-    if level_text is None or not level_text.isdigit() or int(level_text) not in LEVELS:
+    level_text = options.pop("", None) or options.pop("level", None) or ""
+    if level_text not in {str(level) for level in LEVELS}:
         raise InvalidPlayerError(
             f"invalid player {spec!r}: the level must be one of {min(LEVELS)}-{max(LEVELS)}"
         )
@@ -250,11 +247,6 @@ def _level_player(spec: str, seed: int) -> Player:
     weights = options.pop("weights", "fitted")
     contempt = options.pop("contempt", None)
     fade = options.pop("fade", None)
-    for key, text in (("contempt", contempt), ("fade", fade)):
-        if text is not None and not text.isdigit():
-            raise InvalidPlayerError(
-                f"invalid player {spec!r}: {key} must be a whole number >= 0, not {text!r}"
-            )
     chosen_weights: dict[str, float] | None = None
     weight_table: dict[str, dict[str, float]] | None = None
     if weights == "default":
@@ -265,13 +257,17 @@ def _level_player(spec: str, seed: int) -> Player:
     player = SearchPlayer(
         int(level_text),
         seed=seed,
-        time=None if time is None else float(_number(spec, "time", time, float)),
-        nodes=None if nodes is None else int(_number(spec, "nodes", nodes, int)),
-        depth=None if depth is None else int(_number(spec, "depth", depth, int)),
+        time=None if time is None else spec_seconds(spec, "time", time),
+        nodes=None if nodes is None else spec_whole(spec, "nodes", nodes, least=1),
+        depth=None if depth is None else spec_whole(spec, "depth", depth, least=1),
         weights=chosen_weights,
         weight_table=weight_table,
-        contempt=None if contempt is None else int(contempt),
-        fade=None if fade is None else int(fade),
+        contempt=None
+        if contempt is None
+        else spec_whole(spec, "contempt", contempt, least=0, most=MAX_CONTEMPT),
+        fade=None
+        if fade is None
+        else spec_whole(spec, "fade", fade, least=0, most=MAX_IMPASSE_PLIES),
     )
     player.spec = spec.strip()
     return player

@@ -2,10 +2,10 @@
 interval, and the sequential probability ratio test (SPRT). Pure functions of the game results.
 
 Points: a win is 1, a draw 1/2, a loss 0. With Sackson scoring ("in playing a series of games,
-it is my practice to count a game won in this manner as half a game", RULES.md §4) a game won by
-an impasse is half a win: the winner scores 3/4 and the loser 1/4. The two scores still add up
-to 1, so the score stays an expected score and converts to Elo like any other; the winner's
-margin over the loser is 1/2, half that of a full win.
+it is my practice to count a game won in this manner as half a game", docs/rules-reference.md §4)
+a game won by an impasse is half a win: the winner scores 3/4 and the loser 1/4. The two scores
+still add up to 1, so the score stays an expected score and converts to Elo like any other; the
+winner's margin over the loser is 1/2, half that of a full win.
 """
 
 from __future__ import annotations

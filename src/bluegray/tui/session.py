@@ -32,6 +32,12 @@ from bluegray.tui.clock import Clock, TimeControl
 
 DEFAULT_LEVEL = 3
 EVENT = "bluegray play"
+_DECLARED_ENDINGS = {
+    Termination.RESIGN: "by resignation",
+    Termination.TIME: "on time",
+    Termination.AGREEMENT: "by agreement",
+}
+"""How the endings outside the rules read in "the game ended ...": undo refuses them."""
 
 
 class SessionError(BlueGrayError):
@@ -224,10 +230,15 @@ class Session:
 
     def undo(self) -> list[Move]:
         """Take back the person's last move and the engine's replies to it (in hot seat, the
-        last move); return the moves taken back, in the order they were played."""
+        last move); return the moves taken back, in the order they were played.
+
+        A game that a resignation or the clock ended stays ended: those are decisions outside
+        the moves, which taking moves back would quietly undo. A game the rules ended may be
+        taken back, to try the move again."""
         outcome = self._game.outcome()
-        if outcome is not None and outcome.termination is Termination.TIME:
-            raise SessionError("the game ended on time: start a new game")
+        if outcome is not None and not outcome.termination.by_rules:
+            how = _DECLARED_ENDINGS.get(outcome.termination, "")
+            raise SessionError(f"the game ended {how}: start a new game")
         moves = self._game.moves
         if self.seats.hotseat:
             count = min(1, len(moves))

@@ -6,6 +6,7 @@ from __future__ import annotations
 
 from collections.abc import Callable
 from dataclasses import dataclass
+from typing import Final
 
 import redis.asyncio as aioredis
 
@@ -44,8 +45,15 @@ def engine_slots(settings: Settings) -> int:
     return settings.ai_workers or usable_cpus()
 
 
+REDIS_CONNECTIONS: Final = 64
+"""Connections to Redis per process: a command that finds them all busy waits for one."""
+
+
 def redis_client(settings: Settings) -> aioredis.Redis:
-    return aioredis.Redis.from_url(settings.redis_url, health_check_interval=10)
+    pool = aioredis.BlockingConnectionPool.from_url(
+        settings.redis_url, max_connections=REDIS_CONNECTIONS, timeout=10, health_check_interval=10
+    )
+    return aioredis.Redis(connection_pool=pool)
 
 
 def backends(settings: Settings, process: str) -> Backends:

@@ -38,17 +38,22 @@ class News:
     origin: str
     """The process that made it."""
     text: str
+    change: str = ""
+    """Of a new state: the rows that were written (``store.save_text``), for processes that
+    hold the game at the version before."""
 
     def encode(self) -> str:
-        return f"{self.kind} {self.game_id} {self.version} {self.origin}\n{self.text}"
+        head = f"{self.kind} {self.game_id} {self.version} {self.origin} {len(self.text)}"
+        return f"{head}\n{self.text}{self.change}"
 
     @classmethod
     def decode(cls, data: str) -> News:
-        head, _, text = data.partition("\n")
-        kind, game_id, version, origin = head.split(" ")
+        head, _, rest = data.partition("\n")
+        kind, game_id, version, origin, length = head.split(" ")
         if kind not in ("state", "presence", "ai", "cluster"):
             raise ValueError(f"unknown news kind {kind!r}")
-        return cls(kind, game_id, int(version), origin, text)  # type: ignore[arg-type]
+        size = int(length)
+        return cls(kind, game_id, int(version), origin, rest[:size], rest[size:])  # type: ignore[arg-type]
 
     @property
     def channel(self) -> str:

@@ -3,9 +3,9 @@ what each setting of the Super Blue and Gray families changes, strategy hints, a
 diagrams (positions checked by the library, drawn in the page by ``static/board.js`` as every
 board of the site is).
 
-The rules are written from RULES.md (the project's single statement of them); the examples in the
-diagrams are positions whose legal moves the library computes, so the words and the pictures
-cannot drift apart from the move generator.
+The rules are written from docs/rules-reference.md (the project's statement of them); the
+examples in the diagrams are positions whose legal moves the library computes, so the words and
+the pictures cannot drift apart from the move generator.
 """
 
 from __future__ import annotations

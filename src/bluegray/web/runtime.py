@@ -13,6 +13,7 @@ version before answering from its copy.
 from __future__ import annotations
 
 import asyncio
+import logging
 import time
 from collections.abc import Callable
 from dataclasses import dataclass, field
@@ -27,6 +28,7 @@ from bluegray.web.clocks import now_ms
 from bluegray.web.db import ConflictError, Database
 from bluegray.web.errors import ApiError, from_library, not_found
 from bluegray.web.live import LiveGame
+from bluegray.web.logs import game_id_var
 from bluegray.web.models import Base, DeadlineRow, GameRow
 from bluegray.web.presence import Presence, PresenceBook
 from bluegray.web.schemas import (
@@ -37,9 +39,21 @@ from bluegray.web.schemas import (
     PresenceMessage,
     StateMessage,
 )
-from bluegray.web.store import Save, apply_save, change_save, load_game, new_game_save
+from bluegray.web.store import (
+    Save,
+    apply_save,
+    change_save,
+    live_after,
+    load_game,
+    new_game_save,
+    save_text,
+)
 from bluegray.web.view import claim_win_at, game_state, seats_view
 
+log = logging.getLogger("bluegray.web")
+
+PRESENCE_KEEP_MS: Final = 2000
+"""How long a watched game's presence, once read, is shown without reading it again."""
 CACHE_LIMIT: Final = 2000
 """Games kept in memory; idle ones beyond this are dropped (they are all in the database)."""
 
@@ -54,6 +68,8 @@ class Runtime:
     live: LiveGame
     lock: asyncio.Lock = field(default_factory=asyncio.Lock)
     used: float = field(default_factory=time.monotonic)
+    stale: bool = False
+    """News of a newer version came from another process: read the game again before use."""
 
 
 @dataclass(frozen=True)
@@ -90,15 +106,21 @@ class Games:
         self._games: dict[str, Runtime] = {}
         self.idle: Callable[[str], bool] = lambda game_id: True
         """Whether a game may leave the cache (set by the app: no socket on it here)."""
+        self.watched: Callable[[str], bool] = lambda game_id: False
+        """Whether this process receives a game's news (set by the app: a socket on it here)."""
+        self._presences: dict[str, tuple[int, Presence]] = {}
 
     # -- loading -------------------------------------------------------------------------------
 
     async def get(self, game_id: str, *, fresh: bool = True) -> Runtime:
         """A game, from this process's copy or the database. With ``fresh`` (and other
         processes about), the copy is checked against the stored version first."""
+        game_id_var.set(game_id)
         runtime = self._games.get(game_id)
-        if runtime is not None:
-            runtime.used = time.monotonic()
+        if runtime is None:
+            return await self._load(game_id, None)
+        runtime.used = time.monotonic()
+        if not runtime.stale:
             if not (fresh and self.shared):
                 return runtime
             stored = await self.db.read(lambda session: _version(session, game_id))
@@ -107,35 +129,49 @@ class Games:
             if stored is None:
                 self._games.pop(game_id, None)
                 raise not_found(f"game {game_id!r}")
-        return await self._load(game_id)
+        return await self._load(game_id, runtime.live)
 
-    async def _load(self, game_id: str) -> Runtime:
-        live = await self.db.read(lambda session: load_game(session, game_id))
+    async def _load(self, game_id: str, base: LiveGame | None) -> Runtime:
+        """Read the game (from ``base``, an older copy, playing only the moves it lacks)."""
+        live = await self.db.read(lambda session: load_game(session, game_id, base))
         if live is None:
             raise not_found(f"game {game_id!r}")
         runtime = self._games.get(game_id)
-        if runtime is not None and runtime.live.version >= live.version:
+        if runtime is not None and runtime.live.version >= live.version and not runtime.stale:
             return runtime  # loaded meanwhile by another request
         if runtime is not None:
             runtime.live = live  # keep the lock: a change may be waiting on it
+            runtime.stale = False
         else:
             runtime = self._games[game_id] = Runtime(live)
             self._evict()
         return runtime
 
-    def forget(self, game_id: str) -> None:
-        """Drop this process's copy (it is stale)."""
-        runtime = self._games.get(game_id)
-        if runtime is not None and not runtime.lock.locked():
-            del self._games[game_id]
-
     def heard(self, news: News) -> None:
-        """News from another process: a newer version makes this process's copy stale."""
+        """News from another process: a newer version makes this process's copy stale (or, with
+        the rows written, brings it up to date); a presence change drops what was read of it."""
+        if news.kind == "presence":
+            self._presences.pop(news.game_id, None)
+            return
         if news.kind != "state" or news.origin == self.process:
             return
         runtime = self._games.get(news.game_id)
-        if runtime is not None and runtime.live.version < news.version:
-            self.forget(news.game_id)
+        if runtime is None or runtime.live.version >= news.version:
+            return
+        if (
+            news.change
+            and runtime.live.version == news.version - 1
+            and not runtime.stale
+            and not runtime.lock.locked()
+        ):
+            try:  # the rows the database got, applied here: no need to read them back
+                runtime.live = live_after(runtime.live, news.change)
+                return
+            except Exception as error:
+                log.warning(
+                    "cannot apply version %d of game %s: %r", news.version, news.game_id, error
+                )
+        runtime.stale = True
 
     def _evict(self) -> None:
         if len(self._games) <= CACHE_LIMIT:
@@ -150,14 +186,25 @@ class Games:
         )
         for runtime in idle[: len(self._games) - CACHE_LIMIT]:
             del self._games[runtime.live.id]
+            self._presences.pop(runtime.live.id, None)
 
     def cached(self) -> int:
         return len(self._games)
 
     # -- views ---------------------------------------------------------------------------------
 
-    async def presence_of(self, game_id: str) -> Presence:
-        return await self.presence.read(game_id, now_ms())
+    async def presence_of(self, game_id: str, *, exact: bool = False) -> Presence:
+        """Who is at a game. A game this process watches keeps what was read for a moment
+        (every change of presence is news that drops it), so that publishing a move does not
+        cost a read; ``exact`` reads it anyway (a claim of an abandoned game)."""
+        now = now_ms()
+        kept = self._presences.get(game_id)
+        if kept is not None and not exact and now - kept[0] < PRESENCE_KEEP_MS:
+            return kept[1]
+        presence = await self.presence.read(game_id, now)
+        if self.watched(game_id):
+            self._presences[game_id] = (now, presence)
+        return presence
 
     async def state(
         self, live: LiveGame, *, ai_status: AiStatus | None = None, stored_note: bool = True
@@ -199,7 +246,7 @@ class Games:
         if runtime is None:
             runtime = await self.get(game_id)
         live = runtime.live
-        presence = await self.presence_of(game_id)
+        presence = await self.presence_of(game_id, exact=True)
         message = PresenceMessage(
             version=live.version,
             seats=seats_view(live, presence),
@@ -259,7 +306,7 @@ class Games:
                     runtime, change, version, seats_changed, listings_for, extra, after_store
                 )
             except ConflictError:
-                self.forget(game_id)
+                runtime.stale = True  # another process changed it first
                 if attempt == 2 or version is not None:
                     stored = await self.get(game_id)
                     raise ApiError(
@@ -328,9 +375,19 @@ class Games:
                 self.on_stored(after)
             if after_store is not None:
                 after_store(after)
-            text = await self.state_message(after, event, stored_note=False)
-            await self.bus.publish(News("state", after.id, after.version, self.process, text))
+            await self._publish(after, event, save_text(saves[0]))
             return Stored(after, event)
+
+    async def _publish(self, after: LiveGame, event: GameEvent, change: str) -> None:
+        """Publish a committed change. It is stored, so it stands whatever happens here: a
+        failure to publish is logged, and the sockets that missed it read the game again at
+        the next change (a gap) or when they reconnect."""
+        try:
+            text = await self.state_message(after, event, stored_note=False)
+            news = News("state", after.id, after.version, self.process, text, change)
+            await self.bus.publish(news)
+        except Exception as error:
+            log.error("cannot publish version %d of game %s: %r", after.version, after.id, error)
 
 
 def _version(session: Session, game_id: str) -> int | None:

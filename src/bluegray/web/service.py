@@ -102,6 +102,7 @@ class GameService:
         self.hub = Hub(bus, presence, self.games.current)
         self.metrics = Metrics(self.hub.connection_count)
         self.games.idle = lambda game_id: not self.hub.has_connections(game_id)
+        self.games.watched = self.hub.has_connections
         self.queue = make_queue(self.apply_ai_move)
         self.timers.on("flag", self._flag_due)
         self.timers.on("ai", self._ai_due)
@@ -139,16 +140,28 @@ class GameService:
         await self.bus.close()
 
     async def _beat(self) -> None:
+        alive: set[str] = set()
         while True:
             await asyncio.sleep(self.settings.heartbeat_seconds)
             stamp = now_ms()
             try:
                 await self.presence.beat(stamp)
+                now_alive = set(await self.presence.live_processes(stamp))
+                if alive - now_alive:  # a process died: its sockets' seats are away now
+                    await self._republish_presence()
+                alive = now_alive
                 await self.db.write(partial(note_alive, stamp=stamp))
                 self.metrics.ai_queue_depth.set(await self.queue.depth())
                 self.metrics.ai_workers.set(await self.queue.workers())
             except Exception as error:
                 log.error("cannot note the heartbeat: %r", error)
+
+    async def _republish_presence(self) -> None:
+        for game_id in self.hub.watched_games():
+            try:
+                await self.games.publish_presence(game_id)
+            except Exception as error:
+                log.warning("cannot publish the presence of game %s: %r", game_id, error)
 
     def _hear(self, news: News) -> None:
         self.games.heard(news)
@@ -367,7 +380,7 @@ class GameService:
             raise ApiError(403, "forbidden", f"you do not play {side.title}")
         context = actions.ActionContext(
             now=now_ms(),
-            presence=await self.games.presence_of(game_id),
+            presence=await self.games.presence_of(game_id, exact=True),
             abandon_ms=self.abandon_ms,
         )
 

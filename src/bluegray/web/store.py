@@ -10,6 +10,8 @@ or an AI move is due exactly when the game that needs it is stored.
 
 from __future__ import annotations
 
+import dataclasses
+import json
 from dataclasses import dataclass
 from typing import Any, Final, Literal
 
@@ -257,7 +259,9 @@ def apply_save(connection: Connection, save: Save) -> None:
             connection.execute(insert(_LISTINGS), [listing])
 
 
-def load_game(session: Session, game_id: str) -> LiveGame | None:
+def load_game(session: Session, game_id: str, base: LiveGame | None = None) -> LiveGame | None:
+    """The stored game; with ``base`` (an older copy of it) only the moves that differ from the
+    copy's are played again, not the whole game."""
     row = session.get(GameRow, game_id)
     if row is None:
         return None
@@ -274,21 +278,48 @@ def load_game(session: Session, game_id: str) -> LiveGame | None:
     moves = list(
         session.scalars(select(MoveRow).where(MoveRow.game_id == game_id).order_by(MoveRow.ply))
     )
-    return live_from_rows(row, seats, moves)
+    return live_from_rows(row, seats, moves, base)
 
 
-def live_from_rows(row: GameRow, seats: dict[Side, Seat], moves: list[MoveRow]) -> LiveGame:
+def _game_from(row: GameRow, moves: list[MoveRow], base: LiveGame | None) -> Game:
+    """The game of the rows: ``base``'s game taken back to where the stored moves part from it
+    and played on from there (a copy), or, without a usable base, played from the start."""
+    texts = [move.text for move in moves]
+    if (
+        base is not None
+        and str(base.rules) == row.rules
+        and base.derived().start == row.start
+        and base.game.outcome() is None
+    ):
+        known = base.derived().moves
+        common = 0
+        for old, new in zip(known, texts, strict=False):
+            if old != new:
+                break
+            common += 1
+        game = base.game.copy()
+        for _ in range(game.ply - common):
+            game.pop()
+    else:
+        game = Game(row.rules, row.start)
+        common = 0
+    for text in texts[common:]:
+        game.push(text)
+    if row.termination is not None and not Termination(row.termination).by_rules:
+        game.declare(Outcome(Termination(row.termination), _side_or_none(row.winner)))
+    return game
+
+
+def live_from_rows(
+    row: GameRow, seats: dict[Side, Seat], moves: list[MoveRow], base: LiveGame | None = None
+) -> LiveGame:
     tags = None
     if row.record is not None:
         record = read_record(row.record)
         game = record.game
         tags = dict(record.header())
     else:
-        game = Game(row.rules, row.start)
-        for move in moves:
-            game.push(move.text)
-        if row.termination is not None and not Termination(row.termination).by_rules:
-            game.declare(Outcome(Termination(row.termination), _side_or_none(row.winner)))
+        game = _game_from(row, moves, base)
     clock = None
     if row.clock_initial_ms is not None:
         running = Side(row.turn) if row.clock_since_ms is not None else None
@@ -325,3 +356,44 @@ def live_from_rows(row: GameRow, seats: dict[Side, Seat], moves: list[MoveRow]) 
         tags=tags,
         last_event=row.last_event,
     )
+
+
+# -- a change as other processes apply it --------------------------------------------------------
+
+
+def save_text(save: Save) -> str:
+    """A change as written, as text: what the process that made it publishes, so that a process
+    holding the game at the version before applies the very rows the database got, instead of
+    reading the game again."""
+    return json.dumps(dataclasses.asdict(save), separators=(",", ":"))
+
+
+def live_after(base: LiveGame, text: str) -> LiveGame:
+    """The game once the change ``text`` (from ``save_text``) is applied to ``base``, the game
+    at the version the change was made from: what reading the stored game would give."""
+    save = json.loads(text)
+    if save["expected_version"] != base.version or base.record is not None:
+        raise ValueError("the change was not made from this version")
+    values = {**save["game"], "id": base.id, "created_ms": base.created_ms}
+    row = GameRow(**values)
+    if save["seats"] is None:
+        seats = {side: dataclasses.replace(seat) for side, seat in base.seats.items()}
+    else:
+        seats = {
+            Side(seat["side"]): Seat(
+                seat["kind"],
+                seat["token_hash"],
+                seat["browser_hash"],
+                seat["joined_ms"],
+                seat["address_hash"],
+            )
+            for seat in save["seats"]
+        }
+    kept = len(base.played) if save["delete_moves_after"] is None else save["delete_moves_after"]
+    texts = base.derived().moves
+    moves = [
+        MoveRow(ply=ply, text=texts[ply - 1], played_ms=played.at_ms, clock_ms=played.clock_ms)
+        for ply, played in enumerate(base.played[:kept], start=1)
+    ]
+    moves += [MoveRow(**move) for move in save["moves"]]
+    return live_from_rows(row, seats, moves, base)

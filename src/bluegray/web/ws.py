@@ -188,6 +188,10 @@ class Hub:
     def has_connections(self, game_id: str) -> bool:
         return bool(self._games.get(game_id))
 
+    def watched_games(self) -> list[str]:
+        """The games with a socket here."""
+        return [game_id for game_id, members in self._games.items() if members]
+
     def connection_count(self) -> int:
         return sum(len(members) for members in self._games.values())
 
@@ -233,6 +237,12 @@ class Hub:
         if not order.waiting:
             return
         self.gaps += 1
+        log.warning(
+            "game %s: version %d did not come (%s came): reading the game again",
+            game_id,
+            order.version + 1,
+            ", ".join(str(version) for version in sorted(order.waiting)),
+        )
         task = asyncio.create_task(self._reread(game_id, order))
         self._tasks.add(task)
         task.add_done_callback(self._tasks.discard)
