@@ -17,7 +17,8 @@ from pathlib import Path
 import uvicorn
 from playwright.sync_api import Page, ViewportSize, sync_playwright
 
-from bluegray.web import Settings, create_app
+from bluegray.web.app import create_app
+from bluegray.web.settings import Settings
 
 CHROMIUM = "/usr/bin/chromium"
 ARGS = ["--headless", "--no-sandbox", "--disable-gpu", "--disable-background-networking"]

@@ -31,9 +31,10 @@ from typing import Any, Final
 
 from bluegray.engine import ENGINE_VERSION
 from bluegray.engine.levels import LEVELS, TOP_LEVEL
+from bluegray.engine.limits import Limits
 from bluegray.engine.match import MatchSettings, run_match
 from bluegray.engine.players import parse_spec
-from bluegray.engine.search import Limits, Searcher
+from bluegray.engine.search import Searcher, warm_up
 from bluegray.engine.stats import H1_ACCEPTED, elo_estimate
 from bluegray.record import write_records
 from bluegray.rules import PRESETS, Impasse, RuleSet, Soldiers
@@ -52,6 +53,11 @@ FIXED_DEPTH: Final = _span([n for n in LEVELS if LEVELS[n].fixed_depth])
 """The levels that search to a fixed depth and now and then slip."""
 TIMED: Final = _span([n for n in LEVELS if LEVELS[n].limits.time is not None])
 """The levels that search for a time a move."""
+CLUSTER_HELP = (
+    "play the games on the Ray cluster at this address (the head's HOST:PORT from 'ray start "
+    "--head', or auto; the cluster extra, and bluegray on every node), with the same results "
+    "as here; each match's result is saved as it finishes"
+)
 RECORDS_HELP = "also write each match's game records to DIR (one PGN file a match)"
 
 
@@ -109,10 +115,13 @@ def play(
     seed: int,
     records: Path | None = None,
     sprt: tuple[float, float] | None = None,
+    cluster: str | None = None,
 ) -> dict[str, Any]:
     """Play one match and return its summary with what it measured; with ``records``, write
     its games there too (one PGN file a match), so that its draws and wins can be replayed.
-    With ``sprt`` the match stops once that SPRT is decided (the summary keeps its verdict)."""
+    With ``sprt`` the match stops once that SPRT is decided (the summary keeps its verdict).
+    With ``cluster`` (a Ray cluster's address) its games are played there, with the same
+    results as here."""
     settings = MatchSettings(
         player_a=a,
         player_b=b,
@@ -122,6 +131,7 @@ def play(
         concurrency=os.cpu_count() or 1,
         seed=seed,
         sprt=sprt,
+        cluster=cluster,
     )
     started = time.perf_counter()
     summary = run_match(settings)
@@ -173,7 +183,9 @@ def play(
 
 
 def search_core(rules: str) -> str:
-    """Which search the engine players of this run use: ``compiled`` (numba) or ``python``."""
+    """Which kernel the engine players of this run use: ``compiled`` (numba) or ``python`` (the
+    match's workers wait for the compiled kernel when numba is installed, as this does)."""
+    warm_up(wait=True)
     return "compiled" if Searcher(PRESETS[rules], hash_entries=1024).is_compiled else "python"
 
 
@@ -202,7 +214,12 @@ def ladder(args: argparse.Namespace) -> None:
             if args.only and a not in args.only:
                 continue
             if args.games is not None:
-                record(play("ladder", a, b, rules, args.games, None, args.seed, args.records))
+                record(
+                    play(
+                        "ladder", a, b, rules, args.games, None, args.seed, args.records,
+                        cluster=args.cluster,
+                    )
+                )  # fmt: skip
                 continue
             if args.decide:
                 seed = needs_decider(a, b, rules, load())
@@ -218,11 +235,16 @@ def ladder(args: argparse.Namespace) -> None:
                             seed,
                             args.records,
                             sprt=DECIDER_ELO,
+                            cluster=args.cluster,
                         )
                     )
                 continue
             for seed, games in unplayed(a, b, rules, load()):
-                record(play("ladder", a, b, rules, games, None, seed, args.records))
+                record(
+                    play(
+                        "ladder", a, b, rules, games, None, seed, args.records, cluster=args.cluster
+                    )
+                )
 
 
 def unplayed(a: str, b: str, rules: str, results: list[dict[str, Any]]) -> list[tuple[int, int]]:
@@ -265,8 +287,11 @@ def versus(args: argparse.Namespace) -> None:
     for rules in args.rules:
         for opponent in args.opponents:
             record(
-                play("versus", top, opponent, rules, args.games, args.time, args.seed, args.records)
-            )
+                play(
+                    "versus", top, opponent, rules, args.games, args.time, args.seed,
+                    args.records, cluster=args.cluster,
+                )
+            )  # fmt: skip
 
 
 def command(entry: dict[str, Any]) -> str:
@@ -374,10 +399,11 @@ def _revisions(entry: dict[str, Any]) -> tuple[tuple[int, int], ...]:
     )
 
 
-def _is_current(entry: dict[str, Any]) -> bool:
-    """Whether the engine as shipped played this match: the current engine, and each level as
-    it is now (a level whose settings changed has a new revision)."""
-    return _engine(entry) == ENGINE_VERSION and all(
+def _is_current(entry: dict[str, Any], engine: int = ENGINE_VERSION) -> bool:
+    """Whether the engine as shipped played this match: the current engine (or ``engine``, the
+    one the page shows), and each level as it is now (a level whose settings changed has a new
+    revision)."""
+    return _engine(entry) == engine and all(
         level in LEVELS and LEVELS[level].revision == revision
         for level, revision in _revisions(entry)
     )
@@ -423,8 +449,22 @@ def merged(results: list[dict[str, Any]]) -> list[dict[str, Any]]:
     return combined
 
 
+ENGINE_NOTES: Final = {
+    3: (
+        "Engine 3 (2026-11-26) searches the same tree with either kernel, the compiled and the"
+        " plain one: the compiled search lists moves in the rules core's order and its node"
+        " limit counts as the plain one's, so it breaks ties between equally ordered moves"
+        " differently from engine 2, and a fixed-depth level plays another move in about 3% of"
+        " positions (3 of 90 sampled at depths 3-5). The ladder and the top level against greedy"
+        " and MCTS are to be measured again (`ladder --cluster`, `versus --cluster`)."
+    ),
+}
+"""What each engine changed, for the page while it has not been measured."""
+
+
 def render(args: argparse.Namespace) -> None:
     results = merged(load())
+    shown = shown_engine(results)
     lines = [
         "# Strength",
         "",
@@ -447,6 +487,12 @@ def render(args: argparse.Namespace) -> None:
         "results stale) and list earlier engines' results against greedy and MCTS apart.",
         "",
     ]
+    if shown != ENGINE_VERSION:
+        lines += [
+            f"**Engine {ENGINE_VERSION} has not been measured yet**: the tables below are",
+            f"engine {shown}'s, the latest measured. {ENGINE_NOTES.get(ENGINE_VERSION, '')}",
+            "",
+        ]
     versus_rows = [r for r in results if r["kind"] == "versus"]
     if versus_rows:
         lines += [
@@ -461,11 +507,11 @@ def render(args: argparse.Namespace) -> None:
             "path can hold a draw by repetition or no progress, so scores there stay nearer 50%",
             "than the players' strengths alone would give.",
             "",
-            *_verdicts(versus_rows),
+            *_verdicts(versus_rows, shown),
             VERSUS_HEADER,
             VERSUS_RULE,
         ]
-        current, earlier = superseded(versus_rows)
+        current, earlier = superseded(versus_rows, shown)
         lines += [_versus_row(r) for r in current]
         noted = [r for r in current if r.get("note")]
         if noted:
@@ -486,10 +532,10 @@ def render(args: argparse.Namespace) -> None:
             lines += ["", *(f"- `{r['rules']}` against `{r['b']}`: {r['note']}" for r in noted)]
         lines.append("")
     ladders = [r for r in results if r["kind"] == "ladder"]
-    current_ids = {id(r) for r in superseded(ladders)[0]}
+    current_ids = {id(r) for r in superseded(ladders, shown)[0]}
     # The ladders show the current engine only, the baselines first, then up the levels.
     ladder_rows = sorted((r for r in ladders if id(r) in current_ids), key=_ladder_order)
-    lines += _ladder_overview(ladder_rows)
+    lines += _ladder_overview(ladder_rows, shown)
     for rules in sorted({r["rules"] for r in ladder_rows}, key=_rules_order):
         rows = [r for r in ladder_rows if r["rules"] == rules]
         lines += [
@@ -527,17 +573,17 @@ def render(args: argparse.Namespace) -> None:
                 rating = f"at least {elo:+.0f}" if at_least else f"{elo:+.0f}"
                 lines.append(f"| `{name}` | {rating} | {text} |")
         lines.append("")
-    lines += _revised_levels(ladders)
+    lines += _revised_levels(ladders, shown)
     REPORT.write_text("\n".join(lines), encoding="utf-8")
     print(f"wrote {REPORT}")
 
 
-def _revised_levels(ladders: list[dict[str, Any]]) -> list[str]:
+def _revised_levels(ladders: list[dict[str, Any]], engine: int = ENGINE_VERSION) -> list[str]:
     """The current engine's ladder matches played by another revision of a level than the
     current one (an earlier one, or one tried and not kept): kept, so that what a change to a
     level did can be read against the levels as they are."""
     rows = sorted(
-        (r for r in superseded(ladders)[1] if _engine(r) == ENGINE_VERSION),
+        (r for r in superseded(ladders, engine)[1] if _engine(r) == engine),
         key=lambda r: (_rules_order(r["rules"]), _ladder_order(r)),
     )
     if not rows:
@@ -545,7 +591,7 @@ def _revised_levels(ladders: list[dict[str, Any]]) -> list[str]:
     lines = [
         "## Other revisions of the levels",
         "",
-        f"Engine {ENGINE_VERSION}'s ladder matches played by a level with other settings than",
+        f"Engine {engine}'s ladder matches played by a level with other settings than",
         "it has now: earlier ones, or ones tried and not kept (`LevelConfig.revision` in",
         "`bluegray.engine.levels`; the revision of each level that played is in brackets, and",
         "[the engine's page](engine.md#levels) says what each revision was). The ladders above",
@@ -578,10 +624,10 @@ def _rules_order(rules: str) -> tuple[int, str]:
     return known, rules
 
 
-def _ladder_overview(rows: list[dict[str, Any]]) -> list[str]:
+def _ladder_overview(rows: list[dict[str, Any]], engine: int = ENGINE_VERSION) -> list[str]:
     """One table of every step of the ladder in every rule set: the higher level's score, and
     whether the games played show it stronger (the Elo interval's low end above 0)."""
-    current, _ = superseded(rows)
+    current, _ = superseded(rows, engine)
     found = {(r["rules"], r["a"], r["b"]): r for r in current if not _is_decider(r)}
     deciders = {(r["rules"], r["a"], r["b"]): r for r in current if _is_decider(r)}
     rule_sets = sorted({r["rules"] for r in current}, key=_rules_order)
@@ -662,28 +708,41 @@ def _outcome_cells(r: dict[str, Any]) -> str:
     )
 
 
-def superseded(rows: list[dict[str, Any]]) -> tuple[list[dict[str, Any]], list[dict[str, Any]]]:
-    """Split results into the current engine's (``ENGINE_VERSION``, its levels' current
-    revisions) and the others, each sorted by opponent, rule set and player. Where one engine
-    played a match with both searches, only the compiled search's result is kept (the engine as
-    shipped runs it)."""
+def superseded(
+    rows: list[dict[str, Any]], engine: int = ENGINE_VERSION
+) -> tuple[list[dict[str, Any]], list[dict[str, Any]]]:
+    """Split results into the current engine's (``ENGINE_VERSION``, or ``engine``: the one the
+    page shows; its levels' current revisions) and the others, each sorted by opponent, rule set
+    and player. Where one engine played a match with both searches, only the compiled search's
+    result is kept (the engine as shipped runs it)."""
     compiled = {_pairing(r) for r in rows if _search(r) == "compiled"}
     kept = sorted(
         (r for r in rows if not (_search(r) == "python" and _pairing(r) in compiled)),
         key=lambda r: (r["b"], r["rules"], r["a"], -_engine(r)),
     )
-    return [r for r in kept if _is_current(r)], [r for r in kept if not _is_current(r)]
+    return (
+        [r for r in kept if _is_current(r, engine)],
+        [r for r in kept if not _is_current(r, engine)],
+    )
+
+
+def shown_engine(results: list[dict[str, Any]]) -> int:
+    """The engine the page's tables show: the current one once it has any result, else the
+    latest earlier one that has (until the current engine is measured, its predecessor's
+    results are the best there is, marked as such)."""
+    engines = {_engine(r) for r in results if _engine(r) <= ENGINE_VERSION}
+    return ENGINE_VERSION if ENGINE_VERSION in engines or not engines else max(engines)
 
 
 TARGETS: Final = {"greedy": 0.95, "mcts": 0.75}
 """The score the top level should reach against each opponent."""
 
 
-def _verdicts(rows: list[dict[str, Any]]) -> list[str]:
+def _verdicts(rows: list[dict[str, Any]], engine: int = ENGINE_VERSION) -> list[str]:
     """One line per opponent: how many rule sets reach the target score (by the current
-    results: the current engine's, the compiled search's where a rule set has one)."""
+    results: the shown engine's, the compiled search's where a rule set has one)."""
     lines = []
-    current, _ = superseded(rows)
+    current, _ = superseded(rows, engine)
     for opponent, target in TARGETS.items():
         latest: dict[str, dict[str, Any]] = {}
         # One row per rule set: the compiled search's result where there is one.
@@ -779,6 +838,7 @@ def main() -> None:
         ),
     )
     lad.add_argument("--records", type=Path, metavar="DIR", help=RECORDS_HELP)
+    lad.add_argument("--cluster", metavar="ADDRESS", help=CLUSTER_HELP)
     lad.set_defaults(run=ladder)
     ver = commands.add_parser("versus", help="the top level against greedy and MCTS")
     ver.add_argument(
@@ -789,6 +849,7 @@ def main() -> None:
     ver.add_argument("--games", type=int, default=20)
     ver.add_argument("--seed", type=int, default=1)
     ver.add_argument("--records", type=Path, metavar="DIR", help=RECORDS_HELP)
+    ver.add_argument("--cluster", metavar="ADDRESS", help=CLUSTER_HELP)
     ver.set_defaults(run=versus)
     ren = commands.add_parser("render", help="write docs/strength.md from the results")
     ren.set_defaults(run=render)

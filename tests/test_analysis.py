@@ -7,7 +7,7 @@ import pytest
 from bluegray import Game, Side
 from bluegray.cli.main import main
 from bluegray.engine.analysis import Analysis, analyse, hint
-from bluegray.engine.search import Limits
+from bluegray.engine.limits import Limits
 
 
 def test_analysis_reports_blues_point_of_view() -> None:

@@ -12,6 +12,7 @@ import pytest
 from bluegray import Game, RuleSet, read_records
 from bluegray.cli.main import main
 from bluegray.cli.match import describe_limits
+from bluegray.engine.limits import Limits
 from bluegray.engine.match import (
     MAX_PLIES_REASON,
     InvalidMatchError,
@@ -23,7 +24,6 @@ from bluegray.engine.match import (
 )
 from bluegray.engine.openings import DEFAULT_MARGIN, opening_book
 from bluegray.engine.players import player_from_spec
-from bluegray.engine.search import Limits
 from bluegray.engine.stats import MatchStats
 from bluegray.pieces import Side
 

@@ -8,9 +8,9 @@ import time
 import pytest
 
 from bluegray import Game
+from bluegray.engine.limits import Limits
 from bluegray.engine.mcts import MctsPlayer
 from bluegray.engine.players import InvalidPlayerError, RandomPlayer, player_from_spec
-from bluegray.engine.search import Limits
 from bluegray.errors import GameOverError
 from bluegray.outcome import Termination
 from bluegray.rules import PRESETS

@@ -10,6 +10,7 @@ import pytest
 from bluegray import Game
 from bluegray.engine.evaluation import DEFAULT_WEIGHTS, weights_for
 from bluegray.engine.levels import LEVELS, level_config
+from bluegray.engine.limits import Limits
 from bluegray.engine.players import (
     GreedyPlayer,
     InvalidPlayerError,
@@ -19,7 +20,6 @@ from bluegray.engine.players import (
     parse_spec,
     player_from_spec,
 )
-from bluegray.engine.search import Limits
 from bluegray.errors import BlueGrayError
 from bluegray.rules import PRESETS
 

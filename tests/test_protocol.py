@@ -17,26 +17,34 @@ from pathlib import Path
 import pytest
 
 from bluegray import Game, Move, Position, RuleSet
+from bluegray.engine.limits import WIN, Limits
 from bluegray.engine.match import MatchSettings, play_game, run_match
 from bluegray.engine.players import InvalidPlayerError, RandomPlayer, player_from_spec
-from bluegray.engine.search import WIN, Limits
+from bluegray.engine.search import SEARCH_ENVIRONMENT
 from bluegray.pieces import Side
-from bluegray.protocol import Go, Info, Option, PositionCommand, ProtocolError, Score
+from bluegray.protocol import Go, Info, Limit, Option, PositionCommand, ProtocolError, Score
 from bluegray.protocol.client import (
     Engine,
     EngineError,
-    EnginePlayer,
     EngineTerminatedError,
     EngineTimeoutError,
 )
-from bluegray.protocol.server import move_seconds
+from bluegray.protocol.player import EnginePlayer
+from bluegray.protocol.server import move_seconds, protocol_score
 
 ENGINE = [sys.executable, "-m", "bluegray", "engine"]
 ENGINE_SPEC = "engine:" + shlex.join(ENGINE)
 TIMEOUT = 10.0
+COMPILING = 300.0
+"""How long the first search of a compiled engine may take: numba compiles its kernel when the
+cache has none (after any change to its sources), some 20 seconds idle, minutes when busy."""
 WIN_IN_ONE = "9/9/9/9/9/5c3/9/9/4C3G g 0 40"  # sackson: Gray's only move f4-e5 wins
 BLUE_ON_CENTRE = "4c4/9/9/9/4C4/9/9/9/9 g 0 30"  # finished: Blue's captain stands on e5
 CUSTOM = "captain=turbo soldiers=private army=light lead=3 capture=maximal stalemate=loss"
+
+
+def _names_the_kernel(info: Info) -> bool:
+    return info.string is not None and info.string.startswith("kernel ")
 
 
 class Session:
@@ -52,6 +60,8 @@ class Session:
             text=True,
             bufsize=1,
         )
+        self.kernels: list[str] = []
+        """The ``info string kernel ...`` messages of the searches so far."""
         self.lines: queue.Queue[str | None] = queue.Queue()
         threading.Thread(target=self._read_all, daemon=True).start()
 
@@ -89,10 +99,23 @@ class Session:
         return self.until("readyok")[:-1]
 
     def go(self, command: str, timeout: float = TIMEOUT) -> tuple[list[Info], str]:
-        """The info lines of a search and its ``bestmove`` word."""
+        """The info lines of a search (but the one that names the kernel, kept in
+        ``kernels``) and its ``bestmove`` word."""
         self.send(command)
         lines = self.until("bestmove", timeout)
-        return [Info.parse(line) for line in lines[:-1]], lines[-1].split()[1]
+        infos = [Info.parse(line) for line in lines[:-1]]
+        self.kernels += [info.string or "" for info in infos if _names_the_kernel(info)]
+        return [info for info in infos if not _names_the_kernel(info)], lines[-1].split()[1]
+
+    def wait_for_the_compiled_kernel(self, limit: float = 120.0) -> None:
+        """Search until the compiled kernel answers (it loads in the background after the
+        engine starts), so that a timed test measures the engine as it plays once warm."""
+        deadline = time.monotonic() + limit
+        while not self.kernels or self.kernels[-1] != "kernel compiled":
+            assert time.monotonic() < deadline, self.kernels[-1:]
+            self.send("position rules cooper startpos")
+            self.go("go depth 1")
+            time.sleep(0.1)
 
     def lines_within(self, seconds: float) -> list[str]:
         """Whatever the engine says in the next ``seconds``."""
@@ -213,6 +236,7 @@ def test_a_position_text_is_searched_from_its_own_setup(engine: Session) -> None
 
 
 def test_movetime_is_kept(engine: Session) -> None:
+    engine.wait_for_the_compiled_kernel()
     engine.send("position rules sackson startpos")
     engine.ready()
     started = time.monotonic()
@@ -224,6 +248,7 @@ def test_movetime_is_kept(engine: Session) -> None:
 
 
 def test_clocks_give_a_share_of_the_remaining_time(engine: Session) -> None:
+    engine.wait_for_the_compiled_kernel()
     engine.send("position rules cooper startpos moves d2-d3")
     assert engine.ready() == []
     started = time.monotonic()
@@ -446,7 +471,9 @@ def test_the_end_of_the_input_answers_the_last_search_and_exits(engine: Session,
     lines = engine.until("bestmove")
     assert Move.parse(lines[-1].split()[1]) in Game("classic-light").legal_moves
     if go == "go depth 3":
-        assert [line.split()[2] for line in lines[:-1]] == ["1", "2", "3"]
+        depths = [line.split()[2] for line in lines[:-1] if line.startswith("info depth")]
+        assert depths == ["1", "2", "3"]
+        assert lines[-2].startswith("info string kernel ")
     assert engine.process.wait(TIMEOUT) == 0
 
 
@@ -462,9 +489,9 @@ def test_go_commands_round_trip() -> None:
         "go nodes 500 infinite",
     ):
         assert str(Go.parse(text.split()[1:])) == text
-    assert Go.from_limits(Limits(time=0.25)) == Go(movetime=250)
-    assert Go.from_limits(Limits(depth=4, nodes=90)) == Go(depth=4, nodes=90)
-    assert Go.from_limits(None) == Go()
+    assert Go.from_limit(Limit(time=0.25)) == Go(movetime=250)
+    assert Go.from_limit(Limit(depth=4, nodes=90)) == Go(depth=4, nodes=90)
+    assert Go.from_limit(None) == Go()
 
 
 def test_info_and_option_lines_round_trip() -> None:
@@ -536,9 +563,9 @@ def test_position_commands_round_trip() -> None:
 
 
 def test_scores_say_who_wins_in_how_many_plies() -> None:
-    assert Score.from_search(35) == Score("cp", 35)
-    assert Score.from_search(WIN - 3) == Score("win", 3)
-    assert Score.from_search(-(WIN - 4)) == Score("loss", 4)
+    assert protocol_score(35) == Score("cp", 35)
+    assert protocol_score(WIN - 3) == Score("win", 3)
+    assert protocol_score(-(WIN - 4)) == Score("loss", 4)
     assert Score("cp", 0).expected == 0.5 and Score("win", 3).expected == 1.0
 
 
@@ -728,3 +755,111 @@ def test_bad_engine_specs(spec: str, message: str) -> None:
 def test_an_engine_spec_with_an_option_the_engine_rejects() -> None:
     with pytest.raises(EngineError, match="Level must be 1 to 8, not 9"):
         player_from_spec(ENGINE_SPEC + ";level=9")
+
+
+# -- ready at once, and the same search with either kernel ----------------------------------------
+
+
+def processes_running(module: str, cache: Path) -> list[int]:
+    """The processes of ``python -m module`` whose numba cache is ``cache`` (this machine's, read
+    from /proc): the compiling process an engine started, if it still runs."""
+    found = []
+    for entry in Path("/proc").iterdir():
+        if not entry.name.isdigit():
+            continue
+        try:
+            command = (entry / "cmdline").read_bytes().split(b"\0")
+            environment = (entry / "environ").read_bytes().split(b"\0")
+        except OSError:
+            continue  # gone meanwhile, or another user's
+        if module.encode() in command and f"NUMBA_CACHE_DIR={cache}".encode() in environment:
+            found.append(int(entry.name))
+    return found
+
+
+@pytest.mark.skipif(not Path("/proc").is_dir(), reason="reads the process table from /proc")
+def test_a_fresh_install_answers_at_once_while_the_compiled_kernel_compiles(
+    tmp_path: Path,
+) -> None:
+    # No numba cache anywhere: the engine answers readyok at once, a level-3 move comes from the
+    # plain kernel (the compiled one is compiling in another process meanwhile), a timed level
+    # answers within its time (and a second's grace), and quit ends the compiling process too.
+    cache = tmp_path / "numba"
+    environment = {
+        **os.environ,
+        "NUMBA_CACHE_DIR": str(cache),
+        "HOME": str(tmp_path / "home"),
+        "XDG_CACHE_HOME": str(tmp_path / "cache"),
+    }
+    environment.pop(SEARCH_ENVIRONMENT, None)
+    session = Session(environment)
+    try:
+        started = time.monotonic()
+        session.send("bgi")
+        session.until("bgiok")
+        session.send("setoption name Level value 3", "position rules cooper startpos moves d2-d3")
+        assert session.ready() == []
+        infos, best = session.go("go")
+        assert time.monotonic() - started < 10  # at once, however loaded the machine
+        game = Game("cooper")
+        game.push("d2-d3")
+        assert Move.parse(best) in game.legal_moves
+        assert [info.depth for info in infos] == [3]
+        assert session.kernels == ["kernel python: the compiled kernel is still compiling"]
+        assert processes_running("bluegray.engine.precompile", cache)
+        session.send("setoption name Level value 7")  # 0.3 seconds a move
+        moved = time.monotonic()
+        _, best = session.go("go")
+        assert time.monotonic() - moved < 0.3 + 1.0
+        assert session.kernels[-1] == "kernel python: the compiled kernel is still compiling"
+        assert session.quit() == 0
+    finally:
+        if session.process.poll() is None:
+            session.process.kill()
+            session.process.wait(TIMEOUT)
+    assert processes_running("bluegray.engine.precompile", cache) == []
+
+
+def search_lines(kernel: str, rules: str, moves: str, depths: range) -> list[list[str]]:
+    """What ``bluegray engine`` says at ``go depth N`` for each depth, and at levels 2 and 5,
+    searched by ``kernel``: its info lines without time and speed (which vary), and the
+    bestmove."""
+    session = Session({**os.environ, SEARCH_ENVIRONMENT: kernel})
+    said = []
+    try:
+        for depth in depths:
+            session.send("newgame", f"position rules {rules} startpos moves {moves}")
+            session.send(f"go depth {depth}")
+            lines = session.until("bestmove", COMPILING)
+            assert lines[-2].startswith(f"info string kernel {kernel}")
+            said.append([_without_time(line) for line in lines if "info string" not in line])
+        for level in (2, 5):  # the weaker levels score every root move, and may slip (seeded)
+            session.send(f"setoption name Level value {level}")
+            session.send("newgame", f"position rules {rules} startpos moves {moves}", "go")
+            lines = session.until("bestmove", COMPILING)
+            said.append([_without_time(line) for line in lines if "info string" not in line])
+        assert session.quit() == 0
+    finally:
+        if session.process.poll() is None:
+            session.process.kill()
+    return said
+
+
+def _without_time(line: str) -> str:
+    words = line.split()
+    for key in ("time", "nps"):
+        if key in words[:-1] and not line.startswith("bestmove"):
+            index = words.index(key)
+            words[index + 1] = "*"
+    return " ".join(words)
+
+
+@pytest.mark.parametrize(
+    ("rules", "moves"), [("sackson", "d2-d3 f8-f7 e1-d2"), ("classic-turbo", "e2-e3 c8-c7")]
+)
+def test_both_kernels_say_the_same_through_the_engine(rules: str, moves: str) -> None:
+    plain = search_lines("python", rules, moves, range(1, 6))
+    compiled = search_lines("compiled", rules, moves, range(1, 6))
+    assert plain == compiled
+    # Each depth's line, then bestmove; a weaker level's one line, then bestmove.
+    assert [len(lines) for lines in plain] == [2, 3, 4, 5, 6, 2, 2]

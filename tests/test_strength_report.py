@@ -10,6 +10,7 @@ from typing import Any
 
 import pytest
 
+from bluegray.engine import ENGINE_VERSION
 from tests.paths import REPOSITORY
 
 
@@ -19,7 +20,12 @@ def script() -> dict[str, Any]:
 
 
 def result(
-    rules: str, search: str | None, wins: int, draws: int, seed: int = 1, engine: int | None = 2
+    rules: str,
+    search: str | None,
+    wins: int,
+    draws: int,
+    seed: int = 1,
+    engine: int | None = ENGINE_VERSION,
 ) -> dict[str, Any]:
     entry: dict[str, Any] = {
         "kind": "versus",
@@ -58,16 +64,29 @@ def test_a_compiled_result_replaces_the_python_one_of_the_same_match(
 
 
 def test_earlier_engines_results_are_kept_apart(script: dict[str, Any]) -> None:
-    assert script["ENGINE_VERSION"] == 2
+    now = script["ENGINE_VERSION"]
     first_python = result("cooper", "python", 3, 7, engine=None)  # before engines were numbered
     first = result("cooper", "compiled", 5, 5, engine=1)
     first_only = result("super", "python", 7, 3, engine=1)
-    second = result("cooper", "compiled", 8, 2, engine=2)
+    second = result("cooper", "compiled", 8, 2, engine=now)
     current, earlier = script["superseded"]([first_python, first, first_only, second])
     assert current == [second]
     assert earlier == [first, first_only]
     (verdict, _blank) = script["_verdicts"]([first, second])
     assert verdict == "- Against `mcts`: 1 of 1 rule sets reach 75%."
+
+
+def test_the_page_shows_the_latest_measured_engine_until_the_current_one_is(
+    script: dict[str, Any],
+) -> None:
+    now = script["ENGINE_VERSION"]
+    before = result("cooper", "compiled", 8, 2, engine=now - 1)
+    older = result("super", "compiled", 6, 4, engine=now - 2)
+    assert script["shown_engine"]([before, older]) == now - 1
+    current, earlier = script["superseded"]([before, older], now - 1)
+    assert (current, earlier) == ([before], [older])
+    measured = result("cooper", "compiled", 7, 3, engine=now)
+    assert script["shown_engine"]([before, older, measured]) == now
 
 
 def test_seeds_of_one_match_add_up(script: dict[str, Any]) -> None:

@@ -508,6 +508,21 @@ class Board:
             total += 1
         return total
 
+    def can_step(self) -> bool:
+        """A cheap test that the side to move is not stalemated: one of its soldiers has an empty
+        point beside it or ahead, where every soldier may step (unless it must capture, and then
+        it has a capture)."""
+        side = self.turn
+        soldiers = self.guards[side] | self.privates[side]
+        empty = SOLDIER_SQUARES & ~self.occupied()
+        sideways = ((soldiers & NOT_FILE_I) << 1) | ((soldiers & NOT_FILE_A) >> 1)
+        forward = soldiers << SIZE if side == 0 else soldiers >> SIZE
+        return bool((sideways | forward) & empty)
+
+    def is_stalemate(self) -> bool:
+        """Whether the side to move has no legal move (``can_step`` first, then counting)."""
+        return not self.can_step() and self.count_moves() == 0
+
     # -- the end of the game ---------------------------------------------------------------
 
     def end_by_move(self) -> int:

@@ -7,30 +7,13 @@ from collections.abc import Iterable
 from bluegray import bitboard
 from bluegray.errors import GameOverError, IllegalMoveError, InvalidMoveError, InvalidOutcomeError
 from bluegray.moves import Move
-from bluegray.outcome import Outcome, Termination
+from bluegray.outcome import Outcome, Termination, outcome_of
 from bluegray.pieces import Side
-from bluegray.position import Position, move_from_raw
+from bluegray.position import Position, legal_raw_move, move_from_raw, raw_move_of
 from bluegray.rules import RuleSet, as_rules
+from bluegray.svg import board_svg
 
-_TERMINATIONS = {
-    bitboard.CENTER_REACHED: Termination.CENTER,
-    bitboard.LEAD: Termination.LEAD,
-    bitboard.REPETITION: Termination.REPETITION,
-    bitboard.NO_PROGRESS: Termination.NO_PROGRESS,
-    bitboard.STALEMATE: Termination.STALEMATE,
-}
-
-
-def outcome_of(board: bitboard.Board, code: int) -> Outcome | None:
-    """The ``Outcome`` for a game-end code of the bitboard core on ``board``."""
-    if code == bitboard.ONGOING:
-        return None
-    winner = board.winner(code)
-    return Outcome(
-        _TERMINATIONS[code],
-        None if winner is None else (Side.BLUE, Side.GRAY)[winner],
-        board.is_impasse(code),
-    )
+__all__ = ["Game", "outcome_of"]
 
 
 class Game:
@@ -94,18 +77,9 @@ class Game:
     @property
     def position(self) -> Position:
         """The current position."""
-        board = self._board
         cached = self._position_cache
         if cached is None:
-            cached = self._position_cache = Position._unchecked(
-                self.rules,
-                (board.guards[0], board.guards[1]),
-                (board.privates[0], board.privates[1]),
-                (board.captains[0], board.captains[1]),
-                self.turn,
-                board.count,
-                board.number,
-            )
+            cached = self._position_cache = Position._of_board(self.rules, self._board)
         return cached
 
     def positions(self) -> list[Position]:
@@ -158,13 +132,7 @@ class Game:
         return cached[:]
 
     def _find(self, move: Move) -> bitboard.RawMove | None:
-        for raw in self._raw_moves():
-            if raw[3] is None:
-                if not move.capture and move.points == (raw[0], raw[1]):
-                    return raw
-            elif move.capture and move.points == raw[3]:
-                return raw
-        return None
+        return raw_move_of(self._raw_moves(), move)
 
     def is_legal(self, move: Move | str) -> bool:
         """Whether a move (or move text) is legal now."""
@@ -187,30 +155,7 @@ class Game:
             raise GameOverError(
                 f"illegal move {str(move)!r}: the game is over ({outcome.describe()})"
             )
-        raw = self._find(move)
-        if raw is None:
-            raise IllegalMoveError(
-                f"illegal move {str(move)!r} in {self.position}: {self._why_illegal(move)}"
-            )
-        return raw
-
-    def _why_illegal(self, move: Move) -> str:
-        position = self.position
-        piece = position.piece_at(move.from_point)
-        if piece is None:
-            return f"no piece on {str(move).split('x')[0].split('-')[0]}"
-        if piece.side is not self.turn:
-            return f"it is {self.turn.title}'s move, and that is a {piece.side.title} piece"
-        raws = self._board.moves()
-        if raws and raws[0][2] and not move.capture:
-            return "a capture is available, and capturing is compulsory"
-        if move.capture:
-            longer = [raw for raw in raws if raw[3] and raw[3][: len(move.points)] == move.points]
-            if longer:
-                return "the capture must go on while the piece can jump again"
-            if self.rules.capture.value == "maximal" and raws and raws[0][2]:
-                return "under maximal capture only the sequences taking the most pieces are legal"
-        return "that piece cannot move there"
+        return legal_raw_move(self.position, self._board, move)
 
     def push(self, move: Move | str) -> Move:
         """Play a legal move, given as a ``Move`` or as its text; return the ``Move``.
@@ -319,6 +264,4 @@ class Game:
         return f"<Game {self.rules} ply={self.ply} position={str(self.position)!r}>"
 
     def _repr_svg_(self) -> str:
-        from bluegray.svg import board_svg
-
         return board_svg(self.position, last_move=self.last_move)

@@ -5,6 +5,7 @@ from __future__ import annotations
 import enum
 from dataclasses import dataclass
 
+from bluegray import bitboard
 from bluegray.pieces import Side
 
 
@@ -103,3 +104,24 @@ def winner_from_result(token: str) -> Side | None:
             + ", ".join(RESULT_TOKENS)
         )
     return {"1-0": Side.BLUE, "0-1": Side.GRAY}.get(token)
+
+
+_TERMINATIONS = {
+    bitboard.CENTER_REACHED: Termination.CENTER,
+    bitboard.LEAD: Termination.LEAD,
+    bitboard.REPETITION: Termination.REPETITION,
+    bitboard.NO_PROGRESS: Termination.NO_PROGRESS,
+    bitboard.STALEMATE: Termination.STALEMATE,
+}
+
+
+def outcome_of(board: bitboard.Board, code: int) -> Outcome | None:
+    """The ``Outcome`` for a game-end code of the bitboard core on ``board``."""
+    if code == bitboard.ONGOING:
+        return None
+    winner = board.winner(code)
+    return Outcome(
+        _TERMINATIONS[code],
+        None if winner is None else (Side.BLUE, Side.GRAY)[winner],
+        board.is_impasse(code),
+    )

@@ -7,12 +7,19 @@ from __future__ import annotations
 
 from collections.abc import Iterator
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING
 
 from bluegray import bitboard
-from bluegray.errors import InvalidNumberError, InvalidPositionError, quoted
+from bluegray.errors import (
+    GameOverError,
+    IllegalMoveError,
+    InvalidMoveError,
+    InvalidNumberError,
+    InvalidPositionError,
+    quoted,
+)
 from bluegray.moves import Move
 from bluegray.numerals import MAX_NOTATION_NUMBER, parse_number, shown_value
+from bluegray.outcome import Outcome, outcome_of
 from bluegray.pieces import Piece, Side
 from bluegray.points import (
     E1,
@@ -23,10 +30,8 @@ from bluegray.points import (
     point_name,
     rotate_point,
 )
-from bluegray.rules import Army, RuleSet, Soldiers, Start, as_rules
-
-if TYPE_CHECKING:
-    from bluegray.outcome import Outcome
+from bluegray.rules import Army, Capture, RuleSet, Soldiers, Start, as_rules
+from bluegray.svg import board_svg
 
 
 def _rotate_bits(bits: int) -> int:
@@ -95,6 +100,19 @@ class Position:
         ):
             object.__setattr__(position, name, value)
         return position
+
+    @classmethod
+    def _of_board(cls, rules: RuleSet, board: bitboard.Board) -> Position:
+        """The position on a board of the move generator (so a valid one)."""
+        return cls._unchecked(
+            rules,
+            (board.guards[0], board.guards[1]),
+            (board.privates[0], board.privates[1]),
+            (board.captains[0], board.captains[1]),
+            (Side.BLUE, Side.GRAY)[board.turn],
+            board.count,
+            board.number,
+        )
 
     # -- construction and notation ---------------------------------------------------------
 
@@ -236,8 +254,6 @@ class Position:
 
     def outcome(self) -> Outcome | None:
         """How a game set up here would already be over (§4 rules 1, 2 and 5), or ``None``."""
-        from bluegray.game import outcome_of
-
         board = self.board()
         return outcome_of(board, board.end_at_start())
 
@@ -252,12 +268,22 @@ class Position:
         return sorted((move_from_raw(raw) for raw in self.board().moves()), key=str)
 
     def push(self, move: Move | str) -> Position:
-        """The position after a legal move (for a game with history, use :class:`bluegray.Game`)."""
-        from bluegray.game import Game
+        """The position after a legal move (for a game with history, use :class:`bluegray.Game`).
 
-        game = Game(self.rules, self)
-        game.push(move)
-        return game.position
+        A rejected move raises (``InvalidMoveError``, ``IllegalMoveError`` or ``GameOverError``)
+        as ``Game.push`` does."""
+        if isinstance(move, str):
+            move = Move.parse(move)
+        elif not isinstance(move, Move):
+            raise InvalidMoveError(f"invalid move {move!r}: expected a Move or move text")
+        outcome = self.outcome()
+        if outcome is not None:
+            raise GameOverError(
+                f"illegal move {str(move)!r}: the game is over ({outcome.describe()})"
+            )
+        board = self.board()
+        board.push(legal_raw_move(self, board, move))
+        return Position._of_board(self.rules, board)
 
     # -- symmetry ----------------------------------------------------------------------------
 
@@ -275,8 +301,6 @@ class Position:
         )
 
     def _repr_svg_(self) -> str:
-        from bluegray.svg import board_svg
-
         return board_svg(self)
 
     def __iter__(self) -> Iterator[tuple[Point, Piece]]:
@@ -439,3 +463,43 @@ def _validate(position: Position) -> None:
                 f"invalid position {text!r}: {what} must be a whole number from {least} to "
                 f"{MAX_NOTATION_NUMBER}, not {shown_value(value)}"
             )
+
+
+def raw_move_of(raws: list[bitboard.RawMove], move: Move) -> bitboard.RawMove | None:
+    """Which of the raw moves ``raws`` (a position's legal moves) ``move`` is, if any."""
+    for raw in raws:
+        if raw[3] is None:
+            if not move.capture and move.points == (raw[0], raw[1]):
+                return raw
+        elif move.capture and move.points == raw[3]:
+            return raw
+    return None
+
+
+def legal_raw_move(position: Position, board: bitboard.Board, move: Move) -> bitboard.RawMove:
+    """The raw move of ``move`` on ``board`` (at ``position``, an unfinished one); raises
+    ``IllegalMoveError`` saying why when it is not legal there."""
+    raws = board.moves()
+    raw = raw_move_of(raws, move)
+    if raw is None:
+        raise IllegalMoveError(
+            f"illegal move {str(move)!r} in {position}: {_why_illegal(position, raws, move)}"
+        )
+    return raw
+
+
+def _why_illegal(position: Position, raws: list[bitboard.RawMove], move: Move) -> str:
+    piece = position.piece_at(move.from_point)
+    if piece is None:
+        return f"no piece on {str(move).split('x')[0].split('-')[0]}"
+    if piece.side is not position.turn:
+        return f"it is {position.turn.title}'s move, and that is a {piece.side.title} piece"
+    if raws and raws[0][2] and not move.capture:
+        return "a capture is available, and capturing is compulsory"
+    if move.capture:
+        longer = [raw for raw in raws if raw[3] and raw[3][: len(move.points)] == move.points]
+        if longer:
+            return "the capture must go on while the piece can jump again"
+        if position.rules.capture is Capture.MAXIMAL and raws and raws[0][2]:
+            return "under maximal capture only the sequences taking the most pieces are legal"
+    return "that piece cannot move there"

@@ -12,7 +12,7 @@ import xml.etree.ElementTree as ET
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
 from types import MappingProxyType
-from typing import Final
+from typing import TYPE_CHECKING, Final
 
 from bluegray.errors import InvalidPointError
 from bluegray.moves import Move
@@ -28,7 +28,9 @@ from bluegray.points import (
     point_name,
     point_rank,
 )
-from bluegray.position import Position
+
+if TYPE_CHECKING:
+    from bluegray.position import Position
 
 SVG_NAMESPACE: Final = "http://www.w3.org/2000/svg"
 
@@ -113,6 +115,7 @@ def board_svg(
     ``coordinates`` writes the file letters and rank numbers around the board. ``colors``
     overrides entries of :data:`COLORS`. The same arguments always give the same text.
 
+    >>> from bluegray import Position
     >>> svg = board_svg(Position.start("sackson"))
     >>> svg.startswith("<svg") and svg.count('class="piece ') == 36
     True

@@ -25,8 +25,9 @@ import pytest
 import uvicorn
 from websockets.sync.client import ClientConnection, connect
 
-from bluegray.web import Settings, create_app
+from bluegray.web.app import create_app
 from bluegray.web.clocks import set_time_offset
+from bluegray.web.settings import Settings
 from tests.servers import free_port as free_port
 
 warnings.filterwarnings("ignore", message=".*httpx.*", category=DeprecationWarning)

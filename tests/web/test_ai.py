@@ -10,7 +10,7 @@ import pytest
 
 from bluegray import Game, read_record
 from bluegray.engine.levels import LEVELS, TOP_LEVEL
-from bluegray.engine.search import Limits
+from bluegray.engine.limits import Limits
 from bluegray.web import local_queue
 from bluegray.web import service as service_module
 from bluegray.web.engine_work import CLOCK_SHARE, think_limits

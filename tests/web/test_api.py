@@ -13,7 +13,7 @@ from starlette.testclient import WebSocketDenialResponse
 
 from bluegray import PRESETS, Game, read_record
 from bluegray.rules import RuleSet
-from bluegray.web import create_app
+from bluegray.web.app import create_app
 from tests.web.conftest import Json, TestClient, settings_for
 
 BLUE_MOVE = "d2-d3"

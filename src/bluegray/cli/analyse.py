@@ -9,7 +9,7 @@ from rich.text import Text
 
 from bluegray.cli.common import EXIT_OK, add_game_options, console, fail, game_from, render_diagram
 from bluegray.engine.analysis import DEFAULT_ANALYSIS_SECONDS, Analysis, analyse
-from bluegray.engine.search import Limits
+from bluegray.engine.limits import Limits
 
 HELP = "analyse a position: evaluation, best move and principal variation"
 

@@ -5,7 +5,7 @@ from __future__ import annotations
 import argparse
 from typing import Any
 
-from bluegray.cli.common import EXIT_OK, console, fail
+from bluegray.cli.common import fail
 
 HELP = "the web app's database: create or upgrade its schema (bluegray db upgrade)"
 
@@ -65,31 +65,10 @@ def register(subparsers: Any) -> None:
 
 def run_upgrade(args: argparse.Namespace) -> int:
     try:
-        from bluegray.web.db import database_url, make_engine, shown, upgrade_schema
-        from bluegray.web.settings import InvalidSettingError, Settings
+        # The web extra (SQLAlchemy, Alembic) loads for this command only, and may be missing.
+        from bluegray.cli import web_extra  # noqa: PLC0415 - the web extra, for this command only
     except ImportError as error:
         fail(
             f'the database needs the web extra: pip install "bluegray[web]" ({error.name} missing)'
         )
-    try:
-        settings = Settings.from_env()
-    except InvalidSettingError as error:
-        fail(str(error))
-    if args.database_url:
-        settings = settings.with_changes(database_url=args.database_url)
-    url = settings.resolved_database_url
-    where = shown(database_url(url))
-    engine = make_engine(url)
-    try:
-        upgrade = upgrade_schema(engine)
-    finally:
-        engine.dispose()
-    if upgrade.before is None:
-        console.print(f"bluegray: created the schema (revision {upgrade.after}) in {where}")
-    elif upgrade.changed:
-        console.print(
-            f"bluegray: upgraded {where} from revision {upgrade.before} to {upgrade.after}"
-        )
-    else:
-        console.print(f"bluegray: {where} is up to date (revision {upgrade.after})")
-    return EXIT_OK
+    return web_extra.upgrade(args)

@@ -21,6 +21,7 @@ from rich.progress import (
 from rich.text import Text
 
 from bluegray.cli.common import EXIT_OK, console, error_console, fail
+from bluegray.engine.limits import Limits
 from bluegray.engine.match import (
     DEFAULT_MAX_PLIES,
     MatchGame,
@@ -30,17 +31,17 @@ from bluegray.engine.match import (
     run_match,
 )
 from bluegray.engine.openings import DEFAULT_PLIES
+from bluegray.engine.player import MAX_MOVE_SECONDS
 from bluegray.engine.players import (
-    MAX_MOVE_SECONDS,
-    SPEC_HELP,
     GreedyPlayer,
     RandomPlayer,
     SearchPlayer,
     player_from_spec,
+    spec_help,
 )
-from bluegray.engine.search import Limits
 from bluegray.engine.stats import MatchStats, Tally
 from bluegray.numerals import MAX_INT64
+from bluegray.protocol import player as engine_player  # noqa: F401 - registers engine: players
 from bluegray.record import write_records
 from bluegray.rules import PRESETS, RuleSet
 
@@ -54,7 +55,7 @@ same balanced random opening (a few random plies that a shallow search finds eve
 Blue in the first and Gray in the second. Games run in parallel worker processes; each has its
 own seeds derived from --seed and its number, so a match limited by --nodes is reproducible.
 
-players: {SPEC_HELP}
+players: {spec_help()}
 
 Scoring: win 1, draw 1/2, loss 0, for player A. With --sackson-scoring a game won by an
 impasse (captain farther advanced: Sackson's rules) counts as half a game, as Sackson scored
@@ -74,6 +75,7 @@ examples:
   bluegray match level:2 greedy --rules cooper --games 8
   bluegray match level:6 level:5 --games 200 --nodes 20000 --out games.pgn --sprt 0,50
   bluegray match level:5 random --games 20 --sackson-scoring --json
+  bluegray match level:8 mcts --games 100 --time 1 --cluster 10.0.0.5:6379
 """
 
 
@@ -113,6 +115,13 @@ def register(subparsers: Any) -> None:
         type=int,
         metavar="K",
         help="games played at once, in worker processes (default: the number of CPUs)",
+    )
+    parser.add_argument(
+        "--cluster",
+        metavar="ADDRESS",
+        help="play the games on a Ray cluster, spread over every CPU of every node (the head's "
+        "HOST:PORT from 'ray start --head', or auto; needs the cluster extra, and bluegray on "
+        "every node); the same seed and --nodes give the same games as a local run",
     )
     parser.add_argument("--out", "-o", type=Path, metavar="FILE", help="write the game records")
     parser.add_argument(
@@ -176,6 +185,10 @@ def settings_from(args: argparse.Namespace) -> MatchSettings:
         fail(f"--nodes must be at least 1 and at most {MAX_INT64}, not {args.nodes}")
     if args.concurrency is not None and args.concurrency < 1:
         fail(f"--concurrency must be at least 1, not {args.concurrency}")
+    if args.cluster is not None and args.concurrency is not None:
+        fail("give --cluster or --concurrency, not both: a cluster plays on all its CPUs")
+    if args.cluster is not None and not args.cluster.strip():
+        fail("--cluster needs the cluster's address (HOST:PORT, or auto)")
     if args.max_plies < 1:
         fail(f"--max-plies must be at least 1, not {args.max_plies}")
     for spec in (args.player_a, args.player_b):
@@ -196,6 +209,7 @@ def settings_from(args: argparse.Namespace) -> MatchSettings:
         max_plies=args.max_plies,
         sackson_scoring=args.sackson_scoring,
         sprt=None if args.sprt is None else _sprt(args.sprt),
+        cluster=None if args.cluster is None else args.cluster.strip(),
     )
 
 

@@ -121,7 +121,8 @@ def run(args: argparse.Namespace) -> int:
     flipped = not seats.hotseat and seats.human is Side.GRAY
     if args.plain or not (sys.stdin.isatty() and sys.stdout.isatty()):
         return _run_plain(session, flipped)
-    from bluegray.tui.app import PlayApp  # Textual loads only for the full screen
+    # Textual (seconds to load) loads only for the full screen, not for the line mode.
+    from bluegray.tui.app import PlayApp  # noqa: PLC0415 - Textual, for the full screen only
 
     PlayApp(session, flipped=flipped).run()
     return EXIT_OK

@@ -3,11 +3,9 @@
 from __future__ import annotations
 
 import argparse
-import asyncio
-import logging
 from typing import Any
 
-from bluegray.cli.common import EXIT_OK, console, fail
+from bluegray.cli.common import fail
 
 HELP = "compute the AI's moves and analyses for web servers that share Redis"
 
@@ -51,38 +49,8 @@ def register(subparsers: Any) -> None:
 
 def run(args: argparse.Namespace) -> int:
     try:
-        from bluegray.web.backends import engine_slots
-        from bluegray.web.settings import InvalidSettingError, Settings, process_name
-        from bluegray.web.worker import supervise
+        # The web extra (Redis, SQLAlchemy) loads for this command only, and may be missing.
+        from bluegray.cli import web_extra  # noqa: PLC0415 - the web extra, for this command only
     except ImportError as error:
         fail(f'the worker needs the web extra: pip install "bluegray[web]" ({error.name} missing)')
-    if args.processes is not None and not 1 <= args.processes <= 1024:
-        fail(f"--processes must be 1 to 1024, not {args.processes}")
-    changes: dict[str, object] = {}
-    for option in ("redis_url", "database_url", "process_name"):
-        value = getattr(args, "name" if option == "process_name" else option)
-        if value:
-            changes[option] = value
-    if args.processes:
-        changes["ai_workers"] = args.processes
-    try:
-        settings = Settings.from_env().with_changes(**changes)
-    except InvalidSettingError as error:
-        fail(str(error))
-    if not settings.redis_url:
-        fail("the worker needs Redis: set BLUEGRAY_REDIS_URL or --redis-url")
-    if not settings.database_url:
-        fail("the worker needs the web service's database: set BLUEGRAY_DATABASE_URL")
-    logging.basicConfig(
-        level=args.log_level.upper(), format="%(asctime)s %(levelname)s %(name)s: %(message)s"
-    )
-    name = process_name(settings)
-    count = engine_slots(settings)
-    console.print(f"bluegray worker {name}: {count} engine processes", highlight=False)
-    try:
-        asyncio.run(supervise(settings, name, count))
-    except KeyboardInterrupt:
-        return EXIT_OK
-    except OSError as error:
-        fail(f"cannot reach Redis at {settings.redis_url}: {error}")
-    return EXIT_OK
+    return web_extra.work(args)

@@ -4,7 +4,7 @@ It builds on the rules core (``bluegray.bitboard`` is its move generator) and kn
 the interfaces.
 """
 
-ENGINE_VERSION = 2
+ENGINE_VERSION = 3
 """Which engine this is, for measurements of its strength: one more whenever a change to the
 search or the evaluation's features makes strength measured before it stale (docs/strength.md
 shows the current engine's results, and keeps earlier ones apart; a change to one level's

@@ -12,7 +12,8 @@ from collections.abc import Callable
 from dataclasses import dataclass
 
 from bluegray.engine.evaluation import expected_score
-from bluegray.engine.search import Iteration, Limits, Searcher, mate_distance
+from bluegray.engine.limits import Iteration, Limits, mate_distance
+from bluegray.engine.search import Searcher
 from bluegray.errors import GameOverError
 from bluegray.game import Game
 from bluegray.moves import Move

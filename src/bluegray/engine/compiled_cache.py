@@ -3,68 +3,44 @@
 numba's own on-disk cache checks only the file that defines each compiled function, so editing a
 function it calls in another file (the evaluation, say) leaves the compiled search running the
 old machine code, silently. Keying the cache folder by the sources of every module the compiled
-code is built from makes any such change compile afresh. ``use_source_keyed_cache`` is called by
-each compiled module before it defines anything.
+code is built from makes any such change compile afresh (``compiled.use_source_keyed_cache``
+points numba at it). This module does not load numba: the engine asks it whether the compiled
+kernel is in the cache before it decides how to get it ready (``kernels``).
 """
 
 from __future__ import annotations
 
 import hashlib
 import os
+import platform
 import shutil
+import sys
 import time
-from collections.abc import Callable
 from functools import lru_cache
 from pathlib import Path
-from typing import Any, TypeVar
-
-import numba
-from numba.core.options import DefaultOptions
 
 _PACKAGE = Path(__file__).resolve().parent.parent
 SOURCES = (
+    "engine/compiled.py",
     "engine/compiled_cache.py",
     "engine/fastboard.py",
     "engine/fasteval.py",
     "engine/fastsearch.py",
     "engine/evaluation.py",
-    "engine/search.py",
+    "engine/kernel.py",
+    "engine/limits.py",
+    "engine/parameters.py",
+    "engine/records.py",
     "bitboard.py",
     "errors.py",
     "moves.py",
+    "pieces.py",
     "points.py",
     "position.py",
+    "rules.py",
 )
 """The compiled modules and every module of the package they import (package-relative): their
 code and constants are what the compiled functions are built from."""
-
-_Function = TypeVar("_Function", bound=Callable[..., Any])
-
-
-def without_runtime(options: type) -> dict[str, bool]:
-    """The ``njit`` option that leaves numba's runtime out, if numba's ``options`` (its
-    ``DefaultOptions``) still list it: ``_nrt`` is an underscored option, and a numba without it
-    would otherwise refuse to compile the engine. Without the option the compiled functions run
-    with the runtime, the same search at about half the speed."""
-    return {"_nrt": False} if hasattr(options, "_nrt") else {}
-
-
-def compiled(*, inline: bool = False, nogil: bool = False) -> Callable[[_Function], _Function]:
-    """numba's ``njit`` as the engine's compiled functions use it: cached, inlined into each
-    caller where ``inline``, releasing the GIL where ``nogil``, and without numba's runtime (NRT).
-
-    The runtime counts references to arrays with an atomic instruction at every view and call,
-    which took half the search's time (docs/benchmarks.md). Without it a compiled function can
-    allocate nothing, so every array the engine's compiled functions use is made, and kept
-    alive, by the Python object that calls them."""
-    njit: Callable[..., Callable[[_Function], _Function]] = numba.njit
-    return njit(
-        cache=True,
-        inline="always" if inline else "never",
-        nogil=nogil,
-        **without_runtime(DefaultOptions),
-    )
-
 
 STALE_AFTER_DAYS = 30
 """A cache folder of other sources that no process has used for this long is removed: every edit
@@ -90,19 +66,49 @@ def cache_folder() -> Path:
     return Path(base) / f"bluegray-{source_digest()}"
 
 
-def use_source_keyed_cache() -> None:
-    """Point numba's cache at ``cache_folder()`` (numba reads the setting when a function is
-    decorated, so this must run before the compiled modules define theirs), mark it as used and
-    remove the stale folders of other sources."""
+READY_MARK = "compiled"
+"""A file in the cache folder that says the compiled kernel was compiled into it, by which
+numba and Python (``ready_mark``)."""
+
+
+def ready_mark(numba_version: str) -> str:
+    """What ``READY_MARK`` holds for a numba version on this Python and machine."""
+    return f"numba {numba_version} python {sys.version.split()[0]} {platform.machine()}\n"
+
+
+def is_marked_ready(numba_version: str) -> bool:
+    """Whether this version of the sources was compiled into the cache by this numba here: then
+    loading the kernel takes a fraction of a second, no compiling."""
+    try:
+        return (cache_folder() / READY_MARK).read_text() == ready_mark(numba_version)
+    except OSError:
+        return False
+
+
+def mark_ready(numba_version: str) -> None:
+    """Record that the compiled kernel is in the cache (best effort: a cache folder that cannot
+    be written only means the next process compiles again)."""
     folder = cache_folder()
-    # numba's config module sets its attributes at run time, so mypy cannot see this one.
-    numba.config.CACHE_DIR = str(folder)  # type: ignore[attr-defined]
+    try:
+        folder.mkdir(parents=True, exist_ok=True)
+        temporary = folder / f"{READY_MARK}.{os.getpid()}"
+        temporary.write_text(ready_mark(numba_version))
+        temporary.replace(folder / READY_MARK)
+    except OSError:
+        pass
+
+
+def touch_folder() -> Path | None:
+    """Make the cache folder, mark it as used and remove the stale folders of other sources; the
+    folder, or ``None`` when it cannot be written."""
+    folder = cache_folder()
     try:
         folder.mkdir(parents=True, exist_ok=True)
         os.utime(folder)
     except OSError:
-        return  # a cache location we cannot write to: numba reports that itself, if it matters
+        return None  # a cache location we cannot write to: numba reports that itself
     prune_stale_folders(folder)
+    return folder
 
 
 def prune_stale_folders(current: Path, stale_after_days: float = STALE_AFTER_DAYS) -> list[Path]:

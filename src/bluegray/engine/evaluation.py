@@ -6,15 +6,18 @@ an evaluation ``v`` means the side to move is expected to score ``1 / (1 + 10 **
 The weights are fitted to self-play results per rule set family (``weights.json``, produced by
 ``scripts/tune_evaluation.py``; see docs/evaluation.md).
 
-``features`` is the plain version, used for tuning; ``Evaluator.evaluate`` computes the same sum
-fast, and the tests check that the two agree.
+The evaluation is defined once: the weights' dot product with ``features`` (the plain version,
+also what tuning fits), summed in the features' order and truncated to an integer.
+``Evaluator.evaluate`` computes the same number fast for the plain Python search, and
+``fasteval.evaluate`` compiles it for the compiled one; the tests check all three equal, exactly,
+in every rule set (``tests/test_compiled.py``).
 """
 
 from __future__ import annotations
 
 import json
 import math
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from functools import lru_cache
 from importlib import resources
 from typing import Final
@@ -316,6 +319,26 @@ def features(board: Board) -> list[float]:
     return values
 
 
+def advancement_values(weights: Sequence[float]) -> list[float]:
+    """What each advancement of a captain (0 to ``PATH_LENGTH``) is worth under a weight vector:
+    the three advancement features' sum for it (both evaluations read it from this table)."""
+    return [
+        weights[ADVANCEMENT] * a
+        + weights[ADVANCEMENT + 1] * max(0, a - MIDDLE)
+        + weights[ADVANCEMENT + 2] * max(0, a - END)
+        for a in range(PATH_LENGTH + 1)
+    ]
+
+
+def linear_value(vector: Sequence[float], board: Board) -> int:
+    """The evaluation by its definition: the weights' dot product with ``features``, summed in
+    the features' order and truncated (what ``Evaluator.evaluate`` computes fast)."""
+    total = 0.0
+    for weight, value in zip(vector, features(board), strict=True):
+        total += weight * value
+    return int(total)
+
+
 @lru_cache(maxsize=64)
 def path_tables(rules: RuleSet) -> PathTables:
     return PathTables(rule_tables(rules))
@@ -343,12 +366,7 @@ def _evaluation(w: list[float], tables: RuleTables) -> Callable[[Board], int]:
     paths = path_tables(tables.rules)
     near_paths, far_paths, runs = paths.near, paths.far, paths.run
     advancement_of = tables.advancement
-    advancement_value = [
-        w[ADVANCEMENT] * a
-        + w[ADVANCEMENT + 1] * max(0, a - MIDDLE)
-        + w[ADVANCEMENT + 2] * max(0, a - END)
-        for a in range(PATH_LENGTH + 1)
-    ]
+    advancement_value = advancement_values(w)
     race_value = w[RACE_BASE - RACE : RACE_BASE + RACE + 1]
     tempo = w[0]
     own_near, own_far = w[OWN_NEAR], w[OWN_FAR]

@@ -4,7 +4,7 @@ generation, make/unmake and the end-of-game checks of docs/rules-reference.md §
 This is a second implementation of ``bluegray.bitboard``, kept to what the search needs and
 written for the numba compiler (``pip install "bluegray[fast]"``). It is checked against the
 conformance vectors' perft counts and against the rules core on random games
-(``tests/test_fastboard.py``); ``bitboard`` stays the reference.
+(``tests/test_compiled.py``), move for move in the same order; ``bitboard`` stays the reference.
 
 Representation
 --------------
@@ -12,19 +12,40 @@ Representation
 ``CAPTAIN``; 0 for an empty point). ``state`` holds the side to move, the no-progress count,
 both captains' points, the length of ``history`` (the Zobrist hashes of every position since the
 board was set up, the current one last: the same keys as ``bitboard``, so a game's history can
-be carried over) and how many moves have been made on it. A move is a row of a move buffer:
-``from, to, number of pieces taken, the points taken...``.
+be carried over) and how many moves have been made on it. A move is a row of a move buffer, an
+undo row a row of ``undo``: their layouts are in ``records``.
 """
 
 from __future__ import annotations
 
-from typing import Final
+from typing import Final, NamedTuple
 
 import numpy as np
 
 from bluegray import bitboard
 from bluegray.bitboard import Board
-from bluegray.engine.compiled_cache import compiled, use_source_keyed_cache
+from bluegray.engine.compiled import compiled, use_source_keyed_cache
+from bluegray.engine.records import (
+    CAPTAIN_POINT,
+    COUNT,
+    HISTORY_LENGTH,
+    MADE,
+    MAX_TAKEN,
+    MOVE_FIRST_TAKEN,
+    MOVE_FROM,
+    MOVE_TAKEN,
+    MOVE_TO,
+    MOVE_WIDTH,
+    STATE_SIZE,
+    TURN,
+    UNDO_CODE,
+    UNDO_COUNT,
+    UNDO_FIRST_TAKEN,
+    UNDO_FROM,
+    UNDO_TO,
+    UNDO_WIDTH,
+    MoveRecord,
+)
 from bluegray.points import CENTER, DIAGONAL_LINES, SIZE
 
 use_source_keyed_cache()
@@ -33,27 +54,8 @@ GUARD: Final = 1
 PRIVATE: Final = 2
 CAPTAIN: Final = 3
 
-TURN: Final = 0
-COUNT: Final = 1
-CAPTAIN_POINT: Final = 2
-"""``state[CAPTAIN_POINT + side]`` is a side's captain's point."""
-HISTORY_LENGTH: Final = 4
-MADE: Final = 5
-STATE_SIZE: Final = 8
-
-MOVE_FROM: Final = 0
-MOVE_TO: Final = 1
-MOVE_TAKEN: Final = 2
-MOVE_FIRST_TAKEN: Final = 3
-MAX_TAKEN: Final = 18
-"""More than any army has soldiers (17)."""
-MOVE_WIDTH: Final = MOVE_FIRST_TAKEN + MAX_TAKEN
 MAX_MOVES: Final = 1024
 """Room for the moves of one position; a position with more makes ``generate`` return -1."""
-
-UNDO_WIDTH: Final = 4 + 2 * MAX_TAKEN
-"""An undo row: from, to, the mover's code before the move, the count before, then the codes
-of the pieces taken (their points are in the move)."""
 
 # The rule switches, in the order of ``rule_switches``.
 TURBO: Final = 0
@@ -63,18 +65,6 @@ LEAD: Final = 2
 IMPASSE_PLIES: Final = 3
 STALEMATE_LOSES: Final = 4
 IMPASSE_BY_ADVANCE: Final = 5
-
-# The places in ``RuleArrays.tables``.
-TABLE_PATHS: Final = 0
-TABLE_NEXT_POINT: Final = 1
-TABLE_ADVANCEMENT: Final = 2
-TABLE_SWITCHES: Final = 3
-TABLE_GUARD_STEPS: Final = 4
-TABLE_PRIVATE_STEPS: Final = 5
-TABLE_GUARD_JUMPS: Final = 6
-TABLE_PRIVATE_JUMPS: Final = 7
-TABLE_ZOBRIST: Final = 8
-TABLE_ZOBRIST_GRAY: Final = 9
 
 # Game-end codes: the same as ``bitboard``'s.
 ONGOING: Final = bitboard.ONGOING
@@ -151,71 +141,87 @@ ZOBRIST: Final = np.array(
 ZOBRIST_GRAY: Final = np.uint64(bitboard.ZOBRIST_GRAY_TO_MOVE)
 
 
-class RuleArrays:
-    """A rule set's tables as arrays: each side's path, the next point and the advancement of
-    every point, and the switches; ``tables`` bundles them with the step, jump and Zobrist
-    tables, as the compiled functions take them (see ``TABLE_*``)."""
+class CompiledRules(NamedTuple):
+    """A rule set's tables as the compiled functions take them (one argument): each side's path,
+    the next point and the advancement of every point, the switches, and the step, jump and
+    Zobrist tables (the same for every rule set)."""
 
-    def __init__(self, tables: bitboard.RuleTables) -> None:
-        self.paths = np.array(tables.paths, dtype=np.int64)
-        self.next_point = np.array(tables.next_point, dtype=np.int64)
-        self.advancement = np.array(tables.advancement, dtype=np.int64)
-        self.switches = np.array(
-            [
-                tables.turbo,
-                tables.maximal,
-                tables.lead or 0,
-                tables.impasse_plies,
-                tables.stalemate_loses,
-                tables.impasse_by_advance,
-            ],
-            dtype=np.int64,
-        )
-        self.tables = (
-            self.paths,
-            self.next_point,
-            self.advancement,
-            self.switches,
-            GUARD_STEPS,
-            PRIVATE_STEPS,
-            GUARD_JUMPS,
-            PRIVATE_JUMPS,
-            ZOBRIST,
-            ZOBRIST_GRAY,
-        )
+    paths: np.ndarray
+    next_point: np.ndarray
+    advancement: np.ndarray
+    switches: np.ndarray
+    """The rule switches, indexed by ``TURBO``, ``MAXIMAL``, ``LEAD``, ..."""
+    guard_steps: np.ndarray
+    private_steps: np.ndarray
+    guard_jumps: np.ndarray
+    private_jumps: np.ndarray
+    zobrist: np.ndarray
+    zobrist_gray: np.uint64
 
 
-class FastBoard:
-    """A ``bitboard.Board`` copied into arrays, with room for ``depth`` more moves; ``rules``
-    are its rule set's arrays when the caller already has them."""
+def compiled_rules(tables: bitboard.RuleTables) -> CompiledRules:
+    """The rule set's tables as arrays."""
+    switches = [
+        tables.turbo,
+        tables.maximal,
+        tables.lead or 0,
+        tables.impasse_plies,
+        tables.stalemate_loses,
+        tables.impasse_by_advance,
+    ]
+    return CompiledRules(
+        paths=np.array(tables.paths, dtype=np.int64),
+        next_point=np.array(tables.next_point, dtype=np.int64),
+        advancement=np.array(tables.advancement, dtype=np.int64),
+        switches=np.array(switches, dtype=np.int64),
+        guard_steps=GUARD_STEPS,
+        private_steps=PRIVATE_STEPS,
+        guard_jumps=GUARD_JUMPS,
+        private_jumps=PRIVATE_JUMPS,
+        zobrist=ZOBRIST,
+        zobrist_gray=ZOBRIST_GRAY,
+    )
 
-    def __init__(self, board: Board, depth: int, rules: RuleArrays | None = None) -> None:
-        self.rules = rules or RuleArrays(board.tables)
-        self.cells = np.zeros(81, np.int64)
-        for side in (0, 1):
-            for point in bitboard.bits(board.guards[side]):
-                self.cells[point] = side * 4 + GUARD
-            for point in bitboard.bits(board.privates[side]):
-                self.cells[point] = side * 4 + PRIVATE
-            self.cells[board.captains[side]] = side * 4 + CAPTAIN
-        self.state = np.zeros(STATE_SIZE, np.int64)
-        self.state[TURN] = board.turn
-        self.state[COUNT] = board.count
-        self.state[CAPTAIN_POINT] = board.captains[0]
-        self.state[CAPTAIN_POINT + 1] = board.captains[1]
-        self.state[HISTORY_LENGTH] = len(board.history)
-        self.history = np.zeros(len(board.history) + depth + 1, np.uint64)
-        self.history[: len(board.history)] = np.array(board.history, dtype=np.uint64)
-        self.undo = np.zeros((depth + 1, UNDO_WIDTH), np.int64)
-        self.capture_stack = capture_stack()
+
+class CompiledBoard(NamedTuple):
+    """A board as the compiled functions take it (one argument): ``cells``, ``state`` (see
+    ``records``: ``TURN``, ``COUNT``, ...), ``history`` (the Zobrist hash of every position
+    since the board was set up, the current one last) and ``undo`` (one undo row a move made)."""
+
+    cells: np.ndarray
+    state: np.ndarray
+    history: np.ndarray
+    undo: np.ndarray
+
+
+def compiled_board(board: Board, depth: int) -> CompiledBoard:
+    """A ``bitboard.Board`` copied into arrays, with room for ``depth`` more moves."""
+    cells = np.zeros(81, np.int64)
+    for side in (0, 1):
+        for point in bitboard.bits(board.guards[side]):
+            cells[point] = side * 4 + GUARD
+        for point in bitboard.bits(board.privates[side]):
+            cells[point] = side * 4 + PRIVATE
+        cells[board.captains[side]] = side * 4 + CAPTAIN
+    state = np.zeros(STATE_SIZE, np.int64)
+    state[TURN] = board.turn
+    state[COUNT] = board.count
+    state[CAPTAIN_POINT] = board.captains[0]
+    state[CAPTAIN_POINT + 1] = board.captains[1]
+    state[HISTORY_LENGTH] = len(board.history)
+    history = np.zeros(len(board.history) + depth + 1, np.uint64)
+    history[: len(board.history)] = np.array(board.history, dtype=np.uint64)
+    undo = np.zeros((depth + 1, UNDO_WIDTH), np.int64)
+    return CompiledBoard(cells, state, history, undo)
 
 
 # -- move generation ---------------------------------------------------------------------
 
 
 def capture_stack() -> np.ndarray:
-    """Working space for the capture search of ``generate_captures``: its caller owns it, since
-    the compiled functions allocate nothing (``compiled_cache.compiled``)."""
+    """Working space for the move generator (the capture search's stack, or the lists of a
+    side's guards and privates): its caller owns it, since the compiled functions allocate
+    nothing (``compiled.compiled``)."""
     return np.zeros((5, MAX_TAKEN + 1), np.int64)
 
 
@@ -311,26 +317,27 @@ def generate_captures(
     out: np.ndarray,
     stack: np.ndarray,
 ) -> int:
-    """Every legal capture of the side to move into ``out``; how many (0 when there is none,
+    """Every legal capture of the side to move into ``out``, in the rules core's order (the
+    guards' first, each soldier's from the lowest point up); how many (0 when there is none,
     -1 when ``out`` overflows). ``stack`` is the capture search's working space
     (``capture_stack``)."""
     side = state[TURN]
     enemy_side = side ^ 1
     far_rank = 8 if side == 0 else 0
     n = 0
-    for point in range(81):
-        code = cells[point]
-        if code == 0 or code >> 2 != side:
-            continue
-        kind = code & 3
-        if kind == GUARD:
-            n = _collect_jumps(cells, point, enemy_side, guard_jumps, -1, stack, out, n)
-        elif kind == PRIVATE:
-            n = _collect_jumps(
-                cells, point, enemy_side, private_jumps[side], far_rank, stack, out, n
-            )
-        if n < 0:
-            return -1
+    for kind in (GUARD, PRIVATE):
+        code = side * 4 + kind
+        for point in range(81):
+            if cells[point] != code:
+                continue
+            if kind == GUARD:
+                n = _collect_jumps(cells, point, enemy_side, guard_jumps, -1, stack, out, n)
+            else:
+                n = _collect_jumps(
+                    cells, point, enemy_side, private_jumps[side], far_rank, stack, out, n
+                )
+            if n < 0:
+                return -1
     if n and switches[MAXIMAL]:
         most = 0
         for i in range(n):
@@ -413,22 +420,41 @@ def generate(
     out: np.ndarray,
     stack: np.ndarray,
 ) -> int:
-    """Every legal move of the side to move by §3 alone, into ``out``; how many (-1 when
-    ``out`` overflows). The captain's move, when there is one, comes last."""
+    """Every legal move of the side to move by §3 alone, into ``out``, in the rules core's
+    order (``Board.moves``); how many (-1 when ``out`` overflows). Steps go direction by
+    direction, the guards' first, each direction from the lowest point up; the captain's move,
+    when there is one, comes last. ``stack`` is the generator's working space."""
     if has_capture(cells, state, guard_jumps, private_jumps):
         return generate_captures(cells, state, switches, guard_jumps, private_jumps, out, stack)
     side = state[TURN]
-    n = 0
+    guards = stack[0]
+    privates = stack[1]
+    n_guards = n_privates = 0
     for point in range(81):
         code = cells[point]
-        if code == 0 or code >> 2 != side:
-            continue
-        kind = code & 3
-        if kind == CAPTAIN:
-            continue
-        ways = 8 if kind == GUARD else 3
-        for index in range(ways):
-            to = guard_steps[point, index] if kind == GUARD else private_steps[side, point, index]
+        if code == side * 4 + GUARD:
+            guards[n_guards] = point
+            n_guards += 1
+        elif code == side * 4 + PRIVATE:
+            privates[n_privates] = point
+            n_privates += 1
+    n = 0
+    for way in range(8):
+        for k in range(n_guards):
+            point = guards[k]
+            to = guard_steps[point, way]
+            if to < 0 or to == CENTER or cells[to] != 0:
+                continue
+            if n >= out.shape[0]:
+                return -1
+            out[n, MOVE_FROM] = point
+            out[n, MOVE_TO] = to
+            out[n, MOVE_TAKEN] = 0
+            n += 1
+    for way in range(3):
+        for k in range(n_privates):
+            point = privates[k]
+            to = private_steps[side, point, way]
             if to < 0 or to == CENTER or cells[to] != 0:
                 continue
             if n >= out.shape[0]:
@@ -450,22 +476,18 @@ def generate(
 
 @compiled(inline=True)
 def generate_moves(
-    cells: np.ndarray,
-    state: np.ndarray,
-    tables: tuple,  # type: ignore[type-arg]
-    out: np.ndarray,
-    stack: np.ndarray,
+    cells: np.ndarray, state: np.ndarray, rules: CompiledRules, out: np.ndarray, stack: np.ndarray
 ) -> int:
-    """``generate`` with the rule set's tables as one tuple (``RuleArrays.tables``)."""
+    """``generate`` with the rule set's tables as one argument."""
     return generate(
         cells,
         state,
-        tables[TABLE_SWITCHES],
-        tables[TABLE_NEXT_POINT],
-        tables[TABLE_GUARD_STEPS],
-        tables[TABLE_PRIVATE_STEPS],
-        tables[TABLE_GUARD_JUMPS],
-        tables[TABLE_PRIVATE_JUMPS],
+        rules.switches,
+        rules.next_point,
+        rules.guard_steps,
+        rules.private_steps,
+        rules.guard_jumps,
+        rules.private_jumps,
         out,
         stack,
     )
@@ -491,10 +513,10 @@ def make(
     n_taken = move[MOVE_TAKEN]
     row = undo[state[MADE]]
     code = cells[frm]
-    row[0] = frm
-    row[1] = to
-    row[2] = code
-    row[3] = state[COUNT]
+    row[UNDO_FROM] = frm
+    row[UNDO_TO] = to
+    row[UNDO_CODE] = code
+    row[UNDO_COUNT] = state[COUNT]
     h = history[state[HISTORY_LENGTH] - 1] ^ zobrist_gray
     kind = code & 3
     cells[frm] = 0
@@ -521,7 +543,7 @@ def make(
         for k in range(n_taken):
             point = move[MOVE_FIRST_TAKEN + k]
             taken = cells[point]
-            row[4 + k] = taken
+            row[UNDO_FIRST_TAKEN + k] = taken
             cells[point] = 0
             h ^= zobrist[taken >> 2, (taken & 3) - 1, point]
     state[COUNT] = count
@@ -539,16 +561,16 @@ def unmake(cells: np.ndarray, state: np.ndarray, undo: np.ndarray, move: np.ndar
     row = undo[state[MADE]]
     side = state[TURN] ^ 1
     state[TURN] = side
-    state[COUNT] = row[3]
-    frm = row[0]
-    to = row[1]
-    code = row[2]
+    state[COUNT] = row[UNDO_COUNT]
+    frm = row[UNDO_FROM]
+    to = row[UNDO_TO]
+    code = row[UNDO_CODE]
     cells[to] = 0
     cells[frm] = code
     if code & 3 == CAPTAIN:
         state[CAPTAIN_POINT + side] = frm
     for k in range(move[MOVE_TAKEN]):
-        cells[move[MOVE_FIRST_TAKEN + k]] = row[4 + k]
+        cells[move[MOVE_FIRST_TAKEN + k]] = row[UNDO_FIRST_TAKEN + k]
 
 
 # -- the end of the game -----------------------------------------------------------------
@@ -615,27 +637,19 @@ def is_impasse(code: int, switches: np.ndarray) -> bool:
 
 @compiled()
 def _perft(
-    cells: np.ndarray,
-    state: np.ndarray,
-    history: np.ndarray,
-    undo: np.ndarray,
-    tables: tuple,  # type: ignore[type-arg]
-    buffers: np.ndarray,
-    stack: np.ndarray,
-    depth: int,
+    board: CompiledBoard, rules: CompiledRules, buffers: np.ndarray, stack: np.ndarray, depth: int
 ) -> int:
     """Perft of an unfinished board, every move played (-1 when a move buffer overflows)."""
-    switches, advancement = tables[TABLE_SWITCHES], tables[TABLE_ADVANCEMENT]
-    zobrist, zobrist_gray = tables[TABLE_ZOBRIST], tables[TABLE_ZOBRIST_GRAY]
+    cells, state, history, undo = board
     out = buffers[depth]
-    n = generate_moves(cells, state, tables, out, stack)
+    n = generate_moves(cells, state, rules, out, stack)
     if n < 0 or depth == 1:
         return n
     total = 0
     for i in range(n):
-        make(cells, state, history, undo, out[i], zobrist, zobrist_gray)
-        if end_by_move(state, history, switches, advancement) == ONGOING:
-            below = _perft(cells, state, history, undo, tables, buffers, stack, depth - 1)
+        make(cells, state, history, undo, out[i], rules.zobrist, rules.zobrist_gray)
+        if end_by_move(state, history, rules.switches, rules.advancement) == ONGOING:
+            below = _perft(board, rules, buffers, stack, depth - 1)
             if below < 0:
                 unmake(cells, state, undo, out[i])
                 return -1
@@ -648,14 +662,10 @@ def perft(board: Board, depth: int) -> int:
     """The perft of ``board`` (depth >= 1) by the compiled generator: 0 for a finished game."""
     if board.end() != bitboard.ONGOING:
         return 0
-    fast = FastBoard(board, depth)
     buffers = np.zeros((depth + 1, MAX_MOVES, MOVE_WIDTH), np.int64)
     total = _perft(
-        fast.cells,
-        fast.state,
-        fast.history,
-        fast.undo,
-        fast.rules.tables,
+        compiled_board(board, depth),
+        compiled_rules(board.tables),
         buffers,
         capture_stack(),
         depth,
@@ -665,4 +675,24 @@ def perft(board: Board, depth: int) -> int:
     return int(total)
 
 
-__all__ = ["FastBoard", "RuleArrays", "capture_stack", "generate_moves", "perft"]
+def legal_moves(board: Board) -> list[MoveRecord]:
+    """The compiled generator's moves of ``board``, in its order, as records (for tests and
+    for checking the compiled kernel against the rules core)."""
+    out = np.zeros((MAX_MOVES, MOVE_WIDTH), np.int64)
+    fast = compiled_board(board, 1)
+    n = generate_moves(fast.cells, fast.state, compiled_rules(board.tables), out, capture_stack())
+    if n < 0:
+        raise OverflowError(f"a position has more than {MAX_MOVES} moves")
+    return [MoveRecord.from_row(out[i].tolist()) for i in range(n)]
+
+
+__all__ = [
+    "CompiledBoard",
+    "CompiledRules",
+    "capture_stack",
+    "compiled_board",
+    "compiled_rules",
+    "generate_moves",
+    "legal_moves",
+    "perft",
+]

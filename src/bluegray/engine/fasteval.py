@@ -1,15 +1,16 @@
-"""The static evaluation compiled with numba: the same sum as ``evaluation.Evaluator`` (the
-tests check that the two agree), read from ``fastboard``'s piece codes instead of bitboards."""
+"""The static evaluation compiled with numba: ``evaluation``'s sum (the weights' dot product with
+``evaluation.features``), read from ``fastboard``'s piece codes instead of bitboards. The tests
+check it equal to ``evaluation.Evaluator.evaluate``, exactly, in every rule set."""
 
 from __future__ import annotations
 
-from typing import Final
+from typing import Final, NamedTuple
 
 import numpy as np
 
 from bluegray.bitboard import bits, rule_tables
 from bluegray.engine import evaluation
-from bluegray.engine.compiled_cache import compiled, use_source_keyed_cache
+from bluegray.engine.compiled import compiled, use_source_keyed_cache
 from bluegray.engine.evaluation import (
     ADVANCED_PRIVATES,
     ENEMY_FAR,
@@ -30,59 +31,56 @@ from bluegray.engine.evaluation import (
     SIMPLIFICATION,
     THREATENED,
     Evaluator,
+    advancement_values,
 )
-from bluegray.engine.fastboard import CAPTAIN, CAPTAIN_POINT, COUNT, GUARD, TURN
+from bluegray.engine.fastboard import CAPTAIN, GUARD, CompiledRules
+from bluegray.engine.records import CAPTAIN_POINT, COUNT, TURN
 from bluegray.points import CENTER, PATH_LENGTH, SIZE
 
 use_source_keyed_cache()
 
 TEMPO: Final = 0
-# The extra numbers ``evaluate`` reads from ``EvaluationArrays.extras``.
+# The extra numbers ``evaluate`` reads from ``CompiledEvaluation.extras``.
 PRESSURE_WEIGHT: Final = 0
 IMPASSE_PLIES: Final = 1
 START_SOLDIERS: Final = 2
 
 
-class EvaluationArrays:
+class CompiledEvaluation(NamedTuple):
     """What the compiled evaluation needs for one evaluator besides the rule set's paths and
-    advancement (``fastboard.RuleArrays``): its weights, the value of each advancement, and the
-    siege zone of every point; ``tables`` bundles them for the compiled search."""
+    advancement (``fastboard.CompiledRules``): its weights, the value of each advancement, a few
+    numbers (``extras``: ``PRESSURE_WEIGHT``, ...) and the siege zone of every point."""
 
-    def __init__(self, evaluator: Evaluator) -> None:
-        tables = rule_tables(evaluator.rules)
-        w = evaluator.vector
-        self.weights = np.array(w, dtype=np.float64)
-        self.advancement_value = np.array(
-            [
-                w[evaluation.ADVANCEMENT] * a
-                + w[evaluation.ADVANCEMENT + 1] * max(0, a - evaluation.MIDDLE)
-                + w[evaluation.ADVANCEMENT + 2] * max(0, a - evaluation.END)
-                for a in range(PATH_LENGTH + 1)
-            ],
-            dtype=np.float64,
-        )
-        self.extras = np.array(
-            [
-                w[IMPASSE_PRESSURE] if tables.impasse_by_advance else 0.0,
-                tables.impasse_plies,
-                evaluation.starting_soldiers(evaluator.rules),
-            ],
-            dtype=np.float64,
-        )
-        zones = evaluation.siege_zones()
-        self.zone_points = np.full((81, 16), -1, np.int64)
-        self.zone_sizes = np.zeros(81, np.int64)
-        for point in range(81):
-            members = bits(zones[1 << point])
-            self.zone_sizes[point] = len(members)
-            self.zone_points[point, : len(members)] = members
-        self.tables = (
-            self.weights,
-            self.advancement_value,
-            self.extras,
-            self.zone_points,
-            self.zone_sizes,
-        )
+    weights: np.ndarray
+    advancement_value: np.ndarray
+    extras: np.ndarray
+    zone_points: np.ndarray
+    zone_sizes: np.ndarray
+
+
+def compiled_evaluation(evaluator: Evaluator) -> CompiledEvaluation:
+    """The evaluator's weights and tables as arrays."""
+    tables = rule_tables(evaluator.rules)
+    w = evaluator.vector
+    extras = [
+        w[IMPASSE_PRESSURE] if tables.impasse_by_advance else 0.0,
+        tables.impasse_plies,
+        evaluation.starting_soldiers(evaluator.rules),
+    ]
+    zones = evaluation.siege_zones()
+    zone_points = np.full((81, 16), -1, np.int64)
+    zone_sizes = np.zeros(81, np.int64)
+    for point in range(81):
+        members = bits(zones[1 << point])
+        zone_sizes[point] = len(members)
+        zone_points[point, : len(members)] = members
+    return CompiledEvaluation(
+        weights=np.array(w, dtype=np.float64),
+        advancement_value=np.array(advancement_values(w), dtype=np.float64),
+        extras=np.array(extras, dtype=np.float64),
+        zone_points=zone_points,
+        zone_sizes=zone_sizes,
+    )
 
 
 @compiled(inline=True)
@@ -140,17 +138,12 @@ def _path_counts(
 
 @compiled()
 def evaluate(
-    cells: np.ndarray,
-    state: np.ndarray,
-    weights: np.ndarray,
-    paths: np.ndarray,
-    advancement: np.ndarray,
-    advancement_value: np.ndarray,
-    extras: np.ndarray,
-    zone_points: np.ndarray,
-    zone_sizes: np.ndarray,
+    cells: np.ndarray, state: np.ndarray, rules: CompiledRules, scoring: CompiledEvaluation
 ) -> int:
     """The value of the position for the side to move (see ``evaluation.features``)."""
+    paths, advancement = rules.paths, rules.advancement
+    weights, advancement_value, extras = scoring.weights, scoring.advancement_value, scoring.extras
+    zone_points, zone_sizes = scoring.zone_points, scoring.zone_sizes
     side = state[TURN]
     other = side ^ 1
     guards_blue = guards_gray = privates_blue = privates_gray = 0
@@ -284,4 +277,4 @@ def evaluate(
     return int(value)
 
 
-__all__ = ["EvaluationArrays", "evaluate"]
+__all__ = ["CompiledEvaluation", "compiled_evaluation", "evaluate"]

@@ -13,7 +13,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Final
 
-from bluegray.engine.search import Limits
+from bluegray.engine.limits import Limits
 from bluegray.errors import BlueGrayError
 
 

@@ -1,10 +1,11 @@
-"""Playing games between players, and running a match of many games in parallel processes.
+"""Running a match of many games: in this process, in parallel worker processes (the default), or
+on a Ray cluster (``MatchSettings.cluster``, the ``cluster`` extra: ``cluster``).
 
 A match plays pairs of games from the same book opening (``openings``), player A Blue in the
 first game of a pair and Gray in the second. Every game has its own seeds, derived from the
-match seed and the game's number, and fresh players made from their spec strings inside the
-worker process, so a match limited by nodes plays the same games however it is scheduled.
-``stats`` turns the results into the report.
+match seed and the game's number, and fresh players made from their spec strings where it is
+played (``games``), so a match limited by nodes plays the same games however and wherever it is
+scheduled. ``stats`` turns the results into the report.
 """
 
 from __future__ import annotations
@@ -19,114 +20,41 @@ import time
 from collections.abc import Callable, Generator, Sequence
 from contextlib import closing
 from dataclasses import dataclass, field
-from typing import Any, Final
+from typing import Any
 
+from bluegray.engine.games import (
+    DEFAULT_MAX_PLIES,
+    EVENT,
+    MAX_PLIES_REASON,
+    GameResult,
+    GameTask,
+    MatchGame,
+    play_game,
+    play_task,
+    prepare_worker,
+)
+from bluegray.engine.limits import Limits
 from bluegray.engine.openings import DEFAULT_PLIES, Opening, opening_book
-from bluegray.engine.players import Player, player_from_spec
-from bluegray.engine.search import Limits
-from bluegray.engine.stats import GameOutcome, MatchStats, Tally, summarize
+from bluegray.engine.player import PlayerKind, player_kinds
+from bluegray.engine.stats import MatchStats, Tally, summarize
 from bluegray.errors import BlueGrayError
-from bluegray.game import Game
-from bluegray.moves import Move
-from bluegray.outcome import Outcome, Termination
-from bluegray.pieces import Side
 from bluegray.record import GameRecord
 from bluegray.rules import RuleSet
 
-DEFAULT_MAX_PLIES: Final = 1000
-"""A safety cap on a game's length: the no-progress rule ends real games long before."""
-MAX_PLIES_REASON: Final = "max-plies"
-"""The reason of a game stopped at the cap and adjudicated a draw."""
-EVENT: Final = "bluegray match"
-
-
-@dataclass(frozen=True)
-class GameResult:
-    """One finished game: who played it, every move from the rule set's start (the opening's
-    first), and how it ended."""
-
-    blue: str
-    gray: str
-    rules: RuleSet
-    opening: tuple[Move, ...]
-    moves: tuple[Move, ...]
-    winner: Side | None
-    reason: str
-    """The termination's value (``center``, ``lead``, ...) or ``max-plies``."""
-    impasse: bool = False
-    seconds: float = 0.0
-
-    @property
-    def plies(self) -> int:
-        return len(self.moves)
-
-    @property
-    def adjudicated(self) -> bool:
-        """Whether the game hit the length cap and was scored a draw."""
-        return self.reason == MAX_PLIES_REASON
-
-    @property
-    def result(self) -> str:
-        """The record's result token: ``1-0``, ``0-1`` or ``1/2-1/2``."""
-        if self.winner is None:
-            return "1/2-1/2"
-        return "1-0" if self.winner is Side.BLUE else "0-1"
-
-    def game(self) -> Game:
-        """The game replayed; an adjudicated game ends in a draw by agreement."""
-        game = Game(self.rules)
-        game.push_all(self.moves)
-        if self.adjudicated and game.outcome() is None:
-            game.declare(Outcome(Termination.AGREEMENT, None))
-        return game
-
-    def record(self, **tags: str) -> GameRecord:
-        """The game record, with the players as the Blue and Gray tags and the opening."""
-        extra: dict[str, str] = {"Blue": self.blue, "Gray": self.gray, **tags}
-        if self.opening:
-            extra["Opening"] = " ".join(str(move) for move in self.opening)
-        if self.adjudicated:
-            extra["Adjudication"] = f"draw: no result after {self.plies} plies"
-        record = GameRecord.from_game(self.game(), **extra)
-        if self.opening:
-            record.comments[len(self.opening)] = "end of the book opening"
-        return record
-
-
-def play_game(
-    blue: Player,
-    gray: Player,
-    rules: RuleSet | str | None = None,
-    opening: Sequence[Move | str] = (),
-    limits: Limits | None = None,
-    max_plies: int = DEFAULT_MAX_PLIES,
-) -> GameResult:
-    """Play one game from the rule set's start after ``opening``, each move within ``limits``
-    (the players' own defaults when ``None``); a game still going after ``max_plies`` plies
-    (opening included) is adjudicated a draw."""
-    started = time.perf_counter()
-    game = Game(rules)
-    game.push_all(opening)
-    book = tuple(game.moves)
-    blue.new_game(game.rules)
-    gray.new_game(game.rules)
-    outcome = game.outcome()
-    while outcome is None and game.ply < max_plies:
-        player = blue if game.turn is Side.BLUE else gray
-        game.push(player.choose(game, limits))
-        outcome = game.outcome()
-    return GameResult(
-        blue=blue.spec,
-        gray=gray.spec,
-        rules=game.rules,
-        opening=book,
-        moves=tuple(game.moves),
-        winner=None if outcome is None else outcome.winner,
-        reason=MAX_PLIES_REASON if outcome is None else outcome.termination.value,
-        impasse=outcome is not None and outcome.impasse,
-        seconds=time.perf_counter() - started,
-    )
-
+__all__ = [
+    "DEFAULT_MAX_PLIES",
+    "EVENT",
+    "MAX_PLIES_REASON",
+    "GameResult",
+    "InvalidMatchError",
+    "MatchGame",
+    "MatchSettings",
+    "MatchSummary",
+    "default_concurrency",
+    "game_seed",
+    "play_game",
+    "run_match",
+]
 
 # -- the match ------------------------------------------------------------------------------------
 
@@ -146,7 +74,7 @@ class MatchSettings:
     limits: Limits | None = None
     """Per move, for both players; ``None``: each player's own default."""
     concurrency: int = 1
-    """Worker processes; 1 plays in this process."""
+    """Worker processes; 1 plays in this process (not used on a cluster)."""
     seed: int = 0
     opening_plies: tuple[int, int] = DEFAULT_PLIES
     max_plies: int = DEFAULT_MAX_PLIES
@@ -154,6 +82,9 @@ class MatchSettings:
     sprt: tuple[float, float] | None = None
     """(elo0, elo1): run the SPRT, and stop once it reaches a bound."""
     event: str = EVENT
+    cluster: str | None = None
+    """The address of a Ray cluster to play the games on (``ray start --head``'s address, or
+    ``auto``), spreading them over every CPU of every node; ``None``: this machine's processes."""
 
     def __post_init__(self) -> None:
         if self.games < 1:
@@ -164,21 +95,8 @@ class MatchSettings:
             raise InvalidMatchError(f"the length cap must be at least 1 ply, not {self.max_plies}")
         if self.sprt is not None and not self.sprt[0] < self.sprt[1]:
             raise InvalidMatchError(f"SPRT bounds {self.sprt}: elo0 must be below elo1")
-
-
-@dataclass(frozen=True)
-class MatchGame:
-    """One game of a match: its number (1-based, the record's Round), whether player A had
-    Blue, and the result."""
-
-    number: int
-    a_blue: bool
-    result: GameResult
-
-    @property
-    def outcome(self) -> GameOutcome:
-        result = self.result
-        return GameOutcome(self.a_blue, result.winner, result.reason, result.impasse, result.plies)
+        if self.cluster is not None and not self.cluster.strip():
+            raise InvalidMatchError("a cluster's address must not be empty")
 
 
 @dataclass(frozen=True)
@@ -253,6 +171,7 @@ class MatchSummary:
                 "nodes": limits.nodes,
                 "depth": limits.depth,
                 "concurrency": settings.concurrency,
+                "cluster": settings.cluster,
                 "seed": settings.seed,
                 "opening_plies": list(settings.opening_plies),
                 "max_plies": settings.max_plies,
@@ -283,7 +202,7 @@ def default_concurrency(games: int) -> int:
     return max(1, min(cpus, games))
 
 
-def _schedule(settings: MatchSettings, openings: Sequence[Opening]) -> list[_GameTask]:
+def _schedule(settings: MatchSettings, openings: Sequence[Opening]) -> list[GameTask]:
     """The games of a match in order: pairs from the same opening, A Blue first."""
     tasks = []
     rules = str(settings.rules)
@@ -294,7 +213,7 @@ def _schedule(settings: MatchSettings, openings: Sequence[Opening]) -> list[_Gam
         seed_a = game_seed(settings.seed, number, "a")
         seed_b = game_seed(settings.seed, number, "b")
         tasks.append(
-            _GameTask(
+            GameTask(
                 number=number,
                 a_blue=a_blue,
                 blue=a if a_blue else b,
@@ -346,7 +265,7 @@ def run_match(
     checked = 0  # the longest prefix of games the SPRT has looked at
     interrupted = stopped_early = False
     try:
-        with closing(_play_all(tasks, settings.concurrency)) as played:
+        with closing(_play_all(tasks, settings)) as played:
             for game in played:
                 finished[game.number] = game
                 if progress is not None:
@@ -402,45 +321,31 @@ def _sprt_stop(
 # -- the workers ----------------------------------------------------------------------------------
 
 
-@dataclass(frozen=True)
-class _GameTask:
-    """What a worker needs to play one game: specs and texts only, nothing live."""
-
-    number: int
-    a_blue: bool
-    blue: str
-    gray: str
-    blue_seed: int
-    gray_seed: int
-    rules: str
-    opening: tuple[str, ...]
-    limits: Limits | None
-    max_plies: int
-
-
-def _play_task(task: _GameTask) -> MatchGame:
-    """Play one scheduled game with players made here, from their specs."""
-    blue = player_from_spec(task.blue, seed=task.blue_seed)
-    gray = player_from_spec(task.gray, seed=task.gray_seed)
-    try:
-        rules = RuleSet.parse(task.rules)
-        result = play_game(blue, gray, rules, task.opening, task.limits, task.max_plies)
-    finally:
-        blue.close()
-        gray.close()
-    return MatchGame(task.number, task.a_blue, result)
-
-
-def _play_all(tasks: Sequence[_GameTask], concurrency: int) -> Generator[MatchGame, None, None]:
-    """The games played, in the order they finish; in this process when ``concurrency`` is 1,
-    else in that many worker processes, which are ended when the caller stops early."""
+def _play_all(
+    tasks: Sequence[GameTask], settings: MatchSettings
+) -> Generator[MatchGame, None, None]:
+    """The games played, in the order they finish: on the cluster ``settings.cluster`` names,
+    else in this process when ``settings.concurrency`` is 1, else in that many worker processes,
+    which are ended when the caller stops early."""
+    if settings.cluster is not None:
+        # Ray (the cluster extra) loads for a match on a cluster only: it takes a second or so to
+        # load, and may not be installed.
+        try:
+            from bluegray.engine import cluster  # noqa: PLC0415 - Ray, for a match on a cluster
+        except ImportError as error:
+            raise InvalidMatchError(
+                f'a match on a cluster needs Ray: pip install "bluegray[cluster]" ({error})'
+            ) from None
+        yield from cluster.play_on_cluster(tasks, settings.cluster)
+        return
+    concurrency = settings.concurrency
     if concurrency <= 1 or len(tasks) <= 1:
         for task in tasks:
-            yield _play_task(task)
+            yield play_task(task)
         return
     pool = _start_pool(min(concurrency, len(tasks)))
     try:
-        results = pool.imap_unordered(_play_task, tasks, chunksize=1)
+        results = pool.imap_unordered(play_task, tasks, chunksize=1)
         for _ in tasks:
             while True:
                 try:
@@ -456,16 +361,21 @@ def _play_all(tasks: Sequence[_GameTask], concurrency: int) -> Generator[MatchGa
 
 def _start_pool(workers: int) -> Any:
     """A pool of fresh interpreters (``spawn``: safe beside the progress bar's thread) that
-    ignore Ctrl-C, which the calling process handles by ending them."""
+    ignore Ctrl-C, which the calling process handles by ending them, and know the kinds of
+    player this process knows."""
     context = multiprocessing.get_context("spawn")
+    kinds = (player_kinds(),)
     if threading.current_thread() is not threading.main_thread():
-        return context.Pool(workers, initializer=_ignore_interrupts)
+        return context.Pool(workers, initializer=start_worker, initargs=kinds)
     previous = signal.signal(signal.SIGINT, signal.SIG_IGN)  # inherited by the workers
     try:
-        return context.Pool(workers, initializer=_ignore_interrupts)
+        return context.Pool(workers, initializer=start_worker, initargs=kinds)
     finally:
         signal.signal(signal.SIGINT, previous)
 
 
-def _ignore_interrupts() -> None:
+def start_worker(kinds: Sequence[PlayerKind]) -> None:
+    """Set up a worker process of the local pool: it ignores Ctrl-C (the process that runs the
+    match ends it), then as every process that plays a match's games (``prepare_worker``)."""
     signal.signal(signal.SIGINT, signal.SIG_IGN)
+    prepare_worker(kinds)

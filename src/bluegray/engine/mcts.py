@@ -53,14 +53,13 @@ from dataclasses import dataclass
 from typing import Final
 
 from bluegray import bitboard
-from bluegray.bitboard import NOT_FILE_A, NOT_FILE_I, SOLDIER_SQUARES, Board, RawMove
+from bluegray.bitboard import Board, RawMove
 from bluegray.engine.evaluation import Evaluator, expected_score
-from bluegray.engine.players import InvalidPlayerError, Player, spec_seconds, spec_whole
-from bluegray.engine.search import Limits
+from bluegray.engine.limits import Limits
+from bluegray.engine.player import InvalidPlayerError, Player, spec_seconds, spec_whole
 from bluegray.errors import GameOverError
 from bluegray.game import Game
 from bluegray.moves import Move
-from bluegray.points import SIZE
 from bluegray.position import Position, move_from_raw
 from bluegray.rules import RuleSet
 
@@ -321,7 +320,7 @@ class MctsSearcher:
         for index, raw in enumerate(board.moves()):
             push(raw)
             code = end()
-            if not code and not _can_step(board) and not board.count_moves():
+            if not code and board.is_stalemate():
                 code = bitboard.STALEMATE
             if code:
                 winner = board.winner(code)
@@ -357,7 +356,7 @@ class MctsSearcher:
         while True:
             side = board.turn
             if pushed >= plies and (pushed >= longest or not board.has_capture()):
-                if _can_step(board) or board.count_moves():
+                if not board.is_stalemate():
                     score = expected_score(evaluate(board))
                     value = score if side == mover else 1.0 - score
                 else:
@@ -434,17 +433,6 @@ class MctsSearcher:
                 break
             pv.append(move_from_raw(node.move))  # type: ignore[arg-type]
         return MctsResult(move, value, iterations, seconds, root.visits, stats, tuple(pv))
-
-
-def _can_step(board: Board) -> bool:
-    """A cheap sufficient test that the side to move is not stalemated: one of its soldiers has an
-    empty point beside it or ahead (every soldier steps that way, unless it must capture)."""
-    side = board.turn
-    soldiers = board.guards[side] | board.privates[side]
-    empty = SOLDIER_SQUARES & ~board.occupied()
-    sideways = ((soldiers & NOT_FILE_I) << 1) | ((soldiers & NOT_FILE_A) >> 1)
-    forward = soldiers << SIZE if side == 0 else soldiers >> SIZE
-    return bool((sideways | forward) & empty)
 
 
 def _sort_key(item: tuple[bool, float, int, RawMove, float]) -> tuple[bool, float, int]:

@@ -12,7 +12,8 @@ import random
 from dataclasses import dataclass
 from typing import Final
 
-from bluegray.engine.search import Limits, Searcher
+from bluegray.engine.limits import Limits
+from bluegray.engine.search import Searcher
 from bluegray.game import Game
 from bluegray.moves import Move
 from bluegray.pieces import Side

@@ -1,61 +1,55 @@
-"""Players: anything that chooses a move in a game — the levels, MCTS, greedy, random — and the
-spec strings that name them (``level:5``, ``mcts:time=1``, ``greedy``, ``random``).
-
-A spec is ``NAME`` or ``NAME:OPTIONS``, the options being comma-separated ``key=value`` pairs; a
-bare first value is the main option (the level's number): ``level:8,time=2``.
+"""The engine's players: the levels of the alpha-beta search, MCTS, greedy and random, registered
+by name (``player``), and ``player_from_spec``, which makes the player a spec names (``level:5``,
+``mcts:time=1``, ``greedy``, ``random``, or a kind an interface registered, such as
+``engine:COMMAND``).
 """
 
 from __future__ import annotations
 
 import json
-import math
 import random
-from abc import ABC, abstractmethod
 from collections.abc import Callable
-from dataclasses import dataclass
 from pathlib import Path
 from typing import Final
 
 from bluegray import bitboard
 from bluegray.engine.evaluation import DEFAULT_WEIGHTS, FEATURES, Evaluator, weights_for
 from bluegray.engine.levels import LEVELS, level_config
-from bluegray.engine.search import DECIDED, Limits, Searcher, SearchResult
-from bluegray.errors import BlueGrayError, GameOverError, InvalidNumberError, quoted
+from bluegray.engine.limits import DECIDED, Limits, SearchResult
+from bluegray.engine.mcts import mcts_player_from_options
+from bluegray.engine.player import (
+    InvalidPlayerError,
+    Player,
+    PlayerKind,
+    PlayerSpec,
+    find_player,
+    legal_moves,
+    parse_spec,
+    register_player,
+    spec_help,
+    spec_seconds,
+    spec_whole,
+)
+from bluegray.engine.search import Searcher
 from bluegray.game import Game
 from bluegray.moves import Move
-from bluegray.numerals import MAX_INT64, parse_number
 from bluegray.position import move_from_raw
 from bluegray.rules import MAX_IMPASSE_PLIES, RuleSet
 
-
-class InvalidPlayerError(BlueGrayError):
-    """A player spec that names no player or has bad options."""
-
-
-class Player(ABC):
-    """Something that chooses moves. ``choose`` never changes the game it is given."""
-
-    spec: str = ""
-
-    def new_game(self, rules: RuleSet) -> None:  # noqa: B027 - optional hook
-        """Called before each game, so a player can reset what it learnt."""
-
-    @abstractmethod
-    def choose(self, game: Game, limits: Limits | None = None) -> Move:
-        """The move to play in ``game`` (which must not be over), within ``limits`` if given."""
-
-    def close(self) -> None:  # noqa: B027 - optional hook
-        """Release what the player holds (processes, files)."""
-
-    def __repr__(self) -> str:
-        return f"<{type(self).__name__} {self.spec}>"
-
-
-def _legal(game: Game) -> list[Move]:
-    moves = game.legal_moves
-    if not moves:
-        raise GameOverError("the game is over: there is no move to choose")
-    return moves
+__all__ = [
+    "GreedyPlayer",
+    "InvalidPlayerError",
+    "Player",
+    "PlayerSpec",
+    "RandomPlayer",
+    "SearchPlayer",
+    "parse_spec",
+    "player_from_spec",
+    "spec_help",
+    "spec_seconds",
+    "spec_whole",
+    "weights_from_file",
+]
 
 
 class RandomPlayer(Player):
@@ -66,7 +60,7 @@ class RandomPlayer(Player):
         self._random = random.Random(seed)
 
     def choose(self, game: Game, limits: Limits | None = None) -> Move:
-        return self._random.choice(_legal(game))
+        return self._random.choice(legal_moves(game))
 
 
 class GreedyPlayer(Player):
@@ -79,7 +73,7 @@ class GreedyPlayer(Player):
         self._evaluators: dict[RuleSet, Evaluator] = {}
 
     def choose(self, game: Game, limits: Limits | None = None) -> Move:
-        _legal(game)
+        legal_moves(game)
         evaluator = self._evaluators.get(game.rules)
         if evaluator is None:
             evaluator = self._evaluators[game.rules] = Evaluator(game.rules)
@@ -185,7 +179,7 @@ class SearchPlayer(Player):
     ) -> Move:
         """The level's move; ``should_stop`` lets an interface cancel a long search (the best
         move found so far is played)."""
-        _legal(game)
+        legal_moves(game)
         searcher = self.searcher(game.rules)
         if self.config.mistake_rate > 0:
             return self._choose_with_mistakes(game, searcher)
@@ -211,66 +205,8 @@ class SearchPlayer(Player):
         return self._random.choice(others) if others else best_move
 
 
-@dataclass(frozen=True)
-class PlayerSpec:
-    """A parsed spec: the player's name and its options."""
-
-    name: str
-    options: dict[str, str]
-
-
-def parse_spec(spec: str) -> PlayerSpec:
-    name, _, rest = spec.strip().partition(":")
-    options: dict[str, str] = {}
-    for index, word in enumerate(part for part in rest.split(",") if part):
-        key, sep, value = word.partition("=")
-        if not sep:
-            if index:
-                raise InvalidPlayerError(
-                    f"invalid player {spec!r}: expected key=value, got {word!r}"
-                )
-            key, value = "", word
-        options[key.strip()] = value.strip()
-    return PlayerSpec(name.strip(), options)
-
-
-PLAYER_NAMES = ("level", "mcts", "greedy", "random", "engine")
-SPEC_HELP = (
-    "level:N (1-8, e.g. level:5 or level:8,time=2; options time, nodes, depth, contempt, fade, "
-    "weights=default|FILE.json), mcts (mcts:time=1 or mcts:iterations=2000), "
-    "greedy (one move ahead), random, "
-    "engine:COMMAND[;OPTION=VALUE...] (a program speaking the BGI protocol, docs/protocol.md, "
-    "e.g. 'engine:bluegray engine;level=5'; timeout=SECONDS caps each move)"
-)
-
-
-MAX_MOVE_SECONDS: Final = 86_400.0
-"""The most seconds a move may be given (a day): a longer time means nothing at the board, and
-the engine protocol's ``movetime`` and the platform's timers hold it easily."""
 MAX_CONTEMPT: Final = 10_000
 """The largest ``contempt``: a tenth of a win's score, far beyond any use."""
-
-
-def spec_whole(spec: str, key: str, text: str, *, least: int, most: int = MAX_INT64) -> int:
-    """A whole-number option of a player spec, from ``least`` to ``most``."""
-    try:
-        return parse_number(text, least=least, most=most)
-    except InvalidNumberError as error:
-        raise InvalidPlayerError(f"invalid player {quoted(spec)}: {key} {error}") from None
-
-
-def spec_seconds(spec: str, key: str, text: str) -> float:
-    """A time option of a player spec: seconds, more than 0 and at most a day."""
-    try:
-        seconds = float(text)
-    except ValueError:
-        seconds = math.nan
-    if not 0 < seconds <= MAX_MOVE_SECONDS:
-        raise InvalidPlayerError(
-            f"invalid player {quoted(spec)}: {key} must be a number of seconds greater than 0 "
-            f"and at most {MAX_MOVE_SECONDS:g}, not {quoted(text)}"
-        )
-    return seconds
 
 
 def player_from_spec(spec: str, *, seed: int | None = None) -> Player:
@@ -279,62 +215,76 @@ def player_from_spec(spec: str, *, seed: int | None = None) -> Player:
     from game to game)."""
     if seed is None:
         seed = random.SystemRandom().randrange(2**32)
-    if spec.strip().startswith("engine:"):
-        # A command line may hold commas and colons, so it is not split like other options.
-        from bluegray.protocol.client import engine_player_from_spec
+    return find_player(spec).make(spec, seed)
 
-        return engine_player_from_spec(spec, seed=seed)
-    parsed = parse_spec(spec)
-    options = dict(parsed.options)
-    if parsed.name == "random":
-        _no_options(spec, options)
-        return RandomPlayer(seed)
-    if parsed.name == "greedy":
-        _no_options(spec, options)
-        return GreedyPlayer(seed)
-    if parsed.name == "level":
-        level_text = options.pop("", None) or options.pop("level", None) or ""
-        if level_text not in {str(level) for level in LEVELS}:
-            raise InvalidPlayerError(
-                f"invalid player {spec!r}: the level must be one of {min(LEVELS)}-{max(LEVELS)}"
-            )
-        time = options.pop("time", None)
-        nodes = options.pop("nodes", None)
-        depth = options.pop("depth", None)
-        weights = options.pop("weights", "fitted")
-        contempt = options.pop("contempt", None)
-        fade = options.pop("fade", None)
-        chosen_weights: dict[str, float] | None = None
-        weight_table: dict[str, dict[str, float]] | None = None
-        if weights == "default":
-            chosen_weights = dict(DEFAULT_WEIGHTS)
-        elif weights != "fitted":
-            chosen_weights, weight_table = weights_from_file(spec, weights)
-        _no_options(spec, options)
-        player = SearchPlayer(
-            int(level_text),
-            seed=seed,
-            time=None if time is None else spec_seconds(spec, "time", time),
-            nodes=None if nodes is None else spec_whole(spec, "nodes", nodes, least=1),
-            depth=None if depth is None else spec_whole(spec, "depth", depth, least=1),
-            weights=chosen_weights,
-            weight_table=weight_table,
-            contempt=None
-            if contempt is None
-            else spec_whole(spec, "contempt", contempt, least=0, most=MAX_CONTEMPT),
-            fade=None
-            if fade is None
-            else spec_whole(spec, "fade", fade, least=0, most=MAX_IMPASSE_PLIES),
+
+def _random_player(spec: str, seed: int) -> Player:
+    _no_options(spec, parse_spec(spec).options)
+    return RandomPlayer(seed)
+
+
+def _greedy_player(spec: str, seed: int) -> Player:
+    _no_options(spec, parse_spec(spec).options)
+    return GreedyPlayer(seed)
+
+
+def _mcts_player(spec: str, seed: int) -> Player:
+    mcts = mcts_player_from_options(spec, parse_spec(spec).options, seed=seed)
+    mcts.spec = spec.strip()
+    return mcts
+
+
+def _level_player(spec: str, seed: int) -> Player:
+    options = dict(parse_spec(spec).options)
+    level_text = options.pop("", None) or options.pop("level", None) or ""
+    if level_text not in {str(level) for level in LEVELS}:
+        raise InvalidPlayerError(
+            f"invalid player {spec!r}: the level must be one of {min(LEVELS)}-{max(LEVELS)}"
         )
-        player.spec = spec.strip()
-        return player
-    if parsed.name == "mcts":
-        from bluegray.engine.mcts import mcts_player_from_options
+    time = options.pop("time", None)
+    nodes = options.pop("nodes", None)
+    depth = options.pop("depth", None)
+    weights = options.pop("weights", "fitted")
+    contempt = options.pop("contempt", None)
+    fade = options.pop("fade", None)
+    chosen_weights: dict[str, float] | None = None
+    weight_table: dict[str, dict[str, float]] | None = None
+    if weights == "default":
+        chosen_weights = dict(DEFAULT_WEIGHTS)
+    elif weights != "fitted":
+        chosen_weights, weight_table = weights_from_file(spec, weights)
+    _no_options(spec, options)
+    player = SearchPlayer(
+        int(level_text),
+        seed=seed,
+        time=None if time is None else spec_seconds(spec, "time", time),
+        nodes=None if nodes is None else spec_whole(spec, "nodes", nodes, least=1),
+        depth=None if depth is None else spec_whole(spec, "depth", depth, least=1),
+        weights=chosen_weights,
+        weight_table=weight_table,
+        contempt=None
+        if contempt is None
+        else spec_whole(spec, "contempt", contempt, least=0, most=MAX_CONTEMPT),
+        fade=None
+        if fade is None
+        else spec_whole(spec, "fade", fade, least=0, most=MAX_IMPASSE_PLIES),
+    )
+    player.spec = spec.strip()
+    return player
 
-        mcts = mcts_player_from_options(spec, options, seed=seed)
-        mcts.spec = spec.strip()
-        return mcts
-    raise InvalidPlayerError(f"unknown player {spec!r}; players are: {SPEC_HELP}")
+
+for _kind in (
+    PlayerKind(
+        "level",
+        _level_player,
+        "level:N (1-8, e.g. level:5 or level:8,time=2; options time, nodes, depth, contempt, "
+        "fade, weights=default|FILE.json)",
+    ),
+    PlayerKind("mcts", _mcts_player, "mcts (mcts:time=1 or mcts:iterations=2000)"),
+    PlayerKind("greedy", _greedy_player, "greedy (one move ahead)"),
+    PlayerKind("random", _random_player, "random"),
+):
+    register_player(_kind)
 
 
 def weights_from_file(

@@ -1,9 +1,13 @@
 """BGI, the Blue and Gray Interface: a line-based engine protocol modelled on UCI.
 
-This module is the vocabulary both ends share: the commands and replies that carry values
-(``position``, ``go``, ``info``, ``option``, ``bestmove``) as value types with a ``parse`` and a
-``str`` that is its exact inverse. ``server`` is the engine side (``bluegray engine``),
-``client`` the side that starts an engine and talks to it. docs/protocol.md is the specification.
+This module is the vocabulary both ends share, and it owns its words (as python-chess's
+``chess.engine`` does): the commands and replies that carry values (``position``, ``go``,
+``info``, ``option``, ``bestmove``) as value types with a ``parse`` and a ``str`` that is its
+exact inverse, the search limits a ``go`` stands for (``Limit``) and the scores (``Score``). It
+and ``client`` import only the rules core. ``server`` is the engine side (``bluegray engine``),
+``client`` the side that starts an engine and talks to it, and ``player`` plays such an engine
+as a player of the engine's registry (``engine:COMMAND``). docs/protocol.md is the
+specification.
 
 >>> str(Go.parse("depth 3 btime 60000".split()))
 'go depth 3 btime 60000'
@@ -17,8 +21,6 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field, fields
 from typing import Final, Literal, TypeVar, cast
 
-from bluegray.engine.evaluation import expected_score
-from bluegray.engine.search import Limits, mate_distance
 from bluegray.errors import BlueGrayError, InvalidNumberError, quoted
 from bluegray.game import Game
 from bluegray.moves import Move
@@ -68,14 +70,6 @@ class Score:
     value: int
 
     @classmethod
-    def from_search(cls, score: int) -> Score:
-        """The protocol's score for a ``Searcher`` score."""
-        plies = mate_distance(score)
-        if plies is None:
-            return cls("cp", score)
-        return cls("win" if score > 0 else "loss", plies)
-
-    @classmethod
     def parse(cls, kind: str, value: str) -> Score:
         if kind not in ("cp", "win", "loss"):
             raise ProtocolError(f"score kind must be cp, win or loss, not {quoted(kind)}")
@@ -84,13 +78,26 @@ class Score:
 
     @property
     def expected(self) -> float:
-        """The side to move's expected score, 0 to 1."""
+        """The side to move's expected score, 0 to 1: ``cp N`` is ``N`` Elo points of it."""
         if self.kind == "cp":
-            return expected_score(self.value)
+            return 1 / (1 + 10 ** (-self.value / 400))
         return 1.0 if self.kind == "win" else 0.0
 
     def __str__(self) -> str:
         return f"{self.kind} {self.value}"
+
+
+# -- limits -------------------------------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class Limit:
+    """When a search should stop, as a ``go`` can say it: a depth in plies, a number of nodes,
+    a time in seconds (``None``: no limit of that kind)."""
+
+    depth: int | None = None
+    nodes: int | None = None
+    time: float | None = None
 
 
 # -- info -----------------------------------------------------------------------------------------
@@ -236,12 +243,13 @@ class Go:
         return cls(**values)  # type: ignore[arg-type]
 
     @classmethod
-    def from_limits(cls, limits: Limits | None) -> Go:
-        """The ``go`` for the library's per-move ``Limits`` (a bare ``go`` for none)."""
-        if limits is None:
+    def from_limit(cls, limit: Limit | None) -> Go:
+        """The ``go`` for a search ``Limit`` (a bare ``go``, the engine's own choice, for
+        none)."""
+        if limit is None:
             return cls()
-        movetime = None if limits.time is None else max(1, round(limits.time * 1000))
-        return cls(depth=limits.depth, nodes=limits.nodes, movetime=movetime)
+        movetime = None if limit.time is None else max(1, round(limit.time * 1000))
+        return cls(depth=limit.depth, nodes=limit.nodes, movetime=movetime)
 
     def __str__(self) -> str:
         words = ["go"]

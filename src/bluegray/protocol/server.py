@@ -14,9 +14,11 @@ from collections.abc import Callable, Iterable
 from typing import Final, TextIO
 
 from bluegray import __version__
+from bluegray.engine import readiness
 from bluegray.engine.levels import LEVELS, TOP_LEVEL
+from bluegray.engine.limits import Iteration, Limits, mate_distance
 from bluegray.engine.players import SearchPlayer
-from bluegray.engine.search import Iteration, Limits, warm_up
+from bluegray.engine.search import SEARCH_ENVIRONMENT, Searcher, search_choice, warm_up
 from bluegray.errors import BlueGrayError, quoted
 from bluegray.game import Game
 from bluegray.moves import Move
@@ -70,6 +72,23 @@ def move_seconds(go: Go, side: Side, overhead_ms: int) -> float | None:
         clock = max(min(share, remaining - overhead_ms) / 1000, MIN_MOVE_SECONDS)
         seconds = clock if seconds is None else min(seconds, clock)
     return seconds
+
+
+def protocol_score(score: int) -> Score:
+    """The protocol's score for a search's score: ``win N`` / ``loss N`` for a game decided in
+    ``N`` plies, else ``cp``."""
+    plies = mate_distance(score)
+    if plies is None:
+        return Score("cp", score)
+    return Score("win" if score > 0 else "loss", plies)
+
+
+def kernel_reason() -> str:
+    """Why the plain kernel searched: the environment chose it, or the compiled one is not
+    ready (still compiling or loading, not installed, failed)."""
+    if search_choice() == "python":
+        return f"{SEARCH_ENVIRONMENT}=python"
+    return readiness.describe()
 
 
 class EngineServer:
@@ -160,7 +179,7 @@ class EngineServer:
                 self._write(line)
 
     def _isready(self, words: list[str]) -> None:
-        warm_up()  # the compiled search's first load must not eat into a timed move
+        warm_up()  # the compiled kernel gets ready in the background; the plain one answers now
         self.send("readyok")
 
     def _setoption(self, words: list[str]) -> None:
@@ -272,9 +291,11 @@ class EngineServer:
         requested = Limits(depth=go.depth, nodes=go.nodes, time=seconds)
         # go infinite with no depth or nodes searches until stop, not to the level's own limit.
         limits = requested if go.infinite else player.limits(requested)
-        result = player.searcher(game.rules).search(
+        searcher = player.searcher(game.rules)
+        result = searcher.search(
             game.board(), limits, on_iteration=self._report, should_stop=self._stop.is_set
         )
+        self._say_kernel(searcher)
         return result.move
 
     def _think_with_slips(self, player: SearchPlayer, game: Game) -> Move:
@@ -292,7 +313,15 @@ class EngineServer:
             pv=(move,),
         )
         self.send(str(info))
+        self._say_kernel(searcher)
         return move
+
+    def _say_kernel(self, searcher: Searcher) -> None:
+        """Which kernel searched, and why the plain one did when it did."""
+        if searcher.kernel_name == "compiled":
+            self.send("info string kernel compiled")
+        else:
+            self.send(f"info string kernel python: {kernel_reason()}")
 
     def _report(self, iteration: Iteration) -> None:
         info = Info(
@@ -300,7 +329,7 @@ class EngineServer:
             # The searcher counts seldepth in its quiescence search only; table hits can leave
             # it short of the depth, which no reader expects.
             seldepth=max(iteration.seldepth, iteration.depth),
-            score=Score.from_search(iteration.score),
+            score=protocol_score(iteration.score),
             nodes=iteration.nodes,
             nps=iteration.nps,
             time=int(iteration.seconds * 1000),
@@ -320,6 +349,8 @@ class EngineServer:
 
 
 def serve(input_stream: TextIO, output: TextIO) -> int:
-    """Run an engine session on two text streams (stdin and stdout); the exit code."""
+    """Run an engine session on two text streams (stdin and stdout); the exit code. The compiled
+    kernel starts getting ready at once, in the background, while the client says hello."""
+    warm_up()
     server = EngineServer(output)
     return server.run(iter(input_stream.readline, ""))

@@ -14,6 +14,7 @@ each only when a name that needs it is first used, so ``import bluegray`` never 
 from __future__ import annotations
 
 import importlib
+from types import ModuleType
 from typing import TYPE_CHECKING, Any
 
 from bluegray.rl.actions import (
@@ -32,6 +33,13 @@ from bluegray.rl.actions import (
     step_action,
 )
 from bluegray.rl.observation import NUM_PLANES, OBSERVATION_SHAPE, PLANES, observe
+
+try:  # registered below, so that gymnasium.make finds the environment by its id
+    import gymnasium
+except ImportError:  # pragma: no cover - the rl extra installs it
+    _gymnasium: ModuleType | None = None
+else:
+    _gymnasium = gymnasium
 
 if TYPE_CHECKING:
     from bluegray.rl.gymnasium_env import BlueGrayEnv
@@ -65,12 +73,10 @@ def __getattr__(name: str) -> Any:
 
 def _register_gymnasium() -> None:
     """Let ``gymnasium.make(ENV_ID)`` find the environment without importing it first."""
-    try:
-        import gymnasium
-    except ImportError:  # pragma: no cover - the rl extra installs it
+    if _gymnasium is None:  # pragma: no cover - the rl extra installs it
         return
-    if ENV_ID not in gymnasium.registry:
-        gymnasium.register(id=ENV_ID, entry_point="bluegray.rl.gymnasium_env:BlueGrayEnv")
+    if ENV_ID not in _gymnasium.registry:
+        _gymnasium.register(id=ENV_ID, entry_point="bluegray.rl.gymnasium_env:BlueGrayEnv")
 
 
 _register_gymnasium()

@@ -12,9 +12,21 @@ import numpy as np
 import numpy.typing as npt
 
 from bluegray.diagram import diagram_text
+from bluegray.errors import BlueGrayError
 from bluegray.points import point_name
 from bluegray.rl.actions import ActionGame
 from bluegray.svg import board_svg
+
+try:
+    import cairosvg
+    from PIL import Image
+except (ImportError, OSError) as error:  # cairosvg loads the system's cairo library (libcairo2)
+    cairosvg = None
+    _MISSING = str(error)
+
+
+class RenderError(BlueGrayError):
+    """A picture that cannot be made here (the RGB renderer's libraries are missing)."""
 
 
 def status_text(state: ActionGame) -> str:
@@ -40,9 +52,10 @@ def render_ansi(state: ActionGame) -> str:
 
 def svg_to_rgb(svg: str) -> npt.NDArray[np.uint8]:
     """An SVG picture rasterised at its own size, as a ``(height, width, 3)`` uint8 array."""
-    import cairosvg
-    from PIL import Image
-
+    if cairosvg is None:
+        raise RenderError(
+            f"RGB rendering needs cairosvg and the system's cairo library: {_MISSING}"
+        )
     png = cairosvg.svg2png(bytestring=svg.encode("utf-8"))
     with Image.open(io.BytesIO(png)) as image:
         return np.asarray(image.convert("RGB"), dtype=np.uint8).copy()

@@ -19,8 +19,9 @@ from pathlib import Path
 
 from bluegray.engine.analysis import HINT_SECONDS, hint
 from bluegray.engine.levels import LEVELS, clock_limits
+from bluegray.engine.limits import Limits
 from bluegray.engine.players import Player, player_from_spec
-from bluegray.engine.search import Limits
+from bluegray.engine.search import warm_up
 from bluegray.errors import BlueGrayError
 from bluegray.game import Game
 from bluegray.moves import Move
@@ -123,6 +124,8 @@ class Session:
         self._lock = threading.Lock()
         self._captured: tuple[int, dict[Side, list[Piece]]] | None = None
         self._reset_clock()
+        if self.seats.level is not None:
+            warm_up()  # the compiled kernel gets ready in the background; the plain one plays now
 
     # -- state ---------------------------------------------------------------------------------
 

@@ -11,8 +11,9 @@ from typing import Final
 
 from bluegray.engine.analysis import analyse
 from bluegray.engine.levels import clock_limits
+from bluegray.engine.limits import Limits
 from bluegray.engine.players import SearchPlayer, player_from_spec
-from bluegray.engine.search import Limits, warm_up
+from bluegray.engine.search import warm_up
 from bluegray.game import Game
 from bluegray.web.jobs import AnalysisJob, AnalysisOutput, Job, MoveJob
 
@@ -79,7 +80,9 @@ def run(job: Job) -> str | AnalysisOutput:
 def prepare_process(parent_pid: int) -> None:
     """Set up a process that will run jobs: it dies with its parent (Linux), so that no engine
     process outlives a server or worker killed with SIGKILL; it yields the CPU to web
-    processes; and the compiled search is loaded (or compiled) before the first job."""
+    processes; and the compiled search kernel starts getting ready in the background (loaded,
+    or compiled after an install by another process), while the plain kernel plays the first
+    jobs: nobody waits for numba."""
     try:
         libc = ctypes.CDLL(None, use_errno=True)
         libc.prctl(PR_SET_PDEATHSIG, signal.SIGKILL)

@@ -1,0 +1,177 @@
+"""The parts of the commands that need the web extra: ``bluegray serve`` (the web app on uvicorn),
+``bluegray db upgrade`` and ``bluegray worker``. Each command loads this module only when it runs
+(``serve``, ``db``, ``worker``), so that every other command starts without the web extra."""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import contextlib
+import errno
+import logging
+import socket
+
+import uvicorn
+
+from bluegray.cli.common import EXIT_OK, console, fail
+from bluegray.web.app import create_app
+from bluegray.web.backends import engine_slots
+from bluegray.web.db import database_url, make_engine, shown, upgrade_schema
+from bluegray.web.logs import log_config
+from bluegray.web.settings import InvalidSettingError, Settings, process_name
+from bluegray.web.worker import supervise
+
+
+def _listen(host: str, port: int) -> socket.socket:
+    """Bind the port here, so that a busy port is a one-line error and not a traceback."""
+    family = socket.AF_INET6 if ":" in host else socket.AF_INET
+    sock = socket.socket(family, socket.SOCK_STREAM)
+    sock.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
+    try:
+        sock.bind((host, port))
+    except OSError as error:
+        sock.close()
+        reason = "the port is in use" if error.errno == errno.EADDRINUSE else error.strerror
+        fail(f"cannot listen on {host}:{port}: {reason}")
+    sock.set_inheritable(True)
+    return sock
+
+
+def _default_hosts(host: str) -> list[str]:
+    """The host names to answer to when none are named: the loopback names, and when listening
+    on every address, this machine's name and addresses too (so that a LAN can reach it)."""
+    names = ["127.0.0.1", "localhost", "::1", "[::1]"]
+    if host in ("0.0.0.0", "::", ""):
+        machine = socket.gethostname()
+        names.append(machine)
+        with contextlib.suppress(OSError):
+            names.extend(str(info[4][0]) for info in socket.getaddrinfo(machine, None))
+    elif host not in names:
+        names.append(f"[{host}]" if ":" in host else host)
+    return list(dict.fromkeys(name.lower() for name in names))
+
+
+def serve(args: argparse.Namespace) -> int:
+    """``bluegray serve``: serve the web app as its options say."""
+    if not 0 <= args.port <= 65535:
+        fail(f"--port must be 0 to 65535, not {args.port}")
+    if args.ai_workers is not None and args.ai_workers < 1:
+        fail(f"--ai-workers must be at least 1, not {args.ai_workers}")
+    try:
+        settings = Settings.from_env()
+    except InvalidSettingError as error:
+        fail(str(error))
+    changes: dict[str, object] = {}
+    if args.database_url:
+        changes["database_url"] = args.database_url
+    if args.ai_workers:
+        changes["ai_workers"] = args.ai_workers
+    hosts = args.allowed_host or settings.allowed_hosts or _default_hosts(args.host)
+    changes["allowed_hosts"] = hosts
+    try:
+        settings = settings.with_changes(**changes)
+    except InvalidSettingError as error:
+        fail(str(error))
+    name = process_name(settings)
+    settings = settings.with_changes(process_name=name)
+    url = database_url(settings.resolved_database_url)
+    # The schema now, so that a database that cannot be used is one line, not a traceback in
+    # the server's log (the app's start-up then finds it up to date).
+    engine = make_engine(settings.resolved_database_url)
+    try:
+        upgrade_schema(engine)
+    finally:
+        engine.dispose()
+    sock = _listen(args.host, args.port)
+    app = create_app(settings)
+    config = uvicorn.Config(
+        app,
+        log_level=args.log_level,
+        log_config=log_config(
+            name, level=args.log_level, json=settings.log_json, access_log=not args.no_access_log
+        ),
+        access_log=not args.no_access_log,
+        proxy_headers=False,  # the app applies BLUEGRAY_TRUSTED_PROXIES itself
+        ws_max_size=settings.max_ws_frame_bytes,
+        ws_per_message_deflate=False,
+        server_header=False,
+        timeout_graceful_shutdown=5,
+    )
+    server = uvicorn.Server(config)
+    port = sock.getsockname()[1]
+    shown_host = f"[{args.host}]" if ":" in args.host else args.host
+    if args.host in ("0.0.0.0", "::"):
+        shown_host = "localhost"
+    mode = "with Redis: AI moves by 'bluegray worker'" if settings.scaled else "embedded"
+    console.print(
+        f"bluegray: serving on http://{shown_host}:{port}/ "
+        f"(database: {shown(url)}; {mode}; process {name}; hosts: {', '.join(hosts)})",
+        highlight=False,
+    )
+    try:
+        server.run(sockets=[sock])
+    except KeyboardInterrupt:  # uvicorn stops gracefully, then raises the signal again
+        return EXIT_OK
+    if not server.started:
+        fail("the server did not start (see the log above)")
+    return EXIT_OK
+
+
+def upgrade(args: argparse.Namespace) -> int:
+    """``bluegray db upgrade``: create or upgrade the schema."""
+    try:
+        settings = Settings.from_env()
+    except InvalidSettingError as error:
+        fail(str(error))
+    if args.database_url:
+        settings = settings.with_changes(database_url=args.database_url)
+    url = settings.resolved_database_url
+    where = shown(database_url(url))
+    engine = make_engine(url)
+    try:
+        upgrade = upgrade_schema(engine)
+    finally:
+        engine.dispose()
+    if upgrade.before is None:
+        console.print(f"bluegray: created the schema (revision {upgrade.after}) in {where}")
+    elif upgrade.changed:
+        console.print(
+            f"bluegray: upgraded {where} from revision {upgrade.before} to {upgrade.after}"
+        )
+    else:
+        console.print(f"bluegray: {where} is up to date (revision {upgrade.after})")
+    return EXIT_OK
+
+
+def work(args: argparse.Namespace) -> int:
+    """``bluegray worker``: compute the AI's jobs from Redis."""
+    if args.processes is not None and not 1 <= args.processes <= 1024:
+        fail(f"--processes must be 1 to 1024, not {args.processes}")
+    changes: dict[str, object] = {}
+    for option in ("redis_url", "database_url", "process_name"):
+        value = getattr(args, "name" if option == "process_name" else option)
+        if value:
+            changes[option] = value
+    if args.processes:
+        changes["ai_workers"] = args.processes
+    try:
+        settings = Settings.from_env().with_changes(**changes)
+    except InvalidSettingError as error:
+        fail(str(error))
+    if not settings.redis_url:
+        fail("the worker needs Redis: set BLUEGRAY_REDIS_URL or --redis-url")
+    if not settings.database_url:
+        fail("the worker needs the web service's database: set BLUEGRAY_DATABASE_URL")
+    logging.basicConfig(
+        level=args.log_level.upper(), format="%(asctime)s %(levelname)s %(name)s: %(message)s"
+    )
+    name = process_name(settings)
+    count = engine_slots(settings)
+    console.print(f"bluegray worker {name}: {count} engine processes", highlight=False)
+    try:
+        asyncio.run(supervise(settings, name, count))
+    except KeyboardInterrupt:
+        return EXIT_OK
+    except OSError as error:
+        fail(f"cannot reach Redis at {settings.redis_url}: {error}")
+    return EXIT_OK

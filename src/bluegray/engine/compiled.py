@@ -1,0 +1,57 @@
+"""How the engine's compiled functions are compiled: numba's ``njit``, cached on disk in the
+folder ``compiled_cache`` names after the sources, and without numba's runtime.
+
+Each compiled module (``fastboard``, ``fasteval``, ``fastsearch``) calls
+``use_source_keyed_cache`` before it defines anything, and decorates its functions with
+``compiled``.
+"""
+
+from __future__ import annotations
+
+import importlib.metadata
+from collections.abc import Callable
+from typing import Any, TypeVar
+
+import numba
+from numba.core.options import DefaultOptions
+
+from bluegray.engine.compiled_cache import cache_folder, touch_folder
+
+_Function = TypeVar("_Function", bound=Callable[..., Any])
+
+NUMBA_VERSION = importlib.metadata.version("numba")
+"""The installed numba's version, as the cache's ready mark records it."""
+
+
+def without_runtime(options: type) -> dict[str, bool]:
+    """The ``njit`` option that leaves numba's runtime out, if numba's ``options`` (its
+    ``DefaultOptions``) still list it: ``_nrt`` is an underscored option, and a numba without it
+    would otherwise refuse to compile the engine. Without the option the compiled functions run
+    with the runtime, the same search at about half the speed."""
+    return {"_nrt": False} if hasattr(options, "_nrt") else {}
+
+
+def compiled(*, inline: bool = False, nogil: bool = False) -> Callable[[_Function], _Function]:
+    """numba's ``njit`` as the engine's compiled functions use it: cached, inlined into each
+    caller where ``inline``, releasing the GIL where ``nogil``, and without numba's runtime (NRT).
+
+    The runtime counts references to arrays with an atomic instruction at every view and call,
+    which took half the search's time (docs/benchmarks.md). Without it a compiled function can
+    allocate nothing, so every array the engine's compiled functions use is made, and kept
+    alive, by the Python object that calls them."""
+    njit: Callable[..., Callable[[_Function], _Function]] = numba.njit
+    return njit(
+        cache=True,
+        inline="always" if inline else "never",
+        nogil=nogil,
+        **without_runtime(DefaultOptions),
+    )
+
+
+def use_source_keyed_cache() -> None:
+    """Point numba's cache at ``compiled_cache.cache_folder()`` (numba reads the setting when a
+    function is decorated, so this must run before the compiled modules define theirs), mark it
+    as used and remove the stale folders of other sources."""
+    # numba's config module sets its attributes at run time, so mypy cannot see this one.
+    numba.config.CACHE_DIR = str(cache_folder())  # type: ignore[attr-defined]
+    touch_folder()
