@@ -369,10 +369,13 @@ def main() -> None:
         "--scaled", action="store_true", help="PostgreSQL and Redis even with one web process"
     )
     parser.add_argument(
-        "--workers", type=int, default=2, help="bluegray worker processes when scaled (default 2)"
+        "--workers", type=int, default=1, help="bluegray worker processes when scaled (default 1)"
     )
     parser.add_argument(
-        "--worker-processes", type=int, default=1, help="engine processes per worker (default 1)"
+        "--worker-processes",
+        type=int,
+        default=2,
+        help="engine processes per worker (default 2: one of them kept for quick jobs)",
     )
     parser.add_argument(
         "--ai-games", type=int, default=0, help="AI games at levels 6-8 at once (default 0)"

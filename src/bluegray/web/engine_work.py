@@ -92,4 +92,6 @@ def prepare_process(parent_pid: int) -> None:
         os._exit(0)
     with contextlib.suppress(OSError):
         os.nice(NICENESS)
+    with contextlib.suppress(OSError, AttributeError):  # Linux: run only when the CPU is idle
+        os.sched_setscheduler(0, os.SCHED_IDLE, os.sched_param(0))
     warm_up()
