@@ -13,6 +13,7 @@ from __future__ import annotations
 import dataclasses
 import json
 from dataclasses import dataclass
+from types import SimpleNamespace
 from typing import Any, Final, Literal
 
 from sqlalchemy import Connection, Update, bindparam, delete, insert, select, update
@@ -120,6 +121,9 @@ class Save:
 
 
 TimerKind = Literal["flag", "ai"]
+
+GameValues = Any
+"""A game's row: a ``GameRow``, or the same values as attributes (a change's published rows)."""
 
 
 def timer_values(live: LiveGame) -> list[dict[str, Any]]:
@@ -281,10 +285,9 @@ def load_game(session: Session, game_id: str, base: LiveGame | None = None) -> L
     return live_from_rows(row, seats, moves, base)
 
 
-def _game_from(row: GameRow, moves: list[MoveRow], base: LiveGame | None) -> Game:
+def _game_from(row: GameValues, texts: list[str], base: LiveGame | None) -> Game:
     """The game of the rows: ``base``'s game taken back to where the stored moves part from it
     and played on from there (a copy), or, without a usable base, played from the start."""
-    texts = [move.text for move in moves]
     if (
         base is not None
         and str(base.rules) == row.rules
@@ -311,7 +314,20 @@ def _game_from(row: GameRow, moves: list[MoveRow], base: LiveGame | None) -> Gam
 
 
 def live_from_rows(
-    row: GameRow, seats: dict[Side, Seat], moves: list[MoveRow], base: LiveGame | None = None
+    row: GameValues, seats: dict[Side, Seat], moves: list[MoveRow], base: LiveGame | None = None
+) -> LiveGame:
+    """The game of its stored rows (``base``: an older copy of it, to play only what differs)."""
+    texts = [move.text for move in moves]
+    played = [Played(move.played_ms, move.clock_ms) for move in moves]
+    return live_from_values(row, seats, texts, played, base)
+
+
+def live_from_values(
+    row: GameValues,
+    seats: dict[Side, Seat],
+    texts: list[str],
+    played: list[Played],
+    base: LiveGame | None = None,
 ) -> LiveGame:
     tags = None
     if row.record is not None:
@@ -319,7 +335,7 @@ def live_from_rows(
         game = record.game
         tags = dict(record.header())
     else:
-        game = _game_from(row, moves, base)
+        game = _game_from(row, texts, base)
     clock = None
     if row.clock_initial_ms is not None:
         running = Side(row.turn) if row.clock_since_ms is not None else None
@@ -333,8 +349,8 @@ def live_from_rows(
         )
     return LiveGame(
         id=row.id,
-        mode=row.mode,  # type: ignore[arg-type]
-        status=row.status,  # type: ignore[arg-type]
+        mode=row.mode,
+        status=row.status,
         game=game,
         version=row.version,
         created_ms=row.created_ms,
@@ -342,9 +358,7 @@ def live_from_rows(
         seats=seats,
         ai_level=row.ai_level,
         clock=clock,
-        played=[Played(move.played_ms, move.clock_ms) for move in moves]
-        if row.record is None
-        else [Played(row.created_ms) for _ in game.moves],
+        played=played if row.record is None else [Played(row.created_ms) for _ in game.moves],
         draw_offer=_side_or_none(row.draw_offer),
         takeback_offer=_side_or_none(row.takeback_offer),
         rematch_offer=_side_or_none(row.rematch_offer),
@@ -374,8 +388,7 @@ def live_after(base: LiveGame, text: str) -> LiveGame:
     save = json.loads(text)
     if save["expected_version"] != base.version or base.record is not None:
         raise ValueError("the change was not made from this version")
-    values = {**save["game"], "id": base.id, "created_ms": base.created_ms}
-    row = GameRow(**values)
+    row = SimpleNamespace(**save["game"], id=base.id, created_ms=base.created_ms)
     if save["seats"] is None:
         seats = {side: dataclasses.replace(seat) for side, seat in base.seats.items()}
     else:
@@ -390,10 +403,8 @@ def live_after(base: LiveGame, text: str) -> LiveGame:
             for seat in save["seats"]
         }
     kept = len(base.played) if save["delete_moves_after"] is None else save["delete_moves_after"]
-    texts = base.derived().moves
-    moves = [
-        MoveRow(ply=ply, text=texts[ply - 1], played_ms=played.at_ms, clock_ms=played.clock_ms)
-        for ply, played in enumerate(base.played[:kept], start=1)
+    texts = base.derived().moves[:kept] + [move["text"] for move in save["moves"]]
+    played = base.played[:kept] + [
+        Played(move["played_ms"], move["clock_ms"]) for move in save["moves"]
     ]
-    moves += [MoveRow(**move) for move in save["moves"]]
-    return live_from_rows(row, seats, moves, base)
+    return live_from_values(row, seats, texts, played, base)
