@@ -118,6 +118,9 @@ class Save:
     listings: list[dict[str, Any]]
     timers: list[dict[str, Any]]
     """The game's timers once it is stored (they replace all it had)."""
+    replace_timers: bool = True
+    """Whether the game had or has timers (a change between two states with none writes no
+    timer rows)."""
 
 
 TimerKind = Literal["flag", "ai"]
@@ -183,9 +186,10 @@ def change_save(
     old, new = before.game.moves, after.game.moves
     common = 0
     for a, b in zip(old, new, strict=False):
-        if a != b:
+        if a is not b and a != b:  # a copy shares the moves it kept: most are the same object
             break
         common += 1
+    timers = timer_values(after)
     return Save(
         game_id=after.id,
         expected_version=before.version,
@@ -194,7 +198,8 @@ def change_save(
         delete_moves_after=common if common < len(old) else None,
         moves=_move_values(after, common + 1),
         listings=listing_values(after, listings or []),
-        timers=timer_values(after),
+        timers=timers,
+        replace_timers=bool(timers or timer_values(before)),
     )
 
 
@@ -244,7 +249,7 @@ def apply_save(connection: Connection, save: Save) -> None:
             connection.execute(delete(_SEATS).where(_SEATS.c.game_id == save.game_id))
         if save.seats:
             connection.execute(insert(_SEATS), save.seats)
-    if save.expected_version is not None:
+    if save.expected_version is not None and save.replace_timers:
         connection.execute(
             delete(_DEADLINES).where(
                 _DEADLINES.c.subject == save.game_id, _DEADLINES.c.kind.in_(GAME_TIMERS)
