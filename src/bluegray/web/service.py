@@ -441,10 +441,11 @@ class GameService:
             return DONE
         # A worker will play it. Look again shortly (the job is queued once however often it
         # is submitted): when no worker is alive by then, the game says so.
-        if due.holder is not None:
-            status: AiStatus = "thinking" if await self.queue.workers() else "unavailable"
-            if (due.note or "thinking") != status:
-                await self.games.note_ai(live.id, live.version, status)
+        status: AiStatus = "thinking"
+        if due.holder is not None and not await self.queue.workers():
+            status = "unavailable"
+        if (due.note or "thinking") != status:
+            await self.games.note_ai(live.id, live.version, status)
         wait = round(self.settings.ai_unavailable_seconds * 1000)
         return Verdict(hold_until_ms=now_ms() + wait)
 
