@@ -17,6 +17,7 @@ from bluegray.cli import (
     play,
     serve,
     show,
+    user,
     worker,
 )
 from bluegray.cli.common import EXIT_BAD_INPUT, CommandError, print_error
@@ -43,7 +44,7 @@ examples:
 Run 'bluegray COMMAND --help' for the options of each command.
 """
 
-COMMANDS = (show, analyse, perft, conformance, match, engine, play, serve, worker, db)
+COMMANDS = (show, analyse, perft, conformance, match, engine, play, serve, worker, db, user)
 
 
 def build_parser() -> argparse.ArgumentParser:

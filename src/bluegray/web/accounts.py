@@ -265,20 +265,23 @@ class Accounts:
         """The games this browser played that no account holds yet, newest first."""
 
         def read(session: Session) -> list[str]:
-            statement = (
-                select(ListingRow.game_id)
-                .join(SeatRow, SeatRow.game_id == ListingRow.game_id)
+            unclaimed_seat = (
+                select(SeatRow.side)
                 .where(
-                    ListingRow.browser_hash == browser,
+                    SeatRow.game_id == ListingRow.game_id,
                     SeatRow.browser_hash == browser,
                     SeatRow.kind == "human",
                     SeatRow.account_id.is_(None),
                 )
-                .order_by(ListingRow.created_ms.desc())
-                .distinct()
+                .exists()
+            )
+            statement = (
+                select(ListingRow.game_id)
+                .where(ListingRow.browser_hash == browser, unclaimed_seat)
+                .order_by(ListingRow.created_ms.desc(), ListingRow.game_id.desc())
                 .limit(CLAIM_LIMIT)
             )
-            return list(dict.fromkeys(session.scalars(statement)))
+            return list(session.scalars(statement))
 
         return await self.db.read(read)
 
