@@ -23,6 +23,13 @@ class Browser:
         self.client = client
         self.cookies = httpx.Cookies()
 
+    def set_cookie(self, name: str, value: str) -> None:
+        """Put a cookie in this browser's jar (replacing one of that name), as the site would."""
+        for cookie in list(self.cookies.jar):
+            if cookie.name == name:
+                self.cookies.jar.clear(cookie.domain, cookie.path, cookie.name)
+        self.cookies.set(name, value, domain="testserver.local")
+
     @contextlib.contextmanager
     def _as_me(self) -> Iterator[TestClient]:
         self.client.cookies = self.cookies
