@@ -40,15 +40,18 @@ class Browser:
 
     def get(self, url: str, **options: Any) -> httpx.Response:
         with self._as_me() as client:
-            return client.get(url, **options)
+            response: httpx.Response = client.get(url, **options)
+            return response
 
     def post(self, url: str, **options: Any) -> httpx.Response:
         with self._as_me() as client:
-            return client.post(url, **options)
+            response: httpx.Response = client.post(url, **options)
+            return response
 
     def delete(self, url: str, **options: Any) -> httpx.Response:
         with self._as_me() as client:
-            return client.delete(url, **options)
+            response: httpx.Response = client.delete(url, **options)
+            return response
 
     @contextlib.contextmanager
     def websocket_connect(self, url: str) -> Iterator[WebSocketTestSession]:

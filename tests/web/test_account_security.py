@@ -134,9 +134,10 @@ def test_every_change_a_cookie_authorises_needs_its_csrf_token(
             answer = player.post(path, json=body, headers=headers)
             assert answer.status_code == 403, (path, headers, answer.text)
             assert answer.json()["error"]["code"] == "csrf_failed", path
-    assert player.delete(
-        "/api/account/tokens/1", headers={"X-CSRF-Token": "0" * 64}
-    ).status_code == 403
+    assert (
+        player.delete("/api/account/tokens/1", headers={"X-CSRF-Token": "0" * 64}).status_code
+        == 403
+    )
     # Nothing happened: still logged in, no token, no bot.
     state = player.get("/api/account").json()
     assert state["account"]["name"] == "careful" and state["account"]["bot"] is False
@@ -175,9 +176,12 @@ def test_a_logged_out_browser_needs_the_token_of_its_browser_cookie_to_log_in(
     assert answer.status_code == 403 and answer.json()["error"]["code"] == "csrf_failed"
     # A program without cookies has nothing to forge: it logs in without a token.
     client.cookies.clear()
-    assert client.post(
-        "/api/account/login", json={"name": "someone", "password": PASSWORD}
-    ).status_code == 200
+    assert (
+        client.post(
+            "/api/account/login", json={"name": "someone", "password": PASSWORD}
+        ).status_code
+        == 200
+    )
 
 
 def test_the_pages_post_their_forms_as_json_with_the_pages_token(client: TestClient) -> None:

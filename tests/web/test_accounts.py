@@ -294,9 +294,12 @@ def test_api_tokens_act_for_their_account_until_revoked(
     with program.websocket_connect(f"/ws/games/{game_id}") as socket:
         socket.send_json({"type": "hello", "token": token})
         assert socket.receive_json()["side"] == "blue"
-    assert program.post(
-        "/api/account/tokens", json={"description": "more"}, headers=bearer
-    ).status_code == 403
+    assert (
+        program.post(
+            "/api/account/tokens", json={"description": "more"}, headers=bearer
+        ).status_code
+        == 403
+    )
     # Revoked, it is refused, never taken for no token.
     token_id = listed[0]["id"]
     revoked = owner.delete(f"/api/account/tokens/{token_id}", headers={"X-CSRF-Token": csrf(owner)})
@@ -306,9 +309,12 @@ def test_api_tokens_act_for_their_account_until_revoked(
     with program.websocket_connect(f"/ws/games/{game_id}") as socket:
         socket.send_json({"type": "hello", "token": token})
         assert socket.receive_json()["code"] == "invalid_token"
-    assert owner.delete(
-        f"/api/account/tokens/{token_id}", headers={"X-CSRF-Token": csrf(owner)}
-    ).status_code == 404
+    assert (
+        owner.delete(
+            f"/api/account/tokens/{token_id}", headers={"X-CSRF-Token": csrf(owner)}
+        ).status_code
+        == 404
+    )
 
 
 def test_a_bots_account_plays_with_its_token_only(make_client: Callable[..., TestClient]) -> None:

@@ -8,9 +8,9 @@ from __future__ import annotations
 import argparse
 import asyncio
 import contextlib
+import datetime
 import errno
 import logging
-import datetime
 import socket
 
 import uvicorn
@@ -27,11 +27,11 @@ from bluegray.web.accounts import (
 )
 from bluegray.web.app import create_app
 from bluegray.web.backends import engine_slots
+from bluegray.web.clocks import now_ms
 from bluegray.web.db import database_url, make_engine, shown, upgrade_schema
 from bluegray.web.logs import log_config
 from bluegray.web.models import ApiTokenRow, SessionRow
 from bluegray.web.settings import InvalidSettingError, Settings, process_name
-from bluegray.web.clocks import now_ms
 from bluegray.web.worker import supervise
 
 

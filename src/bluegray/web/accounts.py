@@ -223,7 +223,9 @@ class Accounts:
         check_password(new, account.name)
         await self._store_password(account.id, await self.hashing.hash(new))
 
-    async def _store_password(self, account_id: int, hashed: str, *, keep_date: bool = False) -> None:
+    async def _store_password(
+        self, account_id: int, hashed: str, *, keep_date: bool = False
+    ) -> None:
         values: dict[str, object] = {"password_hash": hashed}
         if not keep_date:
             values["password_changed_ms"] = now_ms()
@@ -298,7 +300,8 @@ class Accounts:
                 sides = [
                     side
                     for side, seat in live.seats.items()
-                    if seat.browser_hash == browser and seat.kind == "human"
+                    if seat.browser_hash == browser
+                    and seat.kind == "human"
                     and seat.account_id is None
                 ]
                 for side in sides:

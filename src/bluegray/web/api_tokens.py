@@ -96,8 +96,7 @@ class ApiTokens:
                 .order_by(ApiTokenRow.id)
             )
             return [
-                TokenInfo(row.id, row.description, row.created_ms, row.last_used_ms)
-                for row in rows
+                TokenInfo(row.id, row.description, row.created_ms, row.last_used_ms) for row in rows
             ]
 
         return await self.db.read(read)

@@ -125,8 +125,10 @@ class Callers:
 
 def _csrf_given(connection: HTTPConnection, expected: str | None) -> bool:
     given = connection.headers.get(CSRF_HEADER)
-    return expected is not None and given is not None and secrets.compare_digest(
-        given.encode(), expected.encode()
+    return (
+        expected is not None
+        and given is not None
+        and secrets.compare_digest(given.encode(), expected.encode())
     )
 
 

@@ -90,7 +90,9 @@ class SeatRow(Base):
     address_hash: Mapped[str | None] = mapped_column(String(64))
     """The client address the seat was taken from (a digest): AI work is bounded per address."""
     account_id: Mapped[int | None] = mapped_column(
-        Integer, ForeignKey("accounts.id", ondelete="SET NULL", name="fk_seats_account_id"), index=True
+        Integer,
+        ForeignKey("accounts.id", ondelete="SET NULL", name="fk_seats_account_id"),
+        index=True,
     )
     """The account that plays the seat (``None``: a player without an account, or the AI)."""
     account_name: Mapped[str | None] = mapped_column(String(20))

@@ -53,6 +53,7 @@ def dummy_hash() -> str:
     """The hash an unknown name's password is checked against (made once, when first needed)."""
     return HASHER.hash("bluegray: the hash an unknown name is checked against")
 
+
 def hash_now(password: str) -> str:
     """The stored form of a password (``$argon2id$v=19$m=65536,t=3,p=4$salt$hash``)."""
     return HASHER.hash(password)

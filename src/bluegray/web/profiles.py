@@ -19,7 +19,9 @@ UNCOUNTED_MODES: Final = ("hotseat", "imported")
 """Games that count for nobody's record: one person played both sides, or nobody played."""
 
 
-def _opponent(mine: list[SeatRow], seats: list[SeatRow], account_id: int, ai_level: int | None) -> Opponent:
+def _opponent(
+    mine: list[SeatRow], seats: list[SeatRow], account_id: int, ai_level: int | None
+) -> Opponent:
     others = [seat for seat in seats if seat.account_id != account_id]
     if len(mine) > 1 or not others:
         return Opponent(kind="self")

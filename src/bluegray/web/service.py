@@ -529,9 +529,7 @@ def _human(
     """A person's seat, held by a token, and by an account when one plays it."""
     if player is None:
         return Seat("human", token_hash, browser, now, address_hash)
-    return Seat(
-        "human", token_hash, browser, now, address_hash, player.id, player.name, player.bot
-    )
+    return Seat("human", token_hash, browser, now, address_hash, player.id, player.name, player.bot)
 
 
 def _account_sides(live: LiveGame, account_id: int) -> frozenset[Side]:

@@ -64,7 +64,9 @@ class Sessions:
 
         def write(connection: Connection) -> None:
             if replacing is not None:
-                connection.execute(delete(_SESSIONS).where(_SESSIONS.c.id_hash == digest(replacing)))
+                connection.execute(
+                    delete(_SESSIONS).where(_SESSIONS.c.id_hash == digest(replacing))
+                )
             connection.execute(
                 delete(_SESSIONS).where(
                     _SESSIONS.c.account_id == account_id, _SESSIONS.c.expires_ms <= now

@@ -50,7 +50,7 @@ async def signup_page(
     settings: AppSettings,
     accounts: AccountService,
     caller: CurrentCaller,
-    next: Annotated[str, Query(max_length=200)] = "",
+    next_path: Annotated[str, Query(alias="next", max_length=200)] = "",
 ) -> Response:
     if caller.account is not None:
         return RedirectResponse("/account", status_code=303)
@@ -59,7 +59,7 @@ async def signup_page(
         "signup.html",
         settings,
         unclaimed=await _unclaimed(request, accounts),
-        next=local_path(next, ""),
+        next=local_path(next_path, ""),
     )
 
 
@@ -69,16 +69,16 @@ async def login_page(
     settings: AppSettings,
     accounts: AccountService,
     caller: CurrentCaller,
-    next: Annotated[str, Query(max_length=200)] = "",
+    next_path: Annotated[str, Query(alias="next", max_length=200)] = "",
 ) -> Response:
     if caller.account is not None:
-        return RedirectResponse(local_path(next, "/account"), status_code=303)
+        return RedirectResponse(local_path(next_path, "/account"), status_code=303)
     return render_page(
         request,
         "login.html",
         settings,
         unclaimed=await _unclaimed(request, accounts),
-        next=local_path(next, ""),
+        next=local_path(next_path, ""),
     )
 
 
@@ -89,7 +89,6 @@ async def account_page(
     account = caller.account
     if account is None:
         return RedirectResponse("/login?next=/account", status_code=303)
-    people, ai = await game_counts(accounts.db, account.id)
     return render_page(
         request,
         "account.html",
@@ -98,8 +97,7 @@ async def account_page(
         joined=_date(account.created_ms),
         tokens=await accounts.tokens.held_by(account),
         unclaimed=0 if account.bot else await _unclaimed(request, accounts),
-        has_games=people.games + ai.games > 0
-        or bool((await player_games(accounts.db, account.id, 1, None)).games),
+        has_games=bool((await player_games(accounts.db, account.id, 1, None)).games),
     )
 
 
@@ -109,7 +107,9 @@ async def player_page(
 ) -> Response:
     account = await accounts.by_name(name) if is_name(name) else None
     if account is None:
-        return render_page(request, "player_not_found.html", settings, status=404, name=name)
+        return render_page(
+            request, "player_not_found.html", settings, status=404, missing=name
+        )
     people, ai = await game_counts(accounts.db, account.id)
     games = await player_games(accounts.db, account.id, PROFILE_GAMES, None)
     return render_page(

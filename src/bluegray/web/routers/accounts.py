@@ -33,9 +33,9 @@ from bluegray.web.deps import (
     AppSettings,
     Browser,
     CurrentCaller,
-    browser_secret,
     FormCaller,
     SignedIn,
+    browser_secret,
 )
 from bluegray.web.errors import ApiError
 from bluegray.web.players import Account
@@ -265,9 +265,7 @@ def _token(info: StoredToken) -> TokenInfo:
     )
 
 
-@router.get(
-    "/api/account/tokens", response_model=TokenList, summary="The account's API tokens"
-)
+@router.get("/api/account/tokens", response_model=TokenList, summary="The account's API tokens")
 async def list_tokens(account: SignedIn, accounts: AccountService) -> TokenList:
     return TokenList(tokens=[_token(info) for info in await accounts.tokens.held_by(account)])
 
@@ -360,9 +358,7 @@ async def games_of_player(
     summary="Close a player's account (moderators)",
     responses=ERRORS,
 )
-async def close_player(
-    name: PlayerName, caller: FormCaller, accounts: AccountService
-) -> Response:
+async def close_player(name: PlayerName, caller: FormCaller, accounts: AccountService) -> Response:
     """Its sessions and tokens end at once everywhere; it cannot log in again; its games stay.
     403 unless the caller is a moderator."""
     moderator = caller.signed_in()

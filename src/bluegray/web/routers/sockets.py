@@ -1,7 +1,7 @@
 """``/ws/games/{id}``: a game in real time. The first message says who is connecting (a seat
 token, an account's API token, or none: then a logged-in person's session cookie plays their
-account's seats, and anyone else watches); then moves and actions go in, and every change comes out to everyone
-as the full state with its version. docs/web.md describes every message."""
+account's seats, and anyone else watches); then moves and actions go in, and every change comes
+out to everyone as the full state with its version. docs/web.md describes every message."""
 
 from __future__ import annotations
 
