@@ -116,7 +116,10 @@ def close_account(connection: Connection, account_id: int, now: int) -> None:
 
 
 def games_played(connection: Connection | Session, account_id: int) -> int:
-    statement = select(func.count()).select_from(SeatRow).where(SeatRow.account_id == account_id)
+    """How many games the account has a seat in."""
+    statement = select(func.count(func.distinct(SeatRow.game_id))).where(
+        SeatRow.account_id == account_id
+    )
     return int(connection.execute(statement).scalar() or 0)
 
 
