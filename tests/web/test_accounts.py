@@ -445,3 +445,14 @@ def test_games_stored_before_accounts_keep_their_seats_through_the_upgrade(
         headers={"Authorization": f"Bearer {token}"},
     )
     assert moved.status_code == 200
+
+
+def test_a_name_no_account_can_have_is_nobodys(client: TestClient) -> None:
+    """Not a name at all (a NUL, which PostgreSQL cannot even store; too long; other
+    characters): a login fails as for any unknown name, a profile is not found."""
+    for name in ["a\x00b", "x" * 100, "é<>"]:
+        answer = log_in(client, name)
+        assert answer.status_code == 401, name
+        assert answer.json()["error"]["code"] == "login_failed"
+    assert client.get("/api/players/a%00b").status_code == 404
+    assert client.get("/player/a%00b").status_code == 404

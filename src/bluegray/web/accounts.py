@@ -29,7 +29,7 @@ from bluegray.web.errors import ApiError
 from bluegray.web.live import LiveGame
 from bluegray.web.models import AccountRow, Base, ListingRow, SeatRow
 from bluegray.web.passwords import MAX_LENGTH, MIN_LENGTH, Hashing, needs_rehash
-from bluegray.web.players import Account, account_of_row, check_new_name, name_key
+from bluegray.web.players import Account, account_of_row, check_new_name, is_name, name_key
 from bluegray.web.rates import RateLimits
 from bluegray.web.runtime import Games
 from bluegray.web.schemas import GameEvent
@@ -200,7 +200,9 @@ class Accounts:
         wait = await rates.wait(rates.failures_by_name, key)
         if wait:
             raise _too_many(wait, "too many failed logins to this name")
-        row = await self.db.read(lambda session: find_account(session, name))
+        row = None
+        if is_name(name):  # anything else is nobody's (and is not looked up)
+            row = await self.db.read(lambda session: find_account(session, name))
         stored = None if row is None or row.closed_ms is not None else row.password_hash
         if not await self.hashing.verify(stored, password) or row is None:
             await rates.count(rates.failures_by_name, key)
@@ -240,6 +242,8 @@ class Accounts:
 
     async def by_name(self, name: str) -> Account | None:
         """The account of a name (closed ones too), in any case."""
+        if not is_name(name):
+            return None
         row = await self.db.read(lambda session: find_account(session, name))
         return None if row is None else account_of_row(row)
 

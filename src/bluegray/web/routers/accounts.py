@@ -108,7 +108,9 @@ async def _logged_in(
     )
 
 
-@router.get("/api/account", response_model=AccountState, summary="Who is logged in here")
+@router.get(
+    "/api/account", response_model=AccountState, summary="Who is logged in here", responses=ERRORS
+)
 async def get_account(
     caller: CurrentCaller, accounts: AccountService, request: Request, browser: Browser
 ) -> AccountState:
@@ -265,7 +267,12 @@ def _token(info: StoredToken) -> TokenInfo:
     )
 
 
-@router.get("/api/account/tokens", response_model=TokenList, summary="The account's API tokens")
+@router.get(
+    "/api/account/tokens",
+    response_model=TokenList,
+    summary="The account's API tokens",
+    responses=ERRORS,
+)
 async def list_tokens(account: SignedIn, accounts: AccountService) -> TokenList:
     return TokenList(tokens=[_token(info) for info in await accounts.tokens.held_by(account)])
 
