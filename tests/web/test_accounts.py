@@ -456,3 +456,33 @@ def test_a_name_no_account_can_have_is_nobodys(client: TestClient) -> None:
         assert answer.json()["error"]["code"] == "login_failed"
     assert client.get("/api/players/a%00b").status_code == 404
     assert client.get("/player/a%00b").status_code == 404
+
+
+def test_the_accounts_api_is_in_the_openapi_schema(client: TestClient) -> None:
+    schema = client.get("/openapi.json").json()
+    operations = {
+        (method.upper(), path)
+        for path, item in schema["paths"].items()
+        for method in item
+        if "accounts" in item[method].get("tags", [])
+    }
+    assert operations == {
+        ("GET", "/api/account"),
+        ("POST", "/api/account/signup"),
+        ("POST", "/api/account/login"),
+        ("POST", "/api/account/logout"),
+        ("POST", "/api/account/password"),
+        ("POST", "/api/account/claim"),
+        ("POST", "/api/account/bot"),
+        ("GET", "/api/account/tokens"),
+        ("POST", "/api/account/tokens"),
+        ("DELETE", "/api/account/tokens/{token_id}"),
+        ("GET", "/api/players/{name}"),
+        ("GET", "/api/players/{name}/games"),
+        ("POST", "/api/players/{name}/close"),
+    }
+    components = schema["components"]["schemas"]
+    for model in ("AccountState", "SignUpRequest", "PlayerProfile", "RatingInfo", "NewToken"):
+        assert model in components, model
+    seat = components["SeatState"]["properties"]["account"]
+    assert {"$ref": "#/components/schemas/SeatAccount"} in seat["anyOf"]
