@@ -107,9 +107,7 @@ async def player_page(
 ) -> Response:
     account = await accounts.by_name(name) if is_name(name) else None
     if account is None:
-        return render_page(
-            request, "player_not_found.html", settings, status=404, missing=name
-        )
+        return render_page(request, "player_not_found.html", settings, status=404, missing=name)
     people, ai = await game_counts(accounts.db, account.id)
     games = await player_games(accounts.db, account.id, PROFILE_GAMES, None)
     return render_page(
