@@ -130,15 +130,21 @@ def serve(args: argparse.Namespace) -> int:
     return EXIT_OK
 
 
-def upgrade(args: argparse.Namespace) -> int:
-    """``bluegray db upgrade``: create or upgrade the schema."""
+def _database_of(args: argparse.Namespace) -> str:
+    """The database of a command: ``--database-url``, else ``BLUEGRAY_DATABASE_URL``, else the
+    default SQLite file."""
     try:
         settings = Settings.from_env()
     except InvalidSettingError as error:
         fail(str(error))
     if args.database_url:
         settings = settings.with_changes(database_url=args.database_url)
-    url = settings.resolved_database_url
+    return settings.resolved_database_url
+
+
+def upgrade(args: argparse.Namespace) -> int:
+    """``bluegray db upgrade``: create or upgrade the schema."""
+    url = _database_of(args)
     where = shown(database_url(url))
     engine = make_engine(url)
     try:
@@ -196,13 +202,7 @@ def _day(ms: int) -> str:
 
 def user(args: argparse.Namespace) -> int:
     """``bluegray user ACTION NAME``: moderators, closing, bots, and what an account is."""
-    try:
-        settings = Settings.from_env()
-    except InvalidSettingError as error:
-        fail(str(error))
-    if args.database_url:
-        settings = settings.with_changes(database_url=args.database_url)
-    engine = make_engine(settings.resolved_database_url)
+    engine = make_engine(_database_of(args))
     try:
         upgrade_schema(engine)
         with Session(engine) as session, session.begin():

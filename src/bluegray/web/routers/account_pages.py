@@ -44,23 +44,33 @@ async def _unclaimed(request: Request, accounts: AccountService) -> int:
     return len(await accounts.unclaimed(digest(cookie)))
 
 
+NextPath = Annotated[str, Query(alias="next", max_length=200)]
+"""Where a login or a new account leads (a path of this site)."""
+
+
+async def _form_page(
+    request: Request, settings: AppSettings, accounts: AccountService, template: str, next_path: str
+) -> Response:
+    return render_page(
+        request,
+        template,
+        settings,
+        unclaimed=await _unclaimed(request, accounts),
+        next=local_path(next_path, ""),
+    )
+
+
 @router.get("/signup", response_class=HTMLResponse)
 async def signup_page(
     request: Request,
     settings: AppSettings,
     accounts: AccountService,
     caller: CurrentCaller,
-    next_path: Annotated[str, Query(alias="next", max_length=200)] = "",
+    next_path: NextPath = "",
 ) -> Response:
     if caller.account is not None:
         return RedirectResponse("/account", status_code=303)
-    return render_page(
-        request,
-        "signup.html",
-        settings,
-        unclaimed=await _unclaimed(request, accounts),
-        next=local_path(next_path, ""),
-    )
+    return await _form_page(request, settings, accounts, "signup.html", next_path)
 
 
 @router.get("/login", response_class=HTMLResponse)
@@ -69,17 +79,11 @@ async def login_page(
     settings: AppSettings,
     accounts: AccountService,
     caller: CurrentCaller,
-    next_path: Annotated[str, Query(alias="next", max_length=200)] = "",
+    next_path: NextPath = "",
 ) -> Response:
     if caller.account is not None:
         return RedirectResponse(local_path(next_path, "/account"), status_code=303)
-    return render_page(
-        request,
-        "login.html",
-        settings,
-        unclaimed=await _unclaimed(request, accounts),
-        next=local_path(next_path, ""),
-    )
+    return await _form_page(request, settings, accounts, "login.html", next_path)
 
 
 @router.get("/account", response_class=HTMLResponse)
