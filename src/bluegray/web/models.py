@@ -174,7 +174,8 @@ class MoveRow(Base):
 
 
 class ListingRow(Base):
-    """A game in a browser's list of games (there are no accounts: a browser is a random id)."""
+    """A game in a browser's list of games (a browser is a random id; an account's games are
+    found by its seats)."""
 
     __tablename__ = "listings"
     __table_args__ = (Index("ix_listings_browser_created", "browser_hash", "created_ms"),)
