@@ -105,6 +105,7 @@ def test_a_visitor_makes_an_account_keeps_their_game_and_logs_in_elsewhere(
     elsewhere.wait_for_url(re.compile(rf"/game/{game_id}$"))
     elsewhere.wait_for_selector('#main[data-my-turn="true"]')
     expect(elsewhere.locator("#seat")).to_have_text("You play Blue.")
+    expect(elsewhere.locator('[data-side="blue"] .who')).to_have_text(f"Blue (you, {name})")
     check_page(elsewhere, "#status", width)
     elsewhere.locator('#board [data-point="d2"]').click()
     elsewhere.locator('#board [data-point="d3"]').click()
