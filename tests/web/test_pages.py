@@ -143,6 +143,11 @@ PAGES = {
     "study.html": "page-study",
     "not_found.html": "page-not-found",
     "study_not_found.html": "page-not-found",
+    "signup.html": "page-signup",
+    "login.html": "page-login",
+    "account.html": "page-account",
+    "player.html": "page-player",
+    "player_not_found.html": "page-not-found",
 }
 STYLESHEET = TEMPLATES.parent / "static" / "app.css"
 

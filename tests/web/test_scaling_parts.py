@@ -379,6 +379,42 @@ def test_a_game_read_from_an_older_copy_is_the_game_read_whole(tmp_path: Path) -
         database.close()
 
 
+def test_a_seat_an_account_takes_reads_back_and_applies_as_written(tmp_path: Path) -> None:
+    """A change that gives a seat to an account (a join, a claim): its rows, read back or
+    applied by another process from the news, are the game as it was changed."""
+    database = _database(tmp_path)
+    try:
+        accounts = Base.metadata.tables["accounts"]
+        database.run(
+            lambda c: c.execute(
+                insert(accounts).values(
+                    id=7, name="Ada", name_key="ada", password_hash="-", created_ms=0,
+                    password_changed_ms=0, bot=True, moderator=False,
+                )
+            )
+        )  # fmt: skip
+        before = LiveGame(
+            id="g", mode="friend", status="waiting", game=Game("cooper"), version=1,
+            created_ms=0, updated_ms=0,
+            seats={Side.BLUE: Seat("human", "t", "b", 0), Side.GRAY: Seat("human")},
+        )  # fmt: skip
+        database.run(lambda c: apply_save(c, new_game_save(before, [])))
+        after = before.copy()
+        after.seats[Side.GRAY] = Seat("human", "u", "c", 5, None, 7, "Ada", True)
+        after.status, after.version = "active", 2
+        save = change_save(before, after, seats_changed=True)
+        database.run(partial(_save, save=save))
+        whole = database.run(lambda c: _read(c, None))
+        assert whole is not None and whole.seats[Side.GRAY].played_by(7)
+        assert (whole.seats[Side.GRAY].account_name, whole.seats[Side.GRAY].account_bot) == (
+            "Ada",
+            True,
+        )
+        assert _seen(live_after(before, save_text(save))) == _seen(whole) == _seen(after)
+    finally:
+        database.close()
+
+
 def _seen(live: LiveGame) -> tuple[Any, ...]:
     """Everything a game is, but the ``Game`` object itself: its moves and position stand in."""
     fields = dataclasses.asdict(dataclasses.replace(live, game=Game("cooper")))

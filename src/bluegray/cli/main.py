@@ -9,6 +9,7 @@ from collections.abc import Sequence
 from bluegray import __version__
 from bluegray.cli import (
     analyse,
+    bot,
     conformance,
     db,
     engine,
@@ -17,6 +18,7 @@ from bluegray.cli import (
     play,
     serve,
     show,
+    user,
     worker,
 )
 from bluegray.cli.common import EXIT_BAD_INPUT, CommandError, print_error
@@ -43,7 +45,7 @@ examples:
 Run 'bluegray COMMAND --help' for the options of each command.
 """
 
-COMMANDS = (show, analyse, perft, conformance, match, engine, play, serve, worker, db)
+COMMANDS = (show, analyse, perft, conformance, match, engine, play, serve, worker, db, user, bot)
 
 
 def build_parser() -> argparse.ArgumentParser:

@@ -1,23 +1,36 @@
 """The parts of the commands that need the web extra: ``bluegray serve`` (the web app on uvicorn),
-``bluegray db upgrade`` and ``bluegray worker``. Each command loads this module only when it runs
-(``serve``, ``db``, ``worker``), so that every other command starts without the web extra."""
+``bluegray db upgrade``, ``bluegray worker`` and ``bluegray user``. Each command loads this module
+only when it runs (``serve``, ``db``, ``worker``, ``user``), so that every other command starts
+without the web extra."""
 
 from __future__ import annotations
 
 import argparse
 import asyncio
 import contextlib
+import datetime
 import errno
 import logging
 import socket
 
 import uvicorn
+from sqlalchemy import func, select
+from sqlalchemy.orm import Session
 
 from bluegray.cli.common import EXIT_OK, console, fail
+from bluegray.web.accounts import (
+    close_account,
+    find_account,
+    games_played,
+    make_bot,
+    set_moderator,
+)
 from bluegray.web.app import create_app
 from bluegray.web.backends import engine_slots
+from bluegray.web.clocks import now_ms
 from bluegray.web.db import database_url, make_engine, shown, upgrade_schema
 from bluegray.web.logs import log_config
+from bluegray.web.models import ApiTokenRow, SessionRow
 from bluegray.web.settings import InvalidSettingError, Settings, process_name
 from bluegray.web.worker import supervise
 
@@ -117,15 +130,21 @@ def serve(args: argparse.Namespace) -> int:
     return EXIT_OK
 
 
-def upgrade(args: argparse.Namespace) -> int:
-    """``bluegray db upgrade``: create or upgrade the schema."""
+def _database_of(args: argparse.Namespace) -> str:
+    """The database of a command: ``--database-url``, else ``BLUEGRAY_DATABASE_URL``, else the
+    default SQLite file."""
     try:
         settings = Settings.from_env()
     except InvalidSettingError as error:
         fail(str(error))
     if args.database_url:
         settings = settings.with_changes(database_url=args.database_url)
-    url = settings.resolved_database_url
+    return settings.resolved_database_url
+
+
+def upgrade(args: argparse.Namespace) -> int:
+    """``bluegray db upgrade``: create or upgrade the schema."""
+    url = _database_of(args)
     where = shown(database_url(url))
     engine = make_engine(url)
     try:
@@ -174,4 +193,62 @@ def work(args: argparse.Namespace) -> int:
         return EXIT_OK
     except OSError as error:
         fail(f"cannot reach Redis at {settings.redis_url}: {error}")
+    return EXIT_OK
+
+
+def _day(ms: int) -> str:
+    return datetime.datetime.fromtimestamp(ms / 1000, datetime.UTC).strftime("%Y-%m-%d")
+
+
+def user(args: argparse.Namespace) -> int:
+    """``bluegray user ACTION NAME``: moderators, closing, bots, and what an account is."""
+    engine = make_engine(_database_of(args))
+    try:
+        upgrade_schema(engine)
+        with Session(engine) as session, session.begin():
+            row = find_account(session, args.name)
+            if row is None:
+                fail(f"no account is called {args.name}")
+            connection = session.connection()
+            name = row.name
+            if args.user_command == "moderator":
+                set_moderator(connection, row.id, not args.off)
+                done = "no longer a moderator" if args.off else "a moderator now"
+                console.print(f"bluegray: {name} is {done}")
+            elif args.user_command == "close":
+                if row.closed_ms is not None:
+                    console.print(f"bluegray: {name}'s account was already closed")
+                else:
+                    close_account(connection, row.id, now_ms())
+                    console.print(
+                        f"bluegray: closed {name}'s account (its sessions and API tokens ended)"
+                    )
+            elif args.user_command == "bot":
+                if row.bot:
+                    console.print(f"bluegray: {name}'s account is a bot's already")
+                elif not make_bot(connection, row.id):
+                    fail(f"{name} has played games: only a new account can become a bot's")
+                else:
+                    console.print(f"bluegray: {name}'s account is a bot's now")
+            else:
+                sessions = session.scalar(
+                    select(func.count())
+                    .select_from(SessionRow)
+                    .where(SessionRow.account_id == row.id, SessionRow.expires_ms > now_ms())
+                )
+                tokens = session.scalar(
+                    select(func.count())
+                    .select_from(ApiTokenRow)
+                    .where(ApiTokenRow.account_id == row.id)
+                )
+                state = "open" if row.closed_ms is None else f"closed on {_day(row.closed_ms)}"
+                console.print(
+                    f"{name}: account {row.id} since {_day(row.created_ms)}, "
+                    f"{'a bot' if row.bot else 'a person'}, "
+                    f"{'a moderator' if row.moderator else 'not a moderator'}, {state}; "
+                    f"{games_played(session, row.id)} games, {sessions} sessions, "
+                    f"{tokens} API tokens"
+                )
+    finally:
+        engine.dispose()
     return EXIT_OK

@@ -10,6 +10,7 @@ any process can apply any action the same way.
 
 from __future__ import annotations
 
+import dataclasses
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
 from typing import Final
@@ -18,7 +19,7 @@ from bluegray.game import Game
 from bluegray.pieces import Side
 from bluegray.web.clocks import Clock
 from bluegray.web.errors import ApiError
-from bluegray.web.live import LiveGame, Played, Seat
+from bluegray.web.live import LiveGame, Played
 from bluegray.web.presence import Presence
 from bluegray.web.schemas import Action, GameEvent
 from bluegray.web.security import new_game_id
@@ -119,8 +120,7 @@ def start_rematch(live: LiveGame, actor: Side, context: ActionContext) -> GameEv
     now = context.now
     clock = live.clock
     seats = {
-        side.other: Seat(seat.kind, seat.token_hash, seat.browser_hash, now, seat.address_hash)
-        for side, seat in live.seats.items()
+        side.other: dataclasses.replace(seat, joined_ms=now) for side, seat in live.seats.items()
     }
     new = LiveGame(
         id=new_game_id(),

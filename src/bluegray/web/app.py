@@ -14,13 +14,17 @@ from fastapi.staticfiles import StaticFiles
 from uvicorn.middleware.proxy_headers import ProxyHeadersMiddleware
 
 from bluegray import __version__
+from bluegray.web.accounts import Accounts
 from bluegray.web.backends import backends
+from bluegray.web.callers import Callers
 from bluegray.web.clocks import set_time_offset
 from bluegray.web.db import Database
 from bluegray.web.errors import install_handlers
 from bluegray.web.guard import GuardMiddleware
 from bluegray.web.rates import RateLimits
 from bluegray.web.routers import (
+    account_pages,
+    accounts,
     analysis,
     boards,
     games,
@@ -40,12 +44,15 @@ STATIC: Final = Path(__file__).resolve().parent / "static"
 
 DESCRIPTION = """\
 Play Blue and Gray (Busch & Jaeger, 1903) against the AI, hot-seat, or with a friend in another
-browser, in real time; replay, analyse, download and import game records.
+browser, in real time; replay, analyse, download and import game records. Players may have
+accounts (a name, a password, a public profile); programs act for an account with its API token.
 
 Errors are JSON: `{"error": {"code": "...", "message": "..."}}`. A seat token (given when a game
 is created or joined) authorises moves and actions: send it as `Authorization: Bearer TOKEN`
 over HTTP, or in the first message of the WebSocket `/ws/games/{id}` (its messages are described
-in docs/web.md and by `/api/ws/schema`).
+in docs/web.md and by `/api/ws/schema`). An account's API token (`bgp_...`) goes the same ways
+and plays the account's seats; a logged-in browser's session cookie does too, with its CSRF token
+(`X-CSRF-Token`, from `GET /api/account`) on every change.
 """
 
 
@@ -69,6 +76,8 @@ def create_app(settings: Settings | None = None) -> FastAPI:
     )
     parts = backends(settings, process)
     service = GameService(settings, database, parts.bus, parts.presence, process, parts.make_queue)
+    rates = RateLimits(settings, shared=settings.scaled)
+    account_service = Accounts(database, rates, settings, service.games)
 
     @asynccontextmanager
     async def lifespan(app: FastAPI) -> AsyncIterator[None]:
@@ -93,13 +102,16 @@ def create_app(settings: Settings | None = None) -> FastAPI:
     )
     app.state.settings = settings
     app.state.service = service
+    app.state.accounts = account_service
+    app.state.callers = Callers(account_service.sessions, account_service.tokens)
     install_handlers(app, process, service.metrics)
     for module in (rules, games, positions, boards, records, analysis, meta, sockets, pages):
         app.include_router(module.router)
+    app.include_router(accounts.router)
     app.include_router(meta.metrics_router)
     app.include_router(study_pages.router)  # learn, my games, replay, study
+    app.include_router(account_pages.router)  # sign up, log in, the account, players' profiles
     app.mount("/static", StaticFiles(directory=STATIC), name="static")
-    rates = RateLimits(settings, shared=settings.scaled)
     app.state.rates = rates
     app.add_middleware(GuardMiddleware, settings=settings, rates=rates, process=process)
     # Outermost: the client's own address from a trusted proxy's X-Forwarded-For, before the

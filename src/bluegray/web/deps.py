@@ -1,5 +1,10 @@
-"""What the routes share: the service, the settings, the browser id cookie, seat tokens from the
-``Authorization`` header, and the shape of a game id."""
+"""What the routes share: the services, the settings, the browser id cookie, who a request comes
+from (``CurrentCaller``: an account by its session or API token, or nobody), seat tokens from the
+``Authorization`` header, and the shape of a game id.
+
+A feature that needs the current account takes ``SignedIn`` (401 without one); one that plays
+games takes ``CurrentCaller`` and uses ``caller.player`` (never a bot's session); an account's
+own form-like changes take ``FormCaller`` (the CSRF rules of ``callers.check_form``)."""
 
 from __future__ import annotations
 
@@ -10,7 +15,11 @@ from fastapi import Depends, Path, Request, Response
 from fastapi.security import HTTPAuthorizationCredentials, HTTPBearer
 
 from bluegray.pieces import Side
+from bluegray.web.accounts import Accounts
+from bluegray.web.api_tokens import is_api_token
+from bluegray.web.callers import CHANGING_METHODS, Caller, Callers, check_form, csrf_refusal
 from bluegray.web.errors import ApiError
+from bluegray.web.players import Account
 from bluegray.web.security import (
     BROWSER_COOKIE,
     COOKIE_MAX_AGE,
@@ -37,8 +46,45 @@ def get_settings(request: Request) -> Settings:
     return settings
 
 
+def get_accounts(request: Request) -> Accounts:
+    accounts: Accounts = request.app.state.accounts
+    return accounts
+
+
 Service = Annotated[GameService, Depends(get_service)]
 AppSettings = Annotated[Settings, Depends(get_settings)]
+AccountService = Annotated[Accounts, Depends(get_accounts)]
+
+
+async def current_caller(request: Request) -> Caller:
+    """Who the request comes from (read once per request)."""
+    caller: Caller | None = getattr(request.state, "caller", None)
+    if caller is None:
+        callers: Callers = request.app.state.callers
+        caller = await callers.identify(request, changing=request.method in CHANGING_METHODS)
+        request.state.caller = caller
+    return caller
+
+
+CurrentCaller = Annotated[Caller, Depends(current_caller)]
+
+
+async def signed_in(caller: CurrentCaller) -> Account:
+    """The request's account (401 without one; 403 ``csrf_failed`` for a session cookie on a
+    change without its CSRF token)."""
+    return caller.signed_in()
+
+
+SignedIn = Annotated[Account, Depends(signed_in)]
+
+
+async def form_caller(request: Request, caller: CurrentCaller) -> Caller:
+    """The caller of an account's own change, once the CSRF rules hold (403 ``csrf_failed``)."""
+    check_form(request, caller)
+    return caller
+
+
+FormCaller = Annotated[Caller, Depends(form_caller)]
 
 
 def browser_id(request: Request, response: Response, settings: AppSettings) -> str:
@@ -50,7 +96,17 @@ def browser_id(request: Request, response: Response, settings: AppSettings) -> s
     if value is None or not BROWSER_ID_PATTERN.fullmatch(value):
         value = new_browser_id()
         set_browser_cookie(response, value, settings)
+        request.state.new_browser_id = value
     return digest(value)
+
+
+def browser_secret(request: Request) -> str | None:
+    """The browser's id itself (not its digest): its cookie's, or the one this answer gives."""
+    value = request.cookies.get(BROWSER_COOKIE, "")
+    if BROWSER_ID_PATTERN.fullmatch(value):
+        return value
+    fresh: str | None = getattr(request.state, "new_browser_id", None)
+    return fresh
 
 
 def set_browser_cookie(response: Response, value: str, settings: Settings) -> None:
@@ -77,19 +133,31 @@ Address = Annotated[str, Depends(client_address)]
 
 _bearer = HTTPBearer(
     auto_error=False,
-    description="A seat token, as given when the game was created or joined.",
+    description="A seat token, as given when the game was created or joined; or an account's "
+    "API token (bgp_...), which plays the account's seats.",
 )
 
 
 async def seat_sides(
     game_id: GameId,
     service: Service,
+    caller: CurrentCaller,
     credentials: Annotated[HTTPAuthorizationCredentials | None, Depends(_bearer)],
 ) -> frozenset[Side]:
-    """The sides the request's seat token plays (401 without a token, 403 with a wrong one)."""
-    if credentials is None:
+    """The sides the request plays: its seat token's, or its account's (by an API token, or a
+    person's session with its CSRF token). 401 with neither, 403 with a wrong token or an
+    account that plays no side of the game."""
+    if credentials is not None and not is_api_token(credentials.credentials):
+        return await service.authenticate(game_id, credentials.credentials)
+    player = caller.player
+    if player is None:
+        if caller.refused_csrf:
+            raise csrf_refusal()
         raise ApiError(401, "unauthorized", "a seat token is needed: Authorization: Bearer TOKEN")
-    return await service.authenticate(game_id, credentials.credentials)
+    sides = await service.account_sides(game_id, player)
+    if not sides:
+        raise ApiError(403, "forbidden", f"{player.name} plays no side of this game")
+    return sides
 
 
 SeatSides = Annotated[frozenset[Side], Depends(seat_sides)]

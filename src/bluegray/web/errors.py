@@ -33,13 +33,21 @@ class ApiError(Exception):
     """An error to report to the client as it is."""
 
     def __init__(
-        self, status: int, code: str, message: str, details: dict[str, Any] | None = None
+        self,
+        status: int,
+        code: str,
+        message: str,
+        details: dict[str, Any] | None = None,
+        *,
+        headers: dict[str, str] | None = None,
     ) -> None:
         super().__init__(message)
         self.status = status
         self.code = code
         self.message = message
         self.details = details
+        self.headers = headers
+        """Headers of the answer (``Retry-After`` of a 429)."""
 
     def body(self) -> dict[str, Any]:
         error: dict[str, Any] = {"code": self.code, "message": self.message}
@@ -109,7 +117,7 @@ def install_handlers(app: FastAPI, process: str, metrics: Metrics) -> None:
     @app.exception_handler(ApiError)
     async def _api_error(_request: Request, error: ApiError) -> JSONResponse:
         errors.labels(error.code).inc()
-        return JSONResponse(error.body(), status_code=error.status)
+        return JSONResponse(error.body(), status_code=error.status, headers=error.headers)
 
     @app.exception_handler(BlueGrayError)
     async def _library_error(_request: Request, error: BlueGrayError) -> JSONResponse:

@@ -27,6 +27,13 @@ class Seat:
     joined_ms: int | None = None
     address_hash: str | None = None
     """The address the seat was taken from (hashed): AI work is bounded per address."""
+    account_id: int | None = None
+    """The account that plays it (``None``: a player without an account, or the AI)."""
+    account_name: str | None = None
+    account_bot: bool = False
+
+    def played_by(self, account_id: int) -> bool:
+        return self.account_id is not None and self.account_id == account_id
 
 
 @dataclass

@@ -1,12 +1,23 @@
 """The database tables, as SQLAlchemy 2 ORM classes. Migrations in ``migrations/`` create them.
 
 Times are whole milliseconds since the Unix epoch (portable across databases, no time zones).
-Secrets are never stored: seat tokens, invite codes and browser ids only as SHA-256 digests.
+Secrets are never stored: seat tokens, invite codes, browser ids, session ids and API tokens
+only as SHA-256 digests, passwords only as Argon2id hashes (``passwords``).
 """
 
 from __future__ import annotations
 
-from sqlalchemy import BigInteger, ForeignKey, Index, Integer, String, Text
+from sqlalchemy import (
+    BigInteger,
+    Boolean,
+    ForeignKey,
+    Index,
+    Integer,
+    String,
+    Text,
+    UniqueConstraint,
+    false,
+)
 from sqlalchemy.orm import DeclarativeBase, Mapped, mapped_column
 
 
@@ -78,6 +89,72 @@ class SeatRow(Base):
     joined_ms: Mapped[int | None] = mapped_column(BigInteger)
     address_hash: Mapped[str | None] = mapped_column(String(64))
     """The client address the seat was taken from (a digest): AI work is bounded per address."""
+    account_id: Mapped[int | None] = mapped_column(
+        Integer,
+        ForeignKey("accounts.id", ondelete="SET NULL", name="fk_seats_account_id"),
+        index=True,
+    )
+    """The account that plays the seat (``None``: a player without an account, or the AI)."""
+    account_name: Mapped[str | None] = mapped_column(String(20))
+    """The account's name as it was written (names never change, so it is kept here: a game is
+    shown without reading the accounts)."""
+    account_bot: Mapped[bool] = mapped_column(Boolean, server_default=false())
+    """Whether the account is a bot's."""
+
+
+class AccountRow(Base):
+    """A player's account: a name and a password (``accounts`` has the rules)."""
+
+    __tablename__ = "accounts"
+    __table_args__ = (UniqueConstraint("name_key", name="uq_accounts_name_key"),)
+
+    id: Mapped[int] = mapped_column(Integer, primary_key=True, autoincrement=True)
+    name: Mapped[str] = mapped_column(String(20))
+    """As the player wrote it (3-20 ASCII letters, digits, ``-`` and ``_``)."""
+    name_key: Mapped[str] = mapped_column(String(20))
+    """The name in lower case: names are unique without regard to case."""
+    password_hash: Mapped[str] = mapped_column(String(255))
+    """Argon2id, with its parameters and salt (``passwords``)."""
+    created_ms: Mapped[int] = mapped_column(BigInteger)
+    password_changed_ms: Mapped[int] = mapped_column(BigInteger)
+    bot: Mapped[bool] = mapped_column(Boolean, server_default=false())
+    """A bot's account: plays through the API with a token, never from the pages."""
+    moderator: Mapped[bool] = mapped_column(Boolean, server_default=false())
+    closed_ms: Mapped[int | None] = mapped_column(BigInteger)
+    """When a moderator closed it (``None``: open). A closed account cannot log in."""
+
+
+class SessionRow(Base):
+    """A browser logged in to an account: the session cookie's value, as a digest."""
+
+    __tablename__ = "sessions"
+
+    id_hash: Mapped[str] = mapped_column(String(64), primary_key=True)
+    account_id: Mapped[int] = mapped_column(
+        Integer,
+        ForeignKey("accounts.id", ondelete="CASCADE", name="fk_sessions_account_id"),
+        index=True,
+    )
+    created_ms: Mapped[int] = mapped_column(BigInteger)
+    expires_ms: Mapped[int] = mapped_column(BigInteger)
+
+
+class ApiTokenRow(Base):
+    """A personal API token of an account (``Authorization: Bearer bgp_...``), as a digest."""
+
+    __tablename__ = "api_tokens"
+    __table_args__ = (UniqueConstraint("token_hash", name="uq_api_tokens_token_hash"),)
+
+    id: Mapped[int] = mapped_column(Integer, primary_key=True, autoincrement=True)
+    account_id: Mapped[int] = mapped_column(
+        Integer,
+        ForeignKey("accounts.id", ondelete="CASCADE", name="fk_api_tokens_account_id"),
+        index=True,
+    )
+    token_hash: Mapped[str] = mapped_column(String(64))
+    description: Mapped[str] = mapped_column(String(100))
+    created_ms: Mapped[int] = mapped_column(BigInteger)
+    last_used_ms: Mapped[int | None] = mapped_column(BigInteger)
 
 
 class MoveRow(Base):
@@ -97,7 +174,8 @@ class MoveRow(Base):
 
 
 class ListingRow(Base):
-    """A game in a browser's list of games (there are no accounts: a browser is a random id)."""
+    """A game in a browser's list of games (a browser is a random id; an account's games are
+    found by its seats)."""
 
     __tablename__ = "listings"
     __table_args__ = (Index("ix_listings_browser_created", "browser_hash", "created_ms"),)

@@ -43,25 +43,29 @@ async def count_games(db: Database) -> int:
     return await db.read(count)
 
 
+def outcome_of_row(row: GameRow) -> OutcomeInfo | None:
+    """How a stored game ended, as clients see it (``None``: it has not)."""
+    if row.result is None or row.termination is None:
+        return None
+    termination = Termination(row.termination)
+    winner = None if row.winner is None else Side(row.winner)
+    impasse = termination in (Termination.REPETITION, Termination.NO_PROGRESS) or (
+        termination is Termination.STALEMATE
+        and RuleSet.parse(row.rules).stalemate is Stalemate.IMPASSE
+    )
+    described = Outcome(termination, winner, impasse)
+    abandoned = row.end_reason == "abandoned" and winner is not None
+    return OutcomeInfo(
+        winner=row.winner,  # type: ignore[arg-type]
+        reason="abandoned" if abandoned else termination.value,
+        result=row.result,
+        description=f"{winner.title} wins: {winner.other.title} left the game"
+        if abandoned and winner is not None
+        else described.describe(),
+    )
+
+
 def _summary(row: GameRow, role: str) -> GameSummary:
-    outcome = None
-    if row.result is not None and row.termination is not None:
-        termination = Termination(row.termination)
-        winner = None if row.winner is None else Side(row.winner)
-        impasse = termination in (Termination.REPETITION, Termination.NO_PROGRESS) or (
-            termination is Termination.STALEMATE
-            and RuleSet.parse(row.rules).stalemate is Stalemate.IMPASSE
-        )
-        described = Outcome(termination, winner, impasse)
-        abandoned = row.end_reason == "abandoned" and winner is not None
-        outcome = OutcomeInfo(
-            winner=row.winner,  # type: ignore[arg-type]
-            reason="abandoned" if abandoned else termination.value,
-            result=row.result,
-            description=f"{winner.title} wins: {winner.other.title} left the game"
-            if abandoned and winner is not None
-            else described.describe(),
-        )
     opponent = {
         "ai": f"AI level {row.ai_level}",
         "hotseat": "hot-seat",
@@ -79,5 +83,5 @@ def _summary(row: GameRow, role: str) -> GameSummary:
         ply=row.ply,
         turn=row.turn,  # type: ignore[arg-type]
         version=row.version,
-        outcome=outcome,
+        outcome=outcome_of_row(row),
     )

@@ -30,7 +30,8 @@ class Rate:
 
 
 class RateLimits:
-    """The site's limits: requests in general, new games, analyses and socket messages."""
+    """The site's limits: requests in general, new games, analyses, socket messages, new
+    accounts, logins, and failed logins by name and by address."""
 
     def __init__(self, settings: Settings, *, shared: bool) -> None:
         storage: Storage
@@ -48,6 +49,15 @@ class RateLimits:
         self.creating = Rate(settings.create_rate, settings.create_burst).item("create")
         self.analysing = Rate(settings.analysis_rate, settings.analysis_burst).item("analysis")
         self.messages = Rate(settings.ws_rate, settings.ws_burst).item("ws")
+        self.signing_up = Rate(settings.signup_rate, settings.signup_burst).item("signup")
+        self.logging_in = Rate(settings.login_rate, settings.login_burst).item("login")
+        window = max(1, math.ceil(settings.login_failure_seconds))
+        self.failures_by_name = RateLimitItemPerSecond(
+            settings.login_failures_per_name, window, namespace="login-name"
+        )
+        self.failures_by_address = RateLimitItemPerSecond(
+            settings.login_failures_per_address, window, namespace="login-address"
+        )
 
     async def take(self, item: RateLimitItem, key: str) -> float:
         """Count one for ``key``: 0 if allowed, else the seconds until it would be."""
@@ -55,6 +65,22 @@ class RateLimits:
             return 0.0
         stats = await self.limiter.get_window_stats(item, key)
         return max(0.5, stats.reset_time - _now())
+
+    async def wait(self, item: RateLimitItem, key: str) -> float:
+        """0 if one more would be allowed for ``key`` (nothing is counted), else the seconds
+        until it would be."""
+        if await self.limiter.test(item, key):
+            return 0.0
+        stats = await self.limiter.get_window_stats(item, key)
+        return max(0.5, stats.reset_time - _now())
+
+    async def count(self, item: RateLimitItem, key: str) -> None:
+        """Count one for ``key``, allowed or not (a failed login)."""
+        await self.limiter.hit(item, key)
+
+    async def forget(self, item: RateLimitItem, key: str) -> None:
+        """Forget what was counted for ``key``."""
+        await self.limiter.clear(item, key)
 
     async def take_message(self, socket: str) -> bool:
         """Count a message of a socket; whether it is allowed."""

@@ -172,12 +172,24 @@ class Offers(BaseModel):
     rematch: SideName | None = None
 
 
+class SeatAccount(BaseModel):
+    """The account that plays a seat."""
+
+    name: str = Field(examples=["ada_l"])
+    bot: bool = Field(default=False, description="A bot's account.")
+
+
 class SeatState(BaseModel):
     player: Literal["human", "ai", "open"]
     level: int | None = None
     connected: bool
     away_since_ms: int | None = Field(
         default=None, description="Since when a human seat has had no connection."
+    )
+    account: SeatAccount | None = Field(
+        default=None,
+        exclude_if=lambda value: value is None,
+        description="The account that plays the seat; absent for a player without one.",
     )
 
 
@@ -367,7 +379,8 @@ class ClientMessage(Request):
 
 
 class HelloMessage(ClientMessage):
-    """The first message on a socket: a seat token to play, none to watch."""
+    """The first message on a socket: a seat token, or an account's API token (``bgp_...``), to
+    play; none to watch (or, from a logged-in browser, to play the account's seats)."""
 
     type: Literal["hello"]
     token: str | None = Field(default=None, max_length=200)
@@ -410,7 +423,8 @@ class GameEvent(BaseModel):
         examples=["move"],
         description="created, joined, move, draw_offered, draw_declined, takeback_requested, "
         "takeback_declined, takeback, resigned, aborted, time, abandoned, agreed, "
-        "rematch_offered, rematch_declined, rematch, invite",
+        "rematch_offered, rematch_declined, rematch, invite, claimed (an account took the "
+        "seat its browser played)",
     )
     side: SideName | None = None
     move: str | None = None

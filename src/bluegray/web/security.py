@@ -6,8 +6,9 @@ from __future__ import annotations
 import hashlib
 import hmac
 import secrets
-from collections.abc import Awaitable, Callable, MutableMapping
+from collections.abc import Awaitable, Callable, Mapping, MutableMapping
 from typing import Any, Final
+from urllib.parse import urlsplit
 
 Scope = MutableMapping[str, Any]
 Message = MutableMapping[str, Any]
@@ -72,3 +73,15 @@ def matches(secret: str, stored: str | None) -> bool:
 def client_key(scope: Scope) -> str:
     client = scope.get("client")
     return str(client[0]) if client else "unknown"
+
+
+def origin_allowed(headers: Mapping[str, str]) -> bool:
+    """Whether a request may come from where it says: a browser names the page's site in
+    ``Origin`` (on every POST, and on WebSocket handshakes), which must be this host; a program
+    that is not a browser sends none."""
+    if headers.get("sec-fetch-site") == "cross-site":
+        return False
+    origin = headers.get("origin")
+    if origin is None:
+        return True
+    return urlsplit(origin).netloc.lower() == headers.get("host", "").lower()

@@ -35,6 +35,7 @@ from bluegray.web.errors import ApiError, from_library
 from bluegray.web.jobs import AiBusyError, JobQueue, MoveJob, MoveSink, Owner
 from bluegray.web.live import LiveGame, Played, Seat
 from bluegray.web.metrics import Metrics
+from bluegray.web.players import Account
 from bluegray.web.presence import PresenceBook
 from bluegray.web.queries import count_games, list_games
 from bluegray.web.runtime import Games, Runtime
@@ -208,11 +209,26 @@ class GameService:
             raise ApiError(403, "forbidden", "that token does not hold a seat in this game")
         return sides
 
+    async def account_sides(self, game_id: str, account: Account) -> frozenset[Side]:
+        """The sides an account plays in a game (none: it plays no side), checked against the
+        stored game when this process's copy has none (taken on another process)."""
+        runtime = await self.games.get(game_id, fresh=False)
+        sides = _account_sides(runtime.live, account.id)
+        if not sides and self.games.shared:
+            sides = _account_sides((await self.games.get(game_id)).live, account.id)
+        return sides
+
     # -- creating and joining ------------------------------------------------------------------
 
     async def create(
-        self, request: CreateGameRequest, browser: str, address: str | None = None
+        self,
+        request: CreateGameRequest,
+        browser: str,
+        address: str | None = None,
+        player: Account | None = None,
     ) -> tuple[GameState, SeatGrant, Invite | None]:
+        """A new game; ``player``, the account that plays the creator's seat (or both in
+        hot-seat), if any."""
         rules = RuleSet.parse(request.rules)
         game = Game(rules, request.position)
         now = now_ms()
@@ -228,13 +244,13 @@ class GameService:
         game_id = new_game_id()
         if opponent.type == "hotseat":
             seats = {
-                side: Seat("human", hashed, browser, now, address_hash)
+                side: _human(hashed, browser, now, address_hash, player)
                 for side in (Side.BLUE, Side.GRAY)
             }
             grant = SeatGrant(token=token, side="both")
             role = "both"
         else:
-            seats = {own: Seat("human", hashed, browser, now, address_hash)}
+            seats = {own: _human(hashed, browser, now, address_hash, player)}
             seats[own.other] = Seat("ai") if opponent.type == "ai" else Seat("human")
             grant = SeatGrant(token=token, side=own.value)
             role = own.value
@@ -287,9 +303,15 @@ class GameService:
         return await self.games.state(live, stored_note=False)
 
     async def join(
-        self, game_id: str, code: str, browser: str, address: str | None = None
+        self,
+        game_id: str,
+        code: str,
+        browser: str,
+        address: str | None = None,
+        player: Account | None = None,
     ) -> tuple[GameState, SeatGrant]:
-        """Take the open seat of a friend's game with its invite code."""
+        """Take the open seat of a friend's game with its invite code (``player``: the account
+        that plays it, if any)."""
         token = new_token()
         address_hash = None if address is None else digest(address)
 
@@ -299,7 +321,7 @@ class GameService:
             if not secrets.compare_digest(digest(code), live.invite_hash):
                 raise ApiError(403, "forbidden", "that invite code is not this game's")
             side = next(side for side, seat in live.seats.items() if seat.token_hash is None)
-            live.seats[side] = Seat("human", digest(token), browser, now_ms(), address_hash)
+            live.seats[side] = _human(digest(token), browser, now_ms(), address_hash, player)
             live.invite_hash = None
             if live.status == "waiting":
                 live.status = "active"
@@ -500,6 +522,19 @@ def _sides_of(live: LiveGame, token_hash: str) -> frozenset[Side]:
         for side, seat in live.seats.items()
         if seat.token_hash is not None and secrets.compare_digest(seat.token_hash, token_hash)
     )
+
+
+def _human(
+    token_hash: str, browser: str, now: int, address_hash: str | None, player: Account | None
+) -> Seat:
+    """A person's seat, held by a token, and by an account when one plays it."""
+    if player is None:
+        return Seat("human", token_hash, browser, now, address_hash)
+    return Seat("human", token_hash, browser, now, address_hash, player.id, player.name, player.bot)
+
+
+def _account_sides(live: LiveGame, account_id: int) -> frozenset[Side]:
+    return frozenset(side for side, seat in live.seats.items() if seat.played_by(account_id))
 
 
 def _rematch_listings(new: LiveGame) -> list[tuple[str, str]]:

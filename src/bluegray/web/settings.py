@@ -114,6 +114,19 @@ class Settings(BaseSettings):
     ws_burst: int = Field(default=40, ge=1)
     ws_connections_per_client: int = Field(default=64, ge=1)
     """Open game sockets per client address, in each web process."""
+    signup_rate: float = Field(default=0.002, gt=0)
+    """New accounts per second per client address (about 7 an hour) ..."""
+    signup_burst: int = Field(default=5, ge=1)
+    login_rate: float = Field(default=0.2, gt=0)
+    """Logins per second per client address, good or bad."""
+    login_burst: int = Field(default=20, ge=1)
+    login_failures_per_name: int = Field(default=10, ge=1)
+    """Failed logins to one name within ``login_failure_seconds``, from anywhere, before that
+    name's logins are refused until the window has moved on (this limit holds even with
+    ``rate_limits`` off: it does not count by address)."""
+    login_failures_per_address: int = Field(default=30, ge=1)
+    """Failed logins from one client address within ``login_failure_seconds``."""
+    login_failure_seconds: float = Field(default=900.0, gt=0, le=86_400)
 
     # -- the AI ----------------------------------------------------------------------------------
 

@@ -83,6 +83,9 @@ def _seat_values(live: LiveGame) -> list[dict[str, Any]]:
             "browser_hash": seat.browser_hash,
             "joined_ms": seat.joined_ms,
             "address_hash": seat.address_hash,
+            "account_id": seat.account_id,
+            "account_name": seat.account_name,
+            "account_bot": seat.account_bot,
         }
         for side, seat in live.seats.items()
     ]
@@ -281,6 +284,9 @@ def load_game(session: Session, game_id: str, base: LiveGame | None = None) -> L
             seat.browser_hash,
             seat.joined_ms,
             seat.address_hash,
+            seat.account_id,
+            seat.account_name,
+            bool(seat.account_bot),
         )
         for seat in session.scalars(select(SeatRow).where(SeatRow.game_id == game_id))
     }
@@ -404,6 +410,9 @@ def live_after(base: LiveGame, text: str) -> LiveGame:
                 seat["browser_hash"],
                 seat["joined_ms"],
                 seat["address_hash"],
+                seat["account_id"],
+                seat["account_name"],
+                seat["account_bot"],
             )
             for seat in save["seats"]
         }

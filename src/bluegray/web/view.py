@@ -19,6 +19,7 @@ from bluegray.web.schemas import (
     Offers,
     OutcomeInfo,
     RulesInfo,
+    SeatAccount,
     Seats,
     SeatState,
 )
@@ -90,6 +91,9 @@ def seat_state(live: LiveGame, side: Side, presence: Presence) -> SeatState:
         player="human",
         connected=connected,
         away_since_ms=None if connected else away_since(live, side, presence),
+        account=None
+        if seat.account_name is None
+        else SeatAccount(name=seat.account_name, bot=seat.account_bot),
     )
 
 

@@ -8,7 +8,7 @@ from typing import Annotated, Any
 from fastapi import APIRouter, Query
 
 from bluegray.pieces import Side
-from bluegray.web.deps import Address, Browser, GameId, SeatSides, Service
+from bluegray.web.deps import Address, Browser, CurrentCaller, GameId, SeatSides, Service
 from bluegray.web.schemas import (
     ActionRequest,
     CreatedGame,
@@ -42,12 +42,17 @@ ERRORS: dict[int | str, dict[str, Any]] = {
     responses=ERRORS,
 )
 async def create_game(
-    body: CreateGameRequest, service: Service, browser: Browser, address: Address
+    body: CreateGameRequest,
+    service: Service,
+    browser: Browser,
+    address: Address,
+    caller: CurrentCaller,
 ) -> CreatedGame:
     """Against the AI (levels 1-8), hot-seat (one token plays both sides), or a friend (the
     answer holds an invite link to send them). The seat token in the answer is shown only once:
-    keep it to play."""
-    state, seat, invite = await service.create(body, browser, address)
+    keep it to play. A logged-in player's seat is their account's too (its session cookie with
+    the CSRF token, or an API token): it plays from any browser where they log in."""
+    state, seat, invite = await service.create(body, browser, address, caller.player)
     return CreatedGame(game=state, seat=seat, invite=invite)
 
 
@@ -73,9 +78,15 @@ async def get_game(game_id: GameId, service: Service) -> GameState:
     responses=ERRORS,
 )
 async def join_game(
-    game_id: GameId, body: JoinRequest, service: Service, browser: Browser, address: Address
+    game_id: GameId,
+    body: JoinRequest,
+    service: Service,
+    browser: Browser,
+    address: Address,
+    caller: CurrentCaller,
 ) -> JoinedGame:
-    state, seat = await service.join(game_id, body.invite, browser, address)
+    """The seat is the logged-in player's account's too, as when creating a game."""
+    state, seat = await service.join(game_id, body.invite, browser, address, caller.player)
     return JoinedGame(game=state, seat=seat)
 
 

@@ -8,7 +8,7 @@ import re
 from pathlib import Path
 from typing import Annotated, Final
 
-from fastapi import APIRouter, Query, Request
+from fastapi import APIRouter, Depends, Query, Request
 from fastapi.responses import HTMLResponse
 from fastapi.templating import Jinja2Templates
 from markupsafe import Markup
@@ -16,21 +16,24 @@ from markupsafe import Markup
 from bluegray import __version__
 from bluegray.rules import PRESETS
 from bluegray.svg import piece_symbols
+from bluegray.web.callers import Caller
 from bluegray.web.deps import (
     BROWSER_ID_PATTERN,
     GAME_ID_PATTERN,
     AppSettings,
     Service,
+    current_caller,
     set_browser_cookie,
 )
 from bluegray.web.errors import ApiError
 from bluegray.web.routers.rules import rules_list
 from bluegray.web.schemas import RULES_TEXT_LIMIT
 from bluegray.web.security import BROWSER_COOKIE, new_browser_id
+from bluegray.web.sessions import csrf_token
 
 TEMPLATES: Final = Path(__file__).resolve().parent.parent / "templates"
 
-router = APIRouter(include_in_schema=False)
+router = APIRouter(include_in_schema=False, dependencies=[Depends(current_caller)])
 templates = Jinja2Templates(directory=str(TEMPLATES))
 
 #: The library's pieces, which every board of the site places with ``<use>`` (static/board.js):
@@ -42,16 +45,30 @@ def render_page(
     request: Request, name: str, settings: AppSettings, status: int = 200, **context: object
 ) -> HTMLResponse:
     """A page from ``templates/``, never cached, giving a new browser its id cookie (every
-    page of the site is rendered here)."""
+    page of the site is rendered here). Every page knows who is logged in (``viewer``, for the
+    header) and carries the CSRF token its scripts send with changes (``csrf_token``)."""
+    caller: Caller = getattr(request.state, "caller", None) or Caller()
+    csrf = caller.csrf
+    new_browser = None
+    if not BROWSER_ID_PATTERN.fullmatch(request.cookies.get(BROWSER_COOKIE, "")):
+        new_browser = new_browser_id()
+        if caller.via is None:
+            csrf = csrf_token(new_browser)
     response = templates.TemplateResponse(
         request,
         name,
-        {"version": __version__, "piece_symbols": PIECE_SYMBOLS, **context},
+        {
+            "version": __version__,
+            "piece_symbols": PIECE_SYMBOLS,
+            "viewer": caller.account,
+            "csrf_token": csrf or "",
+            **context,
+        },
         status_code=status,
     )
     response.headers["cache-control"] = "no-cache"
-    if not BROWSER_ID_PATTERN.fullmatch(request.cookies.get(BROWSER_COOKIE, "")):
-        set_browser_cookie(response, new_browser_id(), settings)
+    if new_browser is not None:
+        set_browser_cookie(response, new_browser, settings)
     return response
 
 

@@ -1,6 +1,7 @@
 """``/ws/games/{id}``: a game in real time. The first message says who is connecting (a seat
-token, or none to watch); then moves and actions go in, and every change comes out to everyone
-as the full state with its version. docs/web.md describes every message."""
+token, an account's API token, or none: then a logged-in person's session cookie plays their
+account's seats, and anyone else watches); then moves and actions go in, and every change comes
+out to everyone as the full state with its version. docs/web.md describes every message."""
 
 from __future__ import annotations
 
@@ -10,13 +11,14 @@ import logging
 import re
 import secrets
 from typing import Final
-from urllib.parse import urlsplit
 
 from fastapi import APIRouter, WebSocket, WebSocketDisconnect
 from pydantic import BaseModel, TypeAdapter, ValidationError
 
 from bluegray.errors import BlueGrayError
 from bluegray.pieces import Side
+from bluegray.web.api_tokens import is_api_token
+from bluegray.web.callers import Callers
 from bluegray.web.clocks import now_ms
 from bluegray.web.errors import ApiError, from_library
 from bluegray.web.rates import RateLimits
@@ -32,7 +34,7 @@ from bluegray.web.schemas import (
     SyncMessage,
     WelcomeMessage,
 )
-from bluegray.web.security import client_key
+from bluegray.web.security import client_key, origin_allowed
 from bluegray.web.service import GameService
 from bluegray.web.settings import Settings
 from bluegray.web.ws import Connection
@@ -57,16 +59,6 @@ class _RefusedError(Exception):
         super().__init__(message)
         self.code = code
         self.message = message
-
-
-def _origin_allowed(websocket: WebSocket) -> bool:
-    """A browser always sends Origin: it must be this site (a page elsewhere may not drive a
-    player's socket). Clients that are not browsers send none."""
-    origin = websocket.headers.get("origin")
-    if origin is None:
-        return True
-    host = websocket.headers.get("host", "")
-    return urlsplit(origin).netloc.lower() == host.lower()
 
 
 def _error(code: str, message: str, ref: str | None = None, version: int | None = None) -> str:
@@ -101,7 +93,7 @@ def _parse(text: str) -> BaseModel:
 async def game_socket(websocket: WebSocket, game_id: str) -> None:
     service: GameService = websocket.app.state.service
     settings: Settings = websocket.app.state.settings
-    if not _GAME_ID.fullmatch(game_id) or not _origin_allowed(websocket):
+    if not _GAME_ID.fullmatch(game_id) or not origin_allowed(websocket.headers):
         await websocket.close(CLOSE_POLICY)
         return
     client = client_key(websocket.scope)
@@ -146,7 +138,7 @@ async def _session(
     if hello is None:
         return
     try:
-        sides = await service.authenticate(game_id, hello.token)
+        sides = await _sides(websocket, game_id, service, hello.token)
     except ApiError as error:
         await websocket.send_text(_error(error.code, error.message, hello.ref))
         await websocket.close(CLOSE_NOT_FOUND if error.status == 404 else CLOSE_FORBIDDEN)
@@ -202,6 +194,28 @@ async def _session(
         await hub.remove(connection, now_ms())
         await connection.stop()
         await _presence_changed(service, game_id)
+
+
+async def _sides(
+    websocket: WebSocket, game_id: str, service: GameService, token: str | None
+) -> frozenset[Side]:
+    """The sides a socket plays: its hello's seat token's; or its account's, by an API token
+    (in the hello, or the handshake's ``Authorization`` header) or a person's session cookie.
+    An account with no seat in the game watches it; an unknown token is refused."""
+    callers: Callers = websocket.app.state.callers
+    if token is not None and not is_api_token(token):
+        return await service.authenticate(game_id, token)
+    if token is not None:
+        caller = await callers.by_token(token)
+    else:
+        caller = await callers.identify(websocket, changing=False)
+    player = caller.player
+    if player is None:
+        return await service.authenticate(game_id, None)
+    sides = await service.account_sides(game_id, player)
+    if not sides and caller.via == "token" and token is not None:
+        raise ApiError(403, "forbidden", f"{player.name} plays no side of this game")
+    return sides
 
 
 async def _presence_changed(service: GameService, game_id: str) -> None:

@@ -13,7 +13,7 @@ import datetime
 import re
 from typing import Annotated, Any, Final
 
-from fastapi import APIRouter, Query, Request
+from fastapi import APIRouter, Depends, Query, Request
 from fastapi.responses import HTMLResponse
 from pydantic import BaseModel, Field
 
@@ -26,6 +26,7 @@ from bluegray.web.deps import (
     GAME_ID_PATTERN,
     AppSettings,
     Service,
+    current_caller,
 )
 from bluegray.web.errors import ApiError
 from bluegray.web.routers.pages import render_page
@@ -47,7 +48,8 @@ from bluegray.web.view import cached_rules_info, outcome_info
 
 GAMES_PER_PAGE: Final = 50
 
-router = APIRouter()
+router = APIRouter(dependencies=[Depends(current_caller)])
+"""Every page knows who is logged in (the header shows it)."""
 
 
 def _missing(request: Request, settings: AppSettings, what: str) -> HTMLResponse:

@@ -8,6 +8,8 @@ const main = document.getElementById("main");
 const gameId = main.dataset.gameId;
 const SEAT_KEY = (id) => `bluegray.seat.${id}`;
 const INVITE_KEY = (id) => `bluegray.invite.${id}`;
+// The page's CSRF token: with it, a logged-in player who joins takes the seat for their account.
+const csrfToken = () => document.querySelector('meta[name="csrf-token"]').content;
 
 const $ = (id) => document.getElementById(id);
 const title = (side) => (side === "blue" ? "Blue" : "Gray");
@@ -54,7 +56,7 @@ async function joinFromLink() {
   if (localStorage.getItem(SEAT_KEY(gameId))) return;
   const response = await fetch(`/api/games/${encodeURIComponent(gameId)}/join`, {
     method: "POST",
-    headers: { "Content-Type": "application/json" },
+    headers: { "Content-Type": "application/json", "X-CSRF-Token": csrfToken() },
     body: JSON.stringify({ invite: match[1] }),
     credentials: "same-origin",
   });
@@ -533,11 +535,14 @@ function renderInvite() {
 
 function seatLabel(side) {
   const seat = state.seats[side];
-  if (isMine(side) && mySide !== "both") return "you";
+  // The account that plays the seat, if any (set as text: a name is never HTML).
+  const name = seat.account ? `${seat.account.name}${seat.account.bot ? " BOT" : ""}` : "";
+  if (isMine(side) && mySide !== "both") return name ? `you, ${name}` : "you";
   if (seat.player === "ai") return `AI level ${seat.level}`;
   if (seat.player === "open") return "waiting for a player";
-  if (mySide === "both") return "hot-seat";
-  return seat.connected ? "online" : "away";
+  if (mySide === "both") return name ? `hot-seat, ${name}` : "hot-seat";
+  const presence = seat.connected ? "online" : "away";
+  return name ? `${name}, ${presence}` : presence;
 }
 
 function clockLeft(side) {

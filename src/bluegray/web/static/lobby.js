@@ -8,10 +8,13 @@ const $ = (id) => document.getElementById(id);
 let nextBefore = null;
 let customChecked = null; // the custom text last checked, and whether it was valid
 
+// The page's CSRF token: with it, a logged-in player's new game is their account's too.
+const csrfToken = () => document.querySelector('meta[name="csrf-token"]').content;
+
 async function postJson(url, body) {
   const response = await fetch(url, {
     method: "POST",
-    headers: { "Content-Type": "application/json" },
+    headers: { "Content-Type": "application/json", "X-CSRF-Token": csrfToken() },
     body: JSON.stringify(body),
     credentials: "same-origin",
   });

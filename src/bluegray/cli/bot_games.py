@@ -1,0 +1,239 @@
+"""A bot's games on a bluegray site: an engine (any program that speaks BGI, docs/protocol.md)
+plays the games of a bot's account through the site's API, with the account's API token.
+
+The bot learns of its games from the account's list (``GET /api/players/{name}/games``), which
+the games it joined by an invite link, and those it opened for anyone to join, are on; each game
+is played over its WebSocket (``hello`` with the token), one thread a game, with the engine's
+moves computed one at a time. The challenges and seeks of a lobby will bring games the same way.
+
+HTTP goes through the standard library; the WebSocket through ``websockets``, which the web extra
+installs (this module loads only for ``bluegray bot``).
+"""
+
+from __future__ import annotations
+
+import json
+import threading
+import time
+import urllib.error
+import urllib.request
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from typing import Any, Final
+from urllib.parse import urlsplit
+
+from websockets.exceptions import ConnectionClosed
+from websockets.sync.client import connect
+
+from bluegray.errors import BlueGrayError
+from bluegray.game import Game
+from bluegray.protocol import Go
+from bluegray.protocol.client import Engine
+
+Json = dict[str, Any]
+PING_SECONDS: Final = 20.0
+"""How often a game's socket pings the site (so that the bot counts as present)."""
+TIMEOUT_SECONDS: Final = 20.0
+
+
+class BotError(BlueGrayError):
+    """The site refused the bot, or cannot be reached."""
+
+
+def _error_text(body: bytes, status: int) -> str:
+    try:
+        return str(json.loads(body)["error"]["message"])
+    except (ValueError, KeyError, TypeError):
+        return f"the site answered {status}"
+
+
+class Site:
+    """The site's HTTP API, as the account of a token."""
+
+    def __init__(self, server: str, token: str) -> None:
+        self.server = server.rstrip("/")
+        self.token = token
+
+    def request(self, method: str, path: str, body: Json | None = None) -> Json:
+        data = None if body is None else json.dumps(body).encode()
+        headers = {"Authorization": f"Bearer {self.token}", "Accept": "application/json"}
+        if data is not None:
+            headers["Content-Type"] = "application/json"
+        request = urllib.request.Request(
+            self.server + path, data=data, headers=headers, method=method
+        )
+        try:
+            with urllib.request.urlopen(request, timeout=TIMEOUT_SECONDS) as answer:
+                payload = answer.read()
+        except urllib.error.HTTPError as error:
+            raise BotError(_error_text(error.read(), error.code)) from None
+        except (urllib.error.URLError, OSError) as error:
+            reason = getattr(error, "reason", error)
+            raise BotError(f"cannot reach {self.server}: {reason}") from None
+        result: Json = json.loads(payload) if payload else {}
+        return result
+
+    def account(self) -> Json:
+        """The token's account (``BotError`` for a token the site does not know)."""
+        account: Json | None = self.request("GET", "/api/account")["account"]
+        if account is None:
+            raise BotError("the site knows no account for that token")
+        return account
+
+    def join(self, link: str) -> str:
+        """Take the open seat of a game by its invite link (``.../game/ID#join=CODE``)."""
+        parts = urlsplit(link)
+        game_id = parts.path.rstrip("/").rsplit("/", 1)[-1]
+        code = parts.fragment.removeprefix("join=")
+        if "/game/" not in parts.path or not parts.fragment.startswith("join=") or not code:
+            raise BotError(f"not an invite link: {link} (expected .../game/ID#join=CODE)")
+        self.request("POST", f"/api/games/{game_id}/join", {"invite": code})
+        return game_id
+
+    def open_game(self, rules: str, clock: tuple[float, float] | None) -> tuple[str, str]:
+        """A game between people that anyone with its link may join: its id and the link."""
+        body: Json = {"rules": rules, "opponent": {"type": "friend"}, "color": "random"}
+        if clock is not None:
+            body["clock"] = {"minutes": clock[0], "increment_seconds": clock[1]}
+        created = self.request("POST", "/api/games", body)
+        return created["game"]["id"], self.server + created["invite"]["path"]
+
+    def games_to_play(self, name: str) -> list[str]:
+        """The account's games that are waiting for an opponent or going on."""
+        games = self.request("GET", f"/api/players/{name}/games?limit=100")["games"]
+        return [game["id"] for game in games if game["status"] in ("waiting", "active")]
+
+
+@dataclass
+class Thinker:
+    """The engine, one search at a time for every game."""
+
+    engine: Engine
+    movetime_ms: int
+    lock: threading.Lock = field(default_factory=threading.Lock)
+
+    def move(self, state: Json) -> str:
+        game = Game(state["rules"]["text"], state["start"])
+        for text in state["moves"]:
+            game.push(text)
+        clock = state["clock"]
+        if clock is None:
+            go = Go(movetime=self.movetime_ms)
+        else:
+            increment = clock["increment_ms"]
+            go = Go(btime=clock["blue_ms"], gtime=clock["gray_ms"], binc=increment, ginc=increment)
+        with self.lock:
+            self.engine.position(game)
+            result = self.engine.go(go)
+        if result.move is None:
+            raise BotError("the engine found no move")
+        return str(result.move)
+
+
+def play_game(
+    server: str,
+    token: str,
+    game_id: str,
+    thinker: Thinker,
+    say: Callable[[str], None],
+    stopping: threading.Event,
+) -> Json | None:
+    """Play one game over its WebSocket until it is over (its last state) or ``stopping``."""
+    url = server.replace("http", "ws", 1).rstrip("/") + f"/ws/games/{game_id}"
+    with connect(url, open_timeout=TIMEOUT_SECONDS, max_size=2**22) as socket:
+        socket.send(json.dumps({"type": "hello", "token": token}))
+        side = None
+        played_at = -1
+        pinged = time.monotonic()
+        while not stopping.is_set():
+            if time.monotonic() - pinged > PING_SECONDS:
+                socket.send(json.dumps({"type": "ping"}))
+                pinged = time.monotonic()
+            try:
+                message: Json = json.loads(socket.recv(timeout=1.0))
+            except TimeoutError:
+                continue
+            except ConnectionClosed:
+                return None
+            kind = message["type"]
+            if kind == "welcome":
+                side = message["side"]
+                say(f"game {game_id}: playing {side}")
+            elif kind == "error":
+                say(f"game {game_id}: {message['message']}")
+            elif kind == "state":
+                state: Json = message["game"]
+                if state["status"] in ("finished", "aborted"):
+                    return state
+                mine = side == "both" or state["turn"] == side
+                if state["status"] == "active" and mine and state["version"] > played_at:
+                    played_at = state["version"]
+                    move = thinker.move(state)
+                    socket.send(
+                        json.dumps({"type": "move", "move": move, "version": state["version"]})
+                    )
+    return None
+
+
+def describe_end(state: Json | None) -> str:
+    if state is None:
+        return "left (the connection closed)"
+    outcome = state["outcome"]
+    if outcome is None:
+        return "aborted"
+    return f"over: {outcome['result']}, {outcome['description']}"
+
+
+def run_bot(args: Any, clock: tuple[float, float] | None) -> int:
+    """``bluegray bot``: join and open what the options say, then play every game of the
+    account until ``--games`` are over (or Ctrl-C)."""
+    site = Site(args.server, args.token)
+    account = site.account()
+    name = account["name"]
+    if not account["bot"]:
+        raise BotError(
+            f"{name} is not a bot's account: make it one first (its account page, or "
+            f"'bluegray user bot {name}' on the server)"
+        )
+    lock = threading.Lock()
+
+    def say(line: str) -> None:
+        with lock:
+            print(f"bluegray bot {name}: {line}", flush=True)
+
+    for link in args.join:
+        say(f"joined game {site.join(link)}")
+    if args.open:
+        game_id, link = site.open_game(args.open, clock)
+        say(f"opened game {game_id}: send {link}")
+    stopping = threading.Event()
+    finished: list[str] = []
+    playing: dict[str, threading.Thread] = {}
+    with Engine(args.engine) as engine:
+        thinker = Thinker(engine, args.movetime)
+
+        def play(game_id: str) -> None:
+            try:
+                end = play_game(site.server, site.token, game_id, thinker, say, stopping)
+            except (BlueGrayError, OSError) as error:
+                say(f"game {game_id}: stopped: {error}")
+                end = None
+            if not stopping.is_set():
+                say(f"game {game_id}: {describe_end(end)}")
+            with lock:
+                finished.append(game_id)
+
+        say(f"playing on {site.server} with {args.engine!r}")
+        try:
+            while args.games is None or len(finished) < args.games:
+                for game_id in site.games_to_play(name):
+                    if game_id not in playing:
+                        thread = threading.Thread(target=play, args=(game_id,), daemon=True)
+                        playing[game_id] = thread
+                        thread.start()
+                time.sleep(args.poll)
+        finally:
+            stopping.set()
+            for thread in playing.values():
+                thread.join(timeout=5)
+    return 0

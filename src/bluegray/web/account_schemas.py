@@ -1,0 +1,172 @@
+"""The Pydantic models of the accounts' API: signing up and logging in, the account's own settings
+and tokens, and players' public profiles. docs/web.md ("Accounts") shows each with an example."""
+
+from __future__ import annotations
+
+from typing import Literal
+
+from pydantic import BaseModel, Field
+
+from bluegray.web.schemas import Mode, OutcomeInfo, Request, SideName, Status
+
+NAME_TEXT_LIMIT = 100
+"""How long a name may be in a request (a longer one is refused with the rules for names)."""
+PASSWORD_TEXT_LIMIT = 1024
+
+
+class SignUpRequest(Request):
+    name: str = Field(
+        min_length=1,
+        max_length=NAME_TEXT_LIMIT,
+        description="3-20 ASCII letters, digits, - and _; unique without regard to case.",
+        examples=["ada_l"],
+    )
+    password: str = Field(
+        min_length=1, max_length=PASSWORD_TEXT_LIMIT, description="8 to 256 characters."
+    )
+    claim_games: bool = Field(
+        default=False,
+        description="Add the games this browser played without an account to the new one.",
+    )
+
+
+class LogInRequest(Request):
+    name: str = Field(min_length=1, max_length=NAME_TEXT_LIMIT, examples=["ada_l"])
+    password: str = Field(min_length=1, max_length=PASSWORD_TEXT_LIMIT)
+    claim_games: bool = Field(
+        default=False,
+        description="Add the games this browser played without an account to this one.",
+    )
+
+
+class ChangePasswordRequest(Request):
+    current_password: str = Field(min_length=1, max_length=PASSWORD_TEXT_LIMIT)
+    new_password: str = Field(min_length=1, max_length=PASSWORD_TEXT_LIMIT)
+
+
+class AccountInfo(BaseModel):
+    name: str = Field(examples=["ada_l"])
+    created_ms: int
+    bot: bool = Field(description="A bot's account: plays through the API with a token.")
+    moderator: bool
+    profile: str = Field(description="The public profile page.", examples=["/player/ada_l"])
+
+
+class AccountState(BaseModel):
+    """Who the request comes from, and the CSRF token its cookie goes with."""
+
+    account: AccountInfo | None = Field(description="null: not logged in.")
+    csrf_token: str | None = Field(
+        description="Send it as X-CSRF-Token with every POST and DELETE that a cookie "
+        "authorises (null: the request carried no cookie, so it needs none)."
+    )
+    unclaimed_games: int = Field(
+        description="Games this browser played without an account that a logged-in account "
+        "may claim (POST /api/account/claim)."
+    )
+
+
+class ClaimedGames(BaseModel):
+    claimed: int = Field(description="How many games were added to the account.")
+
+
+class TokenRequest(Request):
+    description: str = Field(
+        min_length=1, max_length=100, description="What the token is for.", examples=["my bot"]
+    )
+
+
+class TokenInfo(BaseModel):
+    id: int
+    description: str
+    created_ms: int
+    last_used_ms: int | None = Field(description="When it was last used (to the minute).")
+
+
+class NewToken(BaseModel):
+    """A new API token. Keep it: it is shown only once."""
+
+    token: str = Field(examples=["bgp_3q0c6LwE8mJ1w3Yb0N2w1o7y0kqv6Jq5s1c2r0Xh4Qw"])
+    info: TokenInfo
+
+
+class TokenList(BaseModel):
+    tokens: list[TokenInfo]
+
+
+# -- profiles --------------------------------------------------------------------------------------
+
+
+class GameCounts(BaseModel):
+    games: int = Field(description="Finished games.")
+    wins: int
+    draws: int
+    losses: int
+    abandoned: int = Field(description="Losses by leaving the game (counted in losses too).")
+
+
+class RatingPoint(BaseModel):
+    at_ms: int
+    rating: float
+
+
+class RatingInfo(BaseModel):
+    """One of a player's ratings (a rule set and time class). Reserved for ratings: the list is
+    empty until they are introduced."""
+
+    perf: str = Field(examples=["sackson real-time"])
+    rating: float
+    deviation: float
+    provisional: bool
+    games: int
+    history: list[RatingPoint]
+
+
+class Opponent(BaseModel):
+    kind: Literal["account", "anonymous", "ai", "self", "open"] = Field(
+        description="account (a named player), anonymous (a player without an account), ai, "
+        "self (a hot-seat game) or open (nobody has joined)."
+    )
+    name: str | None = None
+    bot: bool = False
+    level: int | None = Field(default=None, description="The AI's level.")
+
+
+class PlayerGame(BaseModel):
+    id: str
+    created_ms: int
+    mode: Mode
+    status: Status
+    rules: str
+    side: SideName | Literal["both"] = Field(description="The side(s) the player played.")
+    opponent: Opponent
+    result: Literal["win", "draw", "loss"] | None = Field(
+        description="For the player (null: not finished, aborted, or a hot-seat game)."
+    )
+    outcome: OutcomeInfo | None
+    ply: int
+
+
+class PlayerProfile(BaseModel):
+    """A player's public profile."""
+
+    name: str
+    created_ms: int
+    bot: bool
+    closed: bool = Field(description="Closed by a moderator: it plays no more.")
+    against_people: GameCounts = Field(description="Finished games against other players.")
+    against_ai: GameCounts
+    ratings: list[RatingInfo] = Field(
+        default_factory=list,
+        description="Reserved for ratings (one per rule set and time class, with history): "
+        "empty until they are introduced.",
+    )
+    recent_games: list[PlayerGame] = Field(description="The newest games first.")
+    next_before_ms: int | None = Field(
+        description="Pass as before_ms to /api/players/{name}/games for older games."
+    )
+
+
+class PlayerGames(BaseModel):
+    games: list[PlayerGame]
+    next_before_ms: int | None

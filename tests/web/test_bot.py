@@ -1,0 +1,127 @@
+"""``bluegray bot``, a real process with a real engine process, against a real server: a bot's
+account joins a game by its invite link with its API token and plays it with ``bluegray engine``
+over the WebSocket until the game is over; a token the site does not know, or an account that is
+not a bot's, is a one-line error."""
+
+from __future__ import annotations
+
+import os
+import subprocess
+import sys
+import time
+from collections.abc import Callable
+
+import httpx
+import pytest
+
+from tests.web.conftest import LiveServer, Socket
+
+pytestmark = pytest.mark.slow
+
+PASSWORD = "correct horse battery"
+
+
+def account_with_token(server: LiveServer, name: str, *, bot: bool) -> str:
+    """A new account's API token (a bot's, if ``bot``)."""
+    with httpx.Client(base_url=server.url, timeout=20) as browser:
+
+        def post(path: str, body: object = None) -> httpx.Response:
+            token = browser.get("/api/account").json()["csrf_token"]
+            return browser.post(path, json=body, headers={"X-CSRF-Token": token})
+
+        assert post("/api/account/signup", {"name": name, "password": PASSWORD}).status_code == 201
+        if bot:
+            assert post("/api/account/bot").json()["bot"] is True
+        token: str = post("/api/account/tokens", {"description": "engine"}).json()["token"]
+        return token
+
+
+def bot_command(server: LiveServer, token: str, *options: str) -> list[str]:
+    return [
+        sys.executable,
+        "-m",
+        "bluegray",
+        "bot",
+        "--token",
+        token,
+        "--server",
+        server.url,
+        "--engine",
+        f"{sys.executable} -m bluegray engine",
+        "--movetime",
+        "30",
+        "--poll",
+        "0.2",
+        *options,
+    ]
+
+
+def test_a_bot_joins_by_invite_and_plays_its_game_to_the_end(
+    make_server: Callable[..., LiveServer],
+) -> None:
+    server = make_server(rate_limits=False)
+    token = account_with_token(server, "robo", bot=True)
+    created = httpx.post(
+        f"{server.url}/api/games",
+        json={"rules": "cooper", "opponent": {"type": "friend"}, "color": "blue"},
+    ).json()
+    game_id, human_token = created["game"]["id"], created["seat"]["token"]
+    link = server.url + created["invite"]["path"]
+    bot = subprocess.Popen(
+        bot_command(server, token, "--join", link, "--games", "1"),
+        stdout=subprocess.PIPE,
+        stderr=subprocess.STDOUT,
+        text=True,
+        env=os.environ.copy(),
+    )
+    try:
+        with Socket(server.ws_url(game_id), human_token) as human:
+            deadline = time.monotonic() + 60
+            replies = 0
+            while replies < 3:
+                state = human.state
+                if state["status"] == "active" and state["turn"] == "blue":
+                    human.send(
+                        {
+                            "type": "move",
+                            "move": state["legal_moves"][0],
+                            "version": state["version"],
+                        }
+                    )
+                    state = human.state_at(state["version"] + 1)
+                    state = human.state_at(state["version"] + 1, timeout=30)  # the bot's reply
+                    assert state["last_move"]["side"] == "gray"
+                    replies += 1
+                else:
+                    human.next(timeout=max(0.1, deadline - time.monotonic()))
+            assert state["seats"]["gray"]["account"] == {"name": "robo", "bot": True}
+            assert state["seats"]["gray"]["connected"] is True  # the bot holds a socket
+            human.send({"type": "action", "action": "resign"})
+            final = human.state_at(state["version"] + 1)
+            assert final["outcome"]["winner"] == "gray"
+        output, _ = bot.communicate(timeout=60)
+    finally:
+        if bot.poll() is None:
+            bot.kill()
+            bot.wait()
+    assert bot.returncode == 0, output
+    lines = output.splitlines()
+    assert f"bluegray bot robo: joined game {game_id}" in lines
+    assert f"bluegray bot robo: game {game_id}: playing gray" in lines
+    assert f"bluegray bot robo: game {game_id}: over: 0-1, Gray wins: resignation" in lines
+
+
+def test_a_bot_needs_a_known_token_of_a_bots_account(
+    make_server: Callable[..., LiveServer],
+) -> None:
+    server = make_server(rate_limits=False)
+    person = account_with_token(server, "person", bot=False)
+    for token, message in [
+        ("bgp_" + "x" * 43, "that API token is unknown or revoked"),
+        (person, "person is not a bot's account: make it one first"),
+    ]:
+        done = subprocess.run(
+            bot_command(server, token), capture_output=True, text=True, timeout=60
+        )
+        assert done.returncode == 2
+        assert done.stderr.startswith(f"bluegray: error: {message}"), done.stderr
