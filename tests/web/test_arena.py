@@ -125,6 +125,14 @@ def test_players_are_paired_with_those_near_them_in_the_table() -> None:
     assert {frozenset((p.blue, p.gray)) for p in pairs} == {frozenset("ac"), frozenset("bd")}
 
 
+def test_a_crowd_is_paired_neighbour_with_neighbour() -> None:
+    crowd = [waiting(f"p{rank}", rank) for rank in range(121, 0, -1)]
+    pairs = pair_waiting(crowd, SOON, HOUR)
+    assert len(pairs) == 60
+    ranks = [sorted(int(name[1:]) for name in (p.blue, p.gray)) for p in pairs]
+    assert ranks == [[r, r + 1] for r in range(1, 121, 2)]
+
+
 def test_the_odd_one_out_waits() -> None:
     players = [waiting("a", 1), waiting("b", 2), waiting("z", 30)]
     pairs = pair_waiting(players, SOON, HOUR)

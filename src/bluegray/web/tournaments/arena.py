@@ -30,6 +30,9 @@ DRAW_POINTS = 1
 STREAK_WINS = 2
 """Wins in a row that put a player on a streak."""
 
+EXACT_POOL = 40
+"""The most waiting players matched at once (`pair_waiting`)."""
+
 PERFORMANCE_SPREAD = 400
 """Rating points per unit of (wins - losses) / games in the performance (Elo's linear rule)."""
 
@@ -284,28 +287,48 @@ def pair_waiting(
     waiting: Sequence[WaitingPlayer], now: datetime, settings: ArenaSettings
 ) -> tuple[ArenaPairing, ...]:
     """The games to start now among the ``waiting`` players: as many as can be made, then the
-    least total `distance` (see the module's docstring). Best-placed pairs first."""
+    least total `distance` (see the module's docstring). Best-placed pairs first.
+
+    Up to `EXACT_POOL` players are matched exactly (a maximum-weight matching); a larger crowd
+    is taken in slices of that many by rank, each slice's unpaired players joining the next,
+    so that the time stays proportional to the crowd (lichess too pairs large arenas by
+    simpler means)."""
     names = [p.name for p in waiting]
     if len(set(names)) != len(names):
         raise ArenaError("a player is waiting twice")
     if not settings.pairing_open(now) or len(waiting) < 2:
         return ()
     lowest_rank = max(p.rank for p in waiting)
+    ordered = sorted(waiting, key=lambda p: (p.rank, p.name))
+    pairs: list[tuple[WaitingPlayer, WaitingPlayer]] = []
+    left: list[WaitingPlayer] = []
+    for start in range(0, len(ordered), EXACT_POOL):
+        pool = left + ordered[start : start + EXACT_POOL]
+        paired = _match(pool, lowest_rank, now, settings)
+        pairs += paired
+        seated = {p.name for pair in paired for p in pair}
+        left = [p for p in pool if p.name not in seated]
+    pairs.sort(key=lambda pair: min(pair[0].rank, pair[1].rank))
+    return tuple(_sides(a, b) for a, b in pairs)
+
+
+def _match(
+    pool: Sequence[WaitingPlayer], lowest_rank: int, now: datetime, settings: ArenaSettings
+) -> list[tuple[WaitingPlayer, WaitingPlayer]]:
+    """The most pairs of ``pool``, of the least total distance."""
     edges = [
         (i, j, distance(a, b, lowest_rank))
-        for i, a in enumerate(waiting)
-        for j, b in enumerate(waiting)
+        for i, a in enumerate(pool)
+        for j, b in enumerate(pool)
         if i < j and _may_meet(a, b, now, settings)
     ]
     if not edges:
-        return ()
+        return []
     # Maximum weight over the matchings of the most pairs: weights that are all positive
     # and fall as the distance grows make it the least total distance.
     ceiling = max(d for _, _, d in edges) + 1
     graph: nx.Graph[int] = nx.Graph()
-    graph.add_nodes_from(range(len(waiting)))
+    graph.add_nodes_from(range(len(pool)))
     graph.add_weighted_edges_from((i, j, ceiling - d) for i, j, d in edges)
     matching = nx.max_weight_matching(graph, maxcardinality=True)
-    pairs = sorted((min(i, j), max(i, j)) for i, j in matching)
-    pairs.sort(key=lambda ij: min(waiting[ij[0]].rank, waiting[ij[1]].rank))
-    return tuple(_sides(waiting[i], waiting[j]) for i, j in pairs)
+    return [(pool[min(i, j)], pool[max(i, j)]) for i, j in sorted(matching)]
