@@ -263,3 +263,16 @@ def test_a_score_is_between_the_plain_points_and_double_them(results: str) -> No
     assert plain <= card.score <= 2 * plain
     if "WW" not in results[:-1]:
         assert card.score == plain
+
+
+@pytest.mark.parametrize(
+    ("winner", "token", "blue_points"),
+    [(Side.BLUE, "1-0", 1), (Side.GRAY, "0-1", 0), (None, "1/2-1/2", 0.5)],
+)
+def test_results_are_spelled_as_game_records_spell_them(
+    winner: Side | None, token: str, blue_points: float
+) -> None:
+    result = Result.of(winner)
+    assert result.value == token and Result(token) is result and result.winner is winner
+    assert result.points(Side.BLUE) == blue_points
+    assert result.points(Side.BLUE) + result.points(Side.GRAY) == 1

@@ -197,6 +197,7 @@ def test_live_records_count_only_finished_games() -> None:
         (field(4), [SwissRound((), bye="p1")] * 2, (), "all 2 rounds have been played"),
         ([*field(2), SwissPlayer("p1", 1200)], [], (), "'p1' is in the tournament twice"),
         (field(4), [], ("zed",), "'zed' is not in the tournament"),
+        (field(4), [], ("zed", "amy"), "'amy' and 'zed' are not in the tournament"),
     ],
 )
 def test_bad_history_is_a_clear_error(

@@ -283,7 +283,8 @@ def pair_round(
     done = records(players, rounds, settings)
     strangers = set(absent) - done.keys()
     if strangers:
-        raise SwissError(f"{_names(strangers)} is not in the tournament")
+        verb = "is" if len(strangers) == 1 else "are"
+        raise SwissError(f"{_names(strangers)} {verb} not in the tournament")
     present = [r for r in done.values() if r.player.name not in absent]
     if len(present) < 2:
         raise NoPairingError(
