@@ -23,9 +23,12 @@ _PACKAGE = Path(__file__).resolve().parent.parent
 SOURCES = (
     "engine/compiled.py",
     "engine/compiled_cache.py",
+    "engine/encoding.py",
+    "engine/fastbatch.py",
     "engine/fastboard.py",
     "engine/fasteval.py",
     "engine/fastsearch.py",
+    "engine/fastsim.py",
     "engine/evaluation.py",
     "engine/kernel.py",
     "engine/limits.py",

@@ -1,0 +1,489 @@
+"""Simulation at compiled speed: many games of one rule set played out at random or by a policy,
+one action at a time, with their action masks and observation planes as NumPy arrays.
+
+>>> from bluegray.engine.simulation import Simulation
+>>> batch = Simulation("super-light", 64, seed=1)
+>>> result = batch.play_random()
+>>> bool((result.ends > 0).all()), int(result.plies.min()) > 0
+(True, True)
+>>> batch.reset()
+>>> batch.action_masks().shape, batch.observations().shape
+((64, 973), (64, 19, 9, 9))
+
+The games run on the compiled board (``fastboard``: the search's own rules, checked against the
+rules core move for move) inside loops compiled with numba (``fastsim``, ``fastbatch``), so it
+needs the ``fast`` extra. The moves are the rules core's, in its order; the actions and planes
+are those of ``bluegray.rl`` (docs/rl.md). See docs/rl.md, "Simulation", for the speed.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass
+from typing import Final
+
+import numpy as np
+import numpy.typing as npt
+
+from bluegray import bitboard
+from bluegray.engine import fastbatch
+from bluegray.engine.encoding import NUM_ACTIONS, NUM_PLANES, OBSERVATION_SHAPE
+from bluegray.engine.fastbatch import (
+    Trace,
+    apply_actions,
+    fill_masks,
+    observe_all,
+    policy_actions,
+    reset_game,
+    settle_all,
+)
+from bluegray.engine.fastboard import MAX_MOVES, capture_stack, compiled_rules
+from bluegray.engine.fastsim import (
+    END,
+    LANDINGS_WIDTH,
+    OVERFLOW,
+    PLIES,
+    STATUS_WIDTH,
+    WINNER,
+    Games,
+    Work,
+    action_tables,
+    play,
+    regenerate,
+)
+from bluegray.engine.records import (
+    CAPTAIN_POINT,
+    COUNT,
+    HISTORY_LENGTH,
+    MOVE_WIDTH,
+    STATE_SIZE,
+    TURN,
+    UNDO_WIDTH,
+    MoveRecord,
+)
+from bluegray.errors import BlueGrayError
+from bluegray.game import Game
+from bluegray.moves import Move
+from bluegray.outcome import Outcome, Termination
+from bluegray.pieces import Side
+from bluegray.position import Position, move_from_raw
+from bluegray.rules import RuleSet, as_rules
+
+__all__ = [
+    "Playouts",
+    "Policy",
+    "Simulation",
+    "Trajectories",
+    "action_masks",
+    "observations",
+    "random_playouts",
+]
+
+TABLES: Final = action_tables()
+"""The action encoding's tables, shared by every batch."""
+
+TERMINATIONS: Final = {
+    bitboard.CENTER_REACHED: Termination.CENTER,
+    bitboard.LEAD: Termination.LEAD,
+    bitboard.REPETITION: Termination.REPETITION,
+    bitboard.NO_PROGRESS: Termination.NO_PROGRESS,
+    bitboard.STALEMATE: Termination.STALEMATE,
+}
+"""The game-end codes of ``Playouts.ends`` (``bitboard``'s: 0 while a game goes on)."""
+
+Start = Game | Position | str | None
+"""Where a game starts: a game (its history included), a position, position text, or ``None``
+for the rule set's start."""
+
+Policy = Callable[[npt.NDArray[np.float32], npt.NDArray[np.int8]], npt.ArrayLike]
+"""A policy for ``play_policy``: given the observation planes ``(N, 19, 9, 9)`` and the action
+masks ``(N, 973)`` of the games still playing, their action probabilities ``(N, 973)`` (any
+non-negative weights: they are restricted to the mask and renormalised)."""
+
+FIRST_TRACE: Final = 512
+"""Plies of trajectory room a game gets at first (doubled as it fills)."""
+
+
+class SimulationError(BlueGrayError):
+    """A simulation asked for something impossible: no games, an action out of range, a start
+    of another rule set, a position with more moves than the compiled board holds."""
+
+
+@dataclass(frozen=True)
+class Trajectories:
+    """The moves of each game of a playout, ply by ply (rows padded past ``lengths``).
+
+    ``moves[g, t]`` is the move row of ``records`` (from, to, how many taken, the points
+    taken); ``choices[g, t]`` its index among the legal moves in the rules core's order
+    (``Board.moves``) and ``legal[g, t]`` their number; ``hashes[g, t]`` and ``counts[g, t]``
+    are the position's Zobrist hash and no-progress count after it."""
+
+    moves: npt.NDArray[np.int8]
+    choices: npt.NDArray[np.int16]
+    legal: npt.NDArray[np.int16]
+    hashes: npt.NDArray[np.uint64]
+    counts: npt.NDArray[np.int16]
+    lengths: npt.NDArray[np.int64]
+
+    def records(self, game: int) -> list[MoveRecord]:
+        """Game ``game``'s moves as records."""
+        rows = self.moves[game, : self.lengths[game]].tolist()
+        return [MoveRecord.from_row(row) for row in rows]
+
+    def game_moves(self, game: int) -> list[Move]:
+        """Game ``game``'s moves as ``Move`` values (to replay on a ``Game``)."""
+        return [move_from_raw(record.raw()) for record in self.records(game)]
+
+
+@dataclass(frozen=True)
+class Playouts:
+    """The games of a batch after a playout: how each ended and how long it took."""
+
+    winners: npt.NDArray[np.int64]
+    """0 Blue won, 1 Gray won, -1 a draw or a game still going on (its ``ends`` is 0)."""
+    ends: npt.NDArray[np.int64]
+    """How each game ended: ``bitboard``'s game-end codes (``TERMINATIONS``), 0 going on."""
+    plies: npt.NDArray[np.int64]
+    """Moves played in each game since it was set up (or reset) in the batch."""
+    trajectories: Trajectories | None = None
+
+    def outcome(self, game: int, rules: RuleSet) -> Outcome | None:
+        """Game ``game``'s outcome as the rules core states it (``None`` if it goes on)."""
+        return outcome_from_codes(int(self.ends[game]), int(self.winners[game]), rules)
+
+
+def outcome_from_codes(end: int, winner: int, rules: RuleSet) -> Outcome | None:
+    """The ``Outcome`` of a game-end code and a winner (0, 1, -1) under ``rules``."""
+    if end <= 0:
+        return None
+    impasse = end in (bitboard.REPETITION, bitboard.NO_PROGRESS) or (
+        end == bitboard.STALEMATE and not bitboard.rule_tables(rules).stalemate_loses
+    )
+    side = None if winner < 0 else (Side.BLUE, Side.GRAY)[winner]
+    return Outcome(TERMINATIONS[end], side, impasse)
+
+
+def _board_of(start: Start, rules: RuleSet) -> bitboard.Board:
+    if isinstance(start, Game):
+        if start.rules != rules:
+            raise SimulationError(f"a game of {start.rules} in a batch of {rules}")
+        return start.board()
+    if start is None:
+        return Position.start(rules).board()
+    if isinstance(start, str):
+        return Position.parse(start, rules).board()
+    if start.rules != rules:
+        start = Position.parse(str(start), rules)
+    return start.board()
+
+
+def _empty_trace(size: int) -> Trace:
+    return Trace(
+        np.zeros((size, 0, MOVE_WIDTH), np.int8),
+        np.zeros((size, 0), np.int16),
+        np.zeros((size, 0), np.int16),
+        np.zeros((size, 0), np.uint64),
+        np.zeros((size, 0), np.int16),
+    )
+
+
+class Simulation:
+    """A batch of games of one rule set on the compiled board.
+
+    ``start`` is where every game starts (the rule set's start by default), or one start per
+    game (then ``count`` may be left out). ``seed`` seeds each game's own random generator (the
+    same seed and calls give the same games); ``None`` draws one.
+    """
+
+    def __init__(
+        self,
+        rules: RuleSet | str | None = None,
+        count: int | None = None,
+        *,
+        start: Start | Sequence[Start] = None,
+        seed: int | None = None,
+    ) -> None:
+        self.rules = as_rules(rules)
+        if isinstance(start, Sequence) and not isinstance(start, str):
+            starts = list(start)
+            if count is not None and count != len(starts):
+                raise SimulationError(f"{len(starts)} starts for {count} games")
+        else:
+            starts = [start] * (1 if count is None else count)
+        if not starts:
+            raise SimulationError("a simulation needs at least one game")
+        boards = [_board_of(item, self.rules) for item in starts]
+        self.size = len(boards)
+        self.compiled_rules = compiled_rules(bitboard.rule_tables(self.rules))
+        room = max(self.rules.impasse_plies, max(board.count for board in boards)) + 3
+        self.games = Games(
+            np.zeros((self.size, 81), np.int64),
+            np.zeros((self.size, STATE_SIZE), np.int64),
+            np.zeros((self.size, room), np.uint64),
+            np.zeros((self.size, STATUS_WIDTH), np.int64),
+            np.zeros((self.size, LANDINGS_WIDTH), np.int64),
+            np.zeros(self.size, np.uint64),
+        )
+        self.work = Work(
+            np.zeros((MAX_MOVES, MOVE_WIDTH), np.int64),
+            capture_stack(),
+            np.zeros((1, UNDO_WIDTH), np.int64),
+            np.zeros(MOVE_WIDTH, np.int64),
+            np.zeros(0, np.int8),
+        )
+        for index, board in enumerate(boards):
+            self._load(index, board)
+        self.starts = Games(*(array.copy() for array in self.games))
+        """Each game's start, for ``reset``."""
+        self._no_masks = np.zeros((0, NUM_ACTIONS), np.int8)
+        self.seed(seed)
+        self._settle(np.arange(self.size))
+
+    def _load(self, index: int, board: bitboard.Board) -> None:
+        cells = self.games.cells[index]
+        for side in (0, 1):
+            for point in bitboard.bits(board.guards[side]):
+                cells[point] = side * 4 + 1
+            for point in bitboard.bits(board.privates[side]):
+                cells[point] = side * 4 + 2
+            cells[board.captains[side]] = side * 4 + 3
+        kept = min(board.count, len(board.history) - 1) + 1
+        state = self.games.state[index]
+        state[TURN] = board.turn
+        state[COUNT] = board.count
+        state[CAPTAIN_POINT] = board.captains[0]
+        state[CAPTAIN_POINT + 1] = board.captains[1]
+        state[HISTORY_LENGTH] = kept
+        self.games.history[index, :kept] = np.array(board.history[-kept:], dtype=np.uint64)
+        code = board.end()
+        winner = board.winner(code) if code else None
+        self.games.status[index, END] = code
+        self.games.status[index, WINNER] = -1 if winner is None else winner
+
+    def _settle(self, which: npt.NDArray[np.int64]) -> None:
+        settle_all(self.games, self.compiled_rules, self.work, which)
+        overflowing = np.flatnonzero(self.games.status[which, END] == OVERFLOW)
+        if overflowing.size:
+            raise SimulationError(f"a position has more than {MAX_MOVES} legal moves")
+
+    def seed(self, seed: int | None) -> None:
+        """Seed every game's random generator (``None``: from the operating system)."""
+        words = np.random.SeedSequence(seed).generate_state(self.size, np.uint64)
+        self.games.rng[:] = words
+
+    def reset(self, games: npt.ArrayLike | None = None) -> None:
+        """Set the games (all, or those indexed) back to their starts; their generators go on."""
+        which = np.arange(self.size) if games is None else np.asarray(games, np.int64).ravel()
+        for index in which.tolist():
+            reset_game(index, self.games, self.starts)
+        self._settle(which)
+
+    # -- reading the games ---------------------------------------------------------------------
+
+    @property
+    def ends(self) -> npt.NDArray[np.int64]:
+        """Each game's end code (0 while it goes on; ``TERMINATIONS``)."""
+        return self.games.status[:, END].copy()
+
+    @property
+    def winners(self) -> npt.NDArray[np.int64]:
+        """0 Blue won, 1 Gray won, -1 a draw or going on."""
+        return self.games.status[:, WINNER].copy()
+
+    @property
+    def plies(self) -> npt.NDArray[np.int64]:
+        """Moves played in each game since it was set up or reset."""
+        return self.games.status[:, PLIES].copy()
+
+    @property
+    def turns(self) -> npt.NDArray[np.int64]:
+        """The side to act in each game (0 Blue, 1 Gray)."""
+        return self.games.state[:, TURN].copy()
+
+    def playouts(self, trajectories: Trajectories | None = None) -> Playouts:
+        """How the games stand, as a ``Playouts``."""
+        return Playouts(self.winners, self.ends, self.plies, trajectories)
+
+    def outcome(self, game: int) -> Outcome | None:
+        """Game ``game``'s outcome (``None`` while it goes on)."""
+        status = self.games.status[game]
+        return outcome_from_codes(int(status[END]), int(status[WINNER]), self.rules)
+
+    def hash(self, game: int) -> int:
+        """Game ``game``'s Zobrist hash (the rules core's ``Board.hash``)."""
+        return int(self.games.history[game, self.games.state[game, HISTORY_LENGTH] - 1])
+
+    def count(self, game: int) -> int:
+        """Game ``game``'s no-progress count."""
+        return int(self.games.state[game, COUNT])
+
+    def legal_moves(self, game: int) -> list[MoveRecord]:
+        """Game ``game``'s legal moves as records, in the rules core's order."""
+        n = regenerate(game, self.games, self.compiled_rules, self.work)
+        return [MoveRecord.from_row(row) for row in self.work.moves[:n].tolist()]
+
+    def action_masks(self, out: npt.NDArray[np.int8] | None = None) -> npt.NDArray[np.int8]:
+        """The legal actions of every game, ``(N, 973)`` int8 (a row of 0 once a game is over);
+        during a capture in progress, the jumps that continue it."""
+        masks = np.zeros((self.size, NUM_ACTIONS), np.int8) if out is None else out
+        fill_masks(self.games, self.compiled_rules, TABLES, self.work, masks)
+        return masks
+
+    def observations(self, out: npt.NDArray[np.float32] | None = None) -> npt.NDArray[np.float32]:
+        """The observation planes of every game, ``(N, 19, 9, 9)`` float32 (docs/rl.md)."""
+        planes = np.zeros((self.size, *OBSERVATION_SHAPE), np.float32) if out is None else out
+        flat = planes.reshape(self.size, NUM_PLANES, 81)
+        want = np.ones(self.size, np.bool_)
+        board = np.zeros((0, 81), np.int8)
+        observe_all(self.games, self.compiled_rules, self.work, flat, board, want)
+        return planes
+
+    # -- playing ---------------------------------------------------------------------------------
+
+    def push(self, game: int, move: MoveRecord | Move) -> None:
+        """Play a legal move (a record, or a ``Move``) in game ``game``; raises
+        ``SimulationError`` for a move that is not legal there."""
+        legal = self.legal_moves(game)
+        if isinstance(move, Move):
+            raws = [record.raw() for record in legal]
+            found = [r for r, raw in zip(legal, raws, strict=True) if move_from_raw(raw) == move]
+        else:
+            found = [record for record in legal if record == move]
+        if not found:
+            raise SimulationError(f"{move} is not a legal move in game {game}")
+        row = np.zeros(MOVE_WIDTH, np.int64)
+        record = found[0]
+        row[0], row[1], row[2] = record.frm, record.to, len(record.taken)
+        row[3 : 3 + len(record.taken)] = record.taken
+        play(game, row, self.games, self.compiled_rules, self.work)
+
+    def apply(
+        self, actions: npt.ArrayLike, masks: npt.NDArray[np.int8] | None = None
+    ) -> npt.NDArray[np.int8]:
+        """Take one action in each game (-1: none); per game 1 when a move was completed, 0 for
+        a jump of a capture that goes on, -1 for an illegal action (nothing changed), 2 where
+        no action was given. ``masks``, when given, is refreshed for the games that acted."""
+        chosen = np.asarray(actions, dtype=np.int64).reshape(self.size)
+        results = np.zeros(self.size, np.int8)
+        apply_actions(
+            self.games,
+            self.compiled_rules,
+            TABLES,
+            self.work,
+            chosen,
+            results,
+            self._no_masks if masks is None else masks,
+        )
+        return results
+
+    def play_random(self, max_plies: int | None = None, *, trajectories: bool = False) -> Playouts:
+        """Play every unfinished game on with uniformly random legal moves until it ends (or
+        for ``max_plies`` more plies), recording the ``trajectories`` if asked."""
+        plies = self.games.status[:, PLIES]
+        stop_at = (
+            np.full(self.size, np.iinfo(np.int64).max, np.int64)
+            if max_plies is None
+            else plies + max_plies
+        )
+        active = self.games.status[:, END] == 0
+        recorded = np.zeros(self.size, np.int64)
+        if not trajectories:
+            fastbatch.random_playouts(
+                self.games,
+                self.compiled_rules,
+                self.work,
+                active,
+                stop_at,
+                _empty_trace(self.size),
+                recorded,
+            )
+            return self.playouts()
+        room = FIRST_TRACE if max_plies is None else max(1, min(FIRST_TRACE, max_plies))
+        trace = Trace(
+            np.zeros((self.size, room, MOVE_WIDTH), np.int8),
+            np.zeros((self.size, room), np.int16),
+            np.zeros((self.size, room), np.int16),
+            np.zeros((self.size, room), np.uint64),
+            np.zeros((self.size, room), np.int16),
+        )
+        while True:
+            fastbatch.random_playouts(
+                self.games, self.compiled_rules, self.work, active, stop_at, trace, recorded
+            )
+            status = self.games.status
+            active = (status[:, END] == 0) & (status[:, PLIES] < stop_at)
+            if not active.any():
+                break
+            room *= 2
+            trace = Trace(*(_grown(array, room) for array in trace))
+        lengths = recorded.copy()
+        return self.playouts(Trajectories(*trace, lengths=lengths))
+
+    def play_policy(self, policy: Policy, max_actions: int | None = None) -> Playouts:
+        """Play every unfinished game on, one action at a time, each drawn from ``policy``'s
+        probabilities over the legal actions (a capture is one action per jump), until every
+        game ends (or each has taken ``max_actions`` more actions)."""
+        masks = self.action_masks()
+        planes = np.zeros((self.size, *OBSERVATION_SHAPE), np.float32)
+        flat = planes.reshape(self.size, NUM_PLANES, 81)
+        no_board = np.zeros((0, 81), np.int8)
+        actions = np.zeros(self.size, np.int64)
+        results = np.zeros(self.size, np.int8)
+        taken = 0
+        while max_actions is None or taken < max_actions:
+            active = self.games.status[:, END] == 0
+            if not active.any():
+                break
+            observe_all(self.games, self.compiled_rules, self.work, flat, no_board, active)
+            probabilities = np.asarray(policy(planes, masks), dtype=np.float64)
+            if probabilities.shape != (self.size, NUM_ACTIONS):
+                raise SimulationError(
+                    f"a policy must give ({self.size}, {NUM_ACTIONS}) probabilities, not "
+                    f"{probabilities.shape}"
+                )
+            policy_actions(self.games, probabilities, masks, active, actions)
+            apply_actions(
+                self.games, self.compiled_rules, TABLES, self.work, actions, results, masks
+            )
+            taken += 1
+        return self.playouts()
+
+
+def _grown(array: npt.NDArray[np.generic], room: int) -> npt.NDArray[np.generic]:
+    grown = np.zeros((array.shape[0], room, *array.shape[2:]), array.dtype)
+    grown[:, : array.shape[1]] = array
+    return grown
+
+
+def random_playouts(
+    start: Start | Sequence[Start] = None,
+    count: int | None = None,
+    *,
+    rules: RuleSet | str | None = None,
+    seed: int | None = None,
+    max_plies: int | None = None,
+    trajectories: bool = False,
+) -> Playouts:
+    """Play ``count`` uniformly random games from ``start`` (or one from each start) to the end.
+
+    >>> result = random_playouts(None, 8, rules="classic-light", seed=3)
+    >>> result.plies.shape, bool((result.ends > 0).all())
+    ((8,), True)
+    """
+    rules_of = start.rules if isinstance(start, Game) and rules is None else rules
+    batch = Simulation(rules_of, count, start=start, seed=seed)
+    return batch.play_random(max_plies, trajectories=trajectories)
+
+
+def action_masks(
+    starts: Sequence[Start], rules: RuleSet | str | None = None
+) -> npt.NDArray[np.int8]:
+    """The legal-action masks of several games or positions, ``(N, 973)`` int8."""
+    return Simulation(rules, start=starts, seed=0).action_masks()
+
+
+def observations(
+    starts: Sequence[Start], rules: RuleSet | str | None = None
+) -> npt.NDArray[np.float32]:
+    """The observation planes of several games or positions, ``(N, 19, 9, 9)`` float32."""
+    return Simulation(rules, start=starts, seed=0).observations()
