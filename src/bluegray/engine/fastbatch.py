@@ -306,6 +306,74 @@ def start_env(
         fill_mask(g, n, games, tables, work, masks[g])
 
 
+class Finals(NamedTuple):
+    """Same-step autoreset (``same_step``), and where the final observations of the games that
+    end go: planes or point codes (arrays without rows: none)."""
+
+    same_step: bool
+    planes: np.ndarray
+    board: np.ndarray
+
+
+@compiled()
+def _finish(
+    g: int,
+    agent: int,
+    games: Games,
+    starts: Games,
+    rules: CompiledRules,
+    tables: ActionTables,
+    work: Work,
+    seats: Seats,
+    output: StepOutput,
+    masks: np.ndarray,
+    finals: Finals,
+    needs_reset: np.ndarray,
+) -> None:
+    """Environment ``g`` has just ended (its ``output`` row says how): start it again now
+    (same-step autoreset, its final observation kept in ``finals``) or at its next step."""
+    if finals.same_step:
+        if finals.planes.shape[0]:
+            observe(g, games, rules, finals.planes[g], work.no_board)
+        elif finals.board.shape[0]:
+            _codes(g, games, finals.board[g])
+        start_env(g, games, starts, rules, tables, work, seats, output, masks)
+    else:
+        needs_reset[g] = True
+        if masks.shape[0]:
+            fill_mask(g, 0, games, tables, work, masks[g])
+
+
+@compiled()
+def _settled(
+    g: int,
+    n: int,
+    agent: int,
+    games: Games,
+    starts: Games,
+    rules: CompiledRules,
+    tables: ActionTables,
+    work: Work,
+    seats: Seats,
+    output: StepOutput,
+    masks: np.ndarray,
+    finals: Finals,
+    needs_reset: np.ndarray,
+) -> None:
+    """After the last move of a step in environment ``g`` (``n`` moves now): its mask, or its
+    end and reward for ``agent``."""
+    status = games.status[g]
+    if status[END] == ONGOING:
+        if masks.shape[0]:
+            fill_mask(g, n, games, tables, work, masks[g])
+        return
+    output.terminated[g] = True
+    output.winners[g] = status[WINNER]
+    if status[WINNER] >= 0:
+        output.rewards[g] = 1.0 if status[WINNER] == agent else -1.0
+    _finish(g, agent, games, starts, rules, tables, work, seats, output, masks, finals, needs_reset)
+
+
 @compiled()
 def step_envs(
     games: Games,
@@ -316,16 +384,14 @@ def step_envs(
     seats: Seats,
     actions: np.ndarray,
     lose_illegal: bool,
-    same_step: bool,
     needs_reset: np.ndarray,
     output: StepOutput,
     masks: np.ndarray,
-    final_planes: np.ndarray,
+    finals: Finals,
 ) -> None:
     """One step of every environment: an environment that ended in the previous step starts
     again (next-step autoreset; its action is ignored), the others take their action and, when
-    the opponent is random, its reply. With ``same_step`` an environment that ends starts again
-    at once (its final observation into ``final_planes`` when that has rows)."""
+    the opponent is random, its reply (a Python opponent's is left ``pending``)."""
     for g in range(games.cells.shape[0]):
         output.rewards[g] = 0.0
         output.terminated[g] = False
@@ -338,42 +404,88 @@ def step_envs(
             start_env(g, games, starts, rules, tables, work, seats, output, masks)
             continue
         actor = games.state[g, TURN]
+        agent = actor if seats.opponent == SELF_PLAY else seats.sides[g]
         result = apply_action(g, actions[g], games, rules, tables, work)
         if result == ILLEGAL:
-            if not lose_illegal:
-                continue
-            output.illegal[g] = True
-            output.rewards[g] = -1.0
-            output.terminated[g] = True
-            output.winners[g] = actor ^ 1
-        elif result == CONTINUES:
+            if lose_illegal:
+                output.illegal[g] = True
+                output.rewards[g] = -1.0
+                output.terminated[g] = True
+                output.winners[g] = actor ^ 1
+                _finish(
+                    g,
+                    agent,
+                    games,
+                    starts,
+                    rules,
+                    tables,
+                    work,
+                    seats,
+                    output,
+                    masks,
+                    finals,
+                    needs_reset,
+                )
+            continue
+        if result == CONTINUES:
             n = regenerate(g, games, rules, work)
             if masks.shape[0]:
                 fill_mask(g, n, games, tables, work, masks[g])
             continue
-        else:
-            status = games.status[g]
-            n = status[LEGAL]
-            agent = actor if seats.opponent == SELF_PLAY else seats.sides[g]
-            if status[END] == ONGOING and seats.opponent != SELF_PLAY:
-                if seats.opponent == RANDOM_OPPONENT:
-                    n = play_random_move(g, n, games, rules, work)
-                else:
-                    output.pending[g] = True
-                    continue
-            if status[END] == ONGOING:
-                if masks.shape[0]:
-                    fill_mask(g, n, games, tables, work, masks[g])
+        n = games.status[g, LEGAL]
+        if games.status[g, END] == ONGOING and seats.opponent != SELF_PLAY:
+            if seats.opponent == RANDOM_OPPONENT:
+                n = play_random_move(g, n, games, rules, work)
+            else:
+                output.pending[g] = True
                 continue
-            output.terminated[g] = True
-            output.winners[g] = status[WINNER]
-            if status[WINNER] >= 0:
-                output.rewards[g] = 1.0 if status[WINNER] == agent else -1.0
-        if same_step:
-            if final_planes.shape[0]:
-                observe(g, games, rules, final_planes[g], work.no_board)
-            start_env(g, games, starts, rules, tables, work, seats, output, masks)
-        else:
-            needs_reset[g] = True
-            if masks.shape[0]:
-                fill_mask(g, 0, games, tables, work, masks[g])
+        _settled(
+            g,
+            n,
+            agent,
+            games,
+            starts,
+            rules,
+            tables,
+            work,
+            seats,
+            output,
+            masks,
+            finals,
+            needs_reset,
+        )
+
+
+@compiled()
+def answer(
+    g: int,
+    move: np.ndarray,
+    games: Games,
+    starts: Games,
+    rules: CompiledRules,
+    tables: ActionTables,
+    work: Work,
+    seats: Seats,
+    output: StepOutput,
+    masks: np.ndarray,
+    finals: Finals,
+    needs_reset: np.ndarray,
+) -> None:
+    """A Python opponent's move (legal) in environment ``g``, where it was ``pending``."""
+    output.pending[g] = False
+    n = play(g, move, games, rules, work)
+    _settled(
+        g,
+        n,
+        seats.sides[g],
+        games,
+        starts,
+        rules,
+        tables,
+        work,
+        seats,
+        output,
+        masks,
+        finals,
+        needs_reset,
+    )

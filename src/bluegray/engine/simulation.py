@@ -67,7 +67,7 @@ from bluegray.moves import Move
 from bluegray.outcome import Outcome, Termination
 from bluegray.pieces import Side
 from bluegray.position import Position, move_from_raw
-from bluegray.rules import RuleSet, as_rules
+from bluegray.rules import MAX_IMPASSE_PLIES, RuleSet, as_rules
 
 __all__ = [
     "Playouts",
@@ -215,7 +215,7 @@ class Simulation:
         boards = [_board_of(item, self.rules) for item in starts]
         self.size = len(boards)
         self.compiled_rules = compiled_rules(bitboard.rule_tables(self.rules))
-        room = max(self.rules.impasse_plies, max(board.count for board in boards)) + 3
+        room = max(MAX_IMPASSE_PLIES, max(board.count for board in boards)) + 3
         self.games = Games(
             np.zeros((self.size, 81), np.int64),
             np.zeros((self.size, STATE_SIZE), np.int64),
@@ -231,12 +231,35 @@ class Simulation:
             np.zeros(MOVE_WIDTH, np.int64),
             np.zeros(0, np.int8),
         )
-        for index, board in enumerate(boards):
-            self._load(index, board)
         self.starts = Games(*(array.copy() for array in self.games))
         """Each game's start, for ``reset``."""
         self._no_masks = np.zeros((0, NUM_ACTIONS), np.int8)
         self.seed(seed)
+        self._set_starts(boards)
+
+    def set_starts(self, start: Start | Sequence[Start]) -> None:
+        """Give every game a new start (one for all, or one each) and set it there."""
+        if isinstance(start, Sequence) and not isinstance(start, str):
+            starts = list(start)
+            if len(starts) != self.size:
+                raise SimulationError(f"{len(starts)} starts for {self.size} games")
+        else:
+            starts = [start] * self.size
+        boards = [_board_of(item, self.rules) for item in starts]
+        room = self.games.history.shape[1]
+        if max(board.count for board in boards) + 3 > room:
+            raise SimulationError(f"a no-progress count above {room - 3} plies")
+        self._set_starts(boards)
+
+    def _set_starts(self, boards: list[bitboard.Board]) -> None:
+        rng = self.games.rng.copy()
+        for array in self.games:
+            array[:] = 0
+        for index, board in enumerate(boards):
+            self._load(index, board)
+        self.games.rng[:] = rng
+        for start, array in zip(self.starts, self.games, strict=True):
+            start[:] = array
         self._settle(np.arange(self.size))
 
     def _load(self, index: int, board: bitboard.Board) -> None:
