@@ -64,7 +64,7 @@ def move_row(move: Move) -> npt.NDArray[np.int64]:
     return row
 
 
-class BlueGrayVectorEnv(VectorEnv):  # type: ignore[type-arg]
+class BlueGrayVectorEnv(VectorEnv):
     """``num_envs`` games of Blue and Gray in lock-step (see ``docs/rl.md``, "Vector
     environment").
 
