@@ -1,0 +1,249 @@
+"""Simulation speed: random playouts and environment steps per second, beside OpenSpiel's C++
+checkers as the yardstick, measured in one run on one core.
+
+    taskset -c 1 python benchmarks/simulation_speed.py
+
+Prints, as the median of ``--runs`` runs of about ``--seconds`` each:
+
+- uniformly random complete ``sackson`` games from the start (playouts and plies a second)
+  through ``bluegray.engine.simulation`` in batches of 1, 64 and 1,024 games, through the
+  public ``Game`` (``legal_moves``, ``push``), and OpenSpiel's C++ ``checkers`` driven from
+  Python through ``pyspiel`` (``legal_actions``, ``apply_action``);
+- environment steps a second, masks and observations included: the vector environment
+  (1,024 games; self-play and against ``random``, with the point codes or the planes as the
+  observation) and the single-game Gymnasium, PettingZoo and OpenSpiel environments.
+
+Only the environments' own calls are timed (``reset`` and ``step``), not the choice of the
+actions (a random legal action, chosen outside the clock).
+"""
+
+from __future__ import annotations
+
+import argparse
+import random
+import statistics
+import time
+from collections.abc import Callable
+from typing import Any
+
+import numpy as np
+import pyspiel
+
+from bluegray import Game
+from bluegray.engine.simulation import Simulation
+from bluegray.rl import BlueGrayAECEnv, BlueGrayEnv, BlueGrayVectorEnv
+from bluegray.rl.openspiel_game import load_game
+
+RULES = "sackson"
+BATCHES = (1, 64, 1024)
+VECTOR_ENVS = 1024
+
+
+def median_rates(
+    measure: Callable[[float], tuple[float, ...]], runs: int, seconds: float
+) -> list[float]:
+    """The medians over ``runs`` runs of each rate ``measure(seconds)`` returns."""
+    results = [measure(seconds) for _ in range(runs)]
+    return [statistics.median(column) for column in zip(*results, strict=True)]
+
+
+def simulation_playouts(batch: int) -> Callable[[float], tuple[float, float]]:
+    simulation = Simulation(RULES, batch, seed=1)
+    simulation.play_random()  # compiles (or loads) the kernels
+
+    def measure(seconds: float) -> tuple[float, float]:
+        games = plies = 0
+        elapsed = 0.0
+        while elapsed < seconds:
+            simulation.reset()
+            started = time.perf_counter()
+            result = simulation.play_random()
+            elapsed += time.perf_counter() - started
+            games += batch
+            plies += int(result.plies.sum())
+        return games / elapsed, plies / elapsed
+
+    return measure
+
+
+def game_playouts(seconds: float) -> tuple[float, float]:
+    rng = random.Random(1)
+    games = plies = 0
+    started = time.perf_counter()
+    while time.perf_counter() - started < seconds:
+        game = Game(RULES)
+        while True:
+            moves = game.legal_moves
+            if not moves:
+                break
+            game.push(rng.choice(moves))
+            plies += 1
+        games += 1
+    elapsed = time.perf_counter() - started
+    return games / elapsed, plies / elapsed
+
+
+def openspiel_checkers(seconds: float) -> tuple[float, float]:
+    game = pyspiel.load_game("checkers")
+    rng = random.Random(1)
+    games = plies = 0
+    started = time.perf_counter()
+    while time.perf_counter() - started < seconds:
+        state = game.new_initial_state()
+        while not state.is_terminal():
+            state.apply_action(rng.choice(state.legal_actions()))
+            plies += 1
+        games += 1
+    elapsed = time.perf_counter() - started
+    return games / elapsed, plies / elapsed
+
+
+class RandomChoices:
+    """Random legal actions for many masks at once, cheaply: the legal action with the highest
+    of a row of random priorities (from a fixed table, a different row each step)."""
+
+    def __init__(self, seed: int) -> None:
+        self.table = np.random.default_rng(seed).integers(1, 127, (97, 973), dtype=np.int8)
+        self.step = 0
+
+    def __call__(self, masks: np.ndarray) -> np.ndarray:
+        self.step += 1
+        return np.asarray((masks * self.table[self.step % 97]).argmax(axis=1))
+
+
+def vector_steps(opponent: str | None, observation: str) -> Callable[[float], tuple[float]]:
+    envs = BlueGrayVectorEnv(
+        VECTOR_ENVS,
+        RULES,
+        opponent=opponent,
+        observation=observation,
+        copy=False,  # type: ignore[arg-type]
+    )
+    choose = RandomChoices(0)
+
+    def measure(seconds: float) -> tuple[float]:
+        started = time.perf_counter()
+        _, infos = envs.reset(seed=0)
+        elapsed = time.perf_counter() - started
+        steps = 0
+        while elapsed < seconds:
+            actions = choose(infos["action_mask"])
+            started = time.perf_counter()
+            _, _, _, _, infos = envs.step(actions)
+            elapsed += time.perf_counter() - started
+            steps += VECTOR_ENVS
+        return (steps / elapsed,)
+
+    measure(0.1)
+    return measure
+
+
+def gymnasium_steps(seconds: float) -> tuple[float]:
+    env = BlueGrayEnv(RULES, opponent="random")
+    rng = np.random.default_rng(0)
+    steps = 0
+    elapsed = 0.0
+    episode = 0
+    while elapsed < seconds:
+        started = time.perf_counter()
+        _, info = env.reset(seed=episode)
+        elapsed += time.perf_counter() - started
+        episode += 1
+        terminated = False
+        while not terminated and elapsed < seconds:
+            action = int(rng.choice(np.flatnonzero(info["action_mask"])))
+            started = time.perf_counter()
+            _, _, terminated, _, info = env.step(action)
+            elapsed += time.perf_counter() - started
+            steps += 1
+    return (steps / elapsed,)
+
+
+def pettingzoo_steps(seconds: float) -> tuple[float]:
+    env = BlueGrayAECEnv(RULES)
+    rng = np.random.default_rng(0)
+    steps = 0
+    elapsed = 0.0
+    while elapsed < seconds:
+        started = time.perf_counter()
+        env.reset(seed=0)
+        observation, *_ = env.last()
+        elapsed += time.perf_counter() - started
+        while not env.terminations[env.agent_selection] and elapsed < seconds:
+            action = int(rng.choice(np.flatnonzero(observation["action_mask"])))
+            started = time.perf_counter()
+            env.step(action)
+            observation, *_ = env.last()
+            elapsed += time.perf_counter() - started
+            steps += 1
+    return (steps / elapsed,)
+
+
+def openspiel_steps(seconds: float) -> tuple[float]:
+    game: Any = load_game(RULES)
+    rng = random.Random(0)
+    steps = 0
+    elapsed = 0.0
+    while elapsed < seconds:
+        started = time.perf_counter()
+        state = game.new_initial_state()
+        elapsed += time.perf_counter() - started
+        while not state.is_terminal() and elapsed < seconds:
+            started = time.perf_counter()
+            legal = state.legal_actions()
+            state.observation_tensor()
+            elapsed += time.perf_counter() - started
+            action = rng.choice(legal)
+            started = time.perf_counter()
+            state.apply_action(action)
+            elapsed += time.perf_counter() - started
+            steps += 1
+    return (steps / elapsed,)
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--runs", type=int, default=5, help="runs of each measurement (median)")
+    parser.add_argument("--seconds", type=float, default=2.0, help="seconds a run (default 2)")
+    args = parser.parse_args()
+    runs, seconds = args.runs, args.seconds
+    print(f"random complete {RULES} games from the start (medians of {runs} runs of {seconds:g} s)")
+    print(f"{'through':<44} {'playouts/s':>12} {'plies/s':>12}")
+    rows: dict[str, list[float]] = {}
+    for batch in BATCHES:
+        name = f"bluegray.engine.simulation, batch {batch:,}"
+        rows[name] = median_rates(simulation_playouts(batch), runs, seconds)
+        print(f"{name:<44} {rows[name][0]:>12,.0f} {rows[name][1]:>12,.0f}", flush=True)
+    name = "Game (legal_moves, push)"
+    rows[name] = median_rates(game_playouts, runs, seconds)
+    print(f"{name:<44} {rows[name][0]:>12,.1f} {rows[name][1]:>12,.0f}", flush=True)
+    name = "OpenSpiel checkers (C++, from Python)"
+    checkers = median_rates(openspiel_checkers, runs, seconds)
+    print(f"{name:<44} {checkers[0]:>12,.0f} {checkers[1]:>12,.0f}", flush=True)
+    print()
+    print(f"environment steps a second, masks and observations included ({RULES})")
+    steps: dict[str, float] = {}
+    for opponent in (None, "random"):
+        for observation in ("board", "planes"):
+            against = "self-play" if opponent is None else f"against {opponent}"
+            name = f"vector env x{VECTOR_ENVS:,}, {against}, {observation}"
+            steps[name] = median_rates(vector_steps(opponent, observation), runs, seconds)[0]
+            print(f"{name:<52} {steps[name]:>12,.0f}", flush=True)
+    for name, measure in (
+        ("Gymnasium BlueGrayEnv, against random", gymnasium_steps),
+        ("PettingZoo BlueGrayAECEnv", pettingzoo_steps),
+        ("OpenSpiel python_bluegray", openspiel_steps),
+    ):
+        steps[name] = median_rates(measure, runs, seconds)[0]
+        print(f"{name:<52} {steps[name]:>12,.0f}", flush=True)
+    print()
+    best = rows[f"bluegray.engine.simulation, batch {BATCHES[-1]:,}"][1]
+    print(f"random plies / OpenSpiel checkers' plies: {best / checkers[1]:.2f} (target >= 2)")
+    masks = max(v for k, v in steps.items() if k.endswith("board"))
+    planes = max(v for k, v in steps.items() if k.endswith("planes"))
+    print(f"vector env steps/s with masks: {masks:,.0f} (target >= 1,000,000)")
+    print(f"vector env steps/s with masks and planes: {planes:,.0f} (target >= 250,000)")
+
+
+if __name__ == "__main__":
+    main()
