@@ -24,7 +24,7 @@ import random
 import statistics
 import time
 from collections.abc import Callable
-from typing import Any
+from typing import Any, Literal
 
 import numpy as np
 import pyspiel
@@ -224,7 +224,8 @@ def main() -> None:
     print(f"environment steps a second, masks and observations included ({RULES})")
     steps: dict[str, float] = {}
     for opponent in (None, "random"):
-        for observation in ("board", "planes"):
+        observations: tuple[Literal["board", "planes"], ...] = ("board", "planes")
+        for observation in observations:
             against = "self-play" if opponent is None else f"against {opponent}"
             name = f"vector env x{VECTOR_ENVS:,}, {against}, {observation}"
             steps[name] = median_rates(vector_steps(opponent, observation), runs, seconds)[0]
