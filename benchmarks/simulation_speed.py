@@ -111,13 +111,11 @@ class RandomChoices:
         return np.asarray((masks * self.table[self.step % 97]).argmax(axis=1))
 
 
-def vector_steps(opponent: str | None, observation: str) -> Callable[[float], tuple[float]]:
+def vector_steps(
+    opponent: str | None, observation: Literal["board", "planes"]
+) -> Callable[[float], tuple[float]]:
     envs = BlueGrayVectorEnv(
-        VECTOR_ENVS,
-        RULES,
-        opponent=opponent,
-        observation=observation,
-        copy=False,  # type: ignore[arg-type]
+        VECTOR_ENVS, RULES, opponent=opponent, observation=observation, copy=False
     )
     choose = RandomChoices(0)
 
