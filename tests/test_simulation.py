@@ -11,14 +11,19 @@ import numpy as np
 import pytest
 
 from bluegray import PRESETS, Game, Move, Position, bitboard
+from bluegray.engine import fastmcts, fastsearch, readiness
 from bluegray.engine.encoding import NUM_ACTIONS
+from bluegray.engine.openings import opening_book
 from bluegray.engine.simulation import (
     Simulation,
     SimulationError,
     action_masks,
+    notation_order,
     observations,
     random_playouts,
+    random_walk,
 )
+from bluegray.position import move_from_raw
 from bluegray.rl import ActionGame, IllegalActionError, observe
 
 GAMES_PER_RULE_SET = int(os.environ.get("BLUEGRAY_DIFFERENTIAL_GAMES", "250"))
@@ -258,3 +263,43 @@ def test_bad_simulations_are_refused() -> None:
         batch.push(0, Move.parse("e5-e6"))
     batch.push(0, Game("sackson").legal_moves[0])
     assert batch.plies.tolist() == [1]
+
+
+@pytest.mark.parametrize("rules", ["sackson", "super-light-turbo", "pow-classic"])
+def test_notation_order_is_the_games_order(rules: str) -> None:
+    rng = random.Random(len(rules))
+    for _ in range(30):
+        game = Game(rules)
+        while not game.is_over() and rng.random() > 0.02:
+            game.push(rng.choice(game.legal_moves))
+        batch = Simulation(rules, start=[game], seed=0)
+        records = sorted(batch.legal_moves(0), key=notation_order)
+        assert [move_from_raw(record.raw()) for record in records] == game.legal_moves
+
+
+@pytest.mark.parametrize("rules", ["cooper", "sackson", "super-light"])
+def test_random_walks_draw_what_the_game_walk_draws(rules: str) -> None:
+    for seed in range(20):
+        plies = 4 + seed % 5
+        expected = Game(rules)
+        rng = random.Random(seed)
+        for _ in range(plies):
+            if not expected.legal_moves:
+                break
+            expected.push(rng.choice(expected.legal_moves))
+        walked = random_walk(expected.rules, random.Random(seed), plies)
+        if expected.is_over() or expected.ply < plies:
+            assert walked is None
+        else:
+            assert walked == expected.moves
+
+
+def test_the_opening_book_is_the_same_with_the_compiled_walk(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    plain = opening_book("cooper", 10, seed=4)
+    parts = readiness.CompiledParts(
+        fastsearch.CompiledKernel, fastmcts.CompiledMctsBoard, random_walk
+    )
+    monkeypatch.setattr(readiness, "compiled_parts", lambda: parts)
+    assert opening_book("cooper", 10, seed=4) == plain

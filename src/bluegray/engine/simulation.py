@@ -18,6 +18,7 @@ are those of ``bluegray.rl`` (docs/rl.md). See docs/rl.md, "Simulation", for the
 
 from __future__ import annotations
 
+import random
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from typing import Final
@@ -66,6 +67,7 @@ from bluegray.game import Game
 from bluegray.moves import Move
 from bluegray.outcome import Outcome, Termination
 from bluegray.pieces import Side
+from bluegray.points import SIZE
 from bluegray.position import Position, move_from_raw
 from bluegray.rules import MAX_IMPASSE_PLIES, RuleSet, as_rules
 
@@ -75,8 +77,11 @@ __all__ = [
     "Simulation",
     "Trajectories",
     "action_masks",
+    "notation_order",
     "observations",
     "random_playouts",
+    "random_walk",
+    "warm_up",
 ]
 
 TABLES: Final = action_tables()
@@ -374,8 +379,11 @@ class Simulation:
             found = [record for record in legal if record == move]
         if not found:
             raise SimulationError(f"{move} is not a legal move in game {game}")
+        self.push_record(game, found[0])
+
+    def push_record(self, game: int, record: MoveRecord) -> None:
+        """Play a move record known to be legal in game ``game`` (one of its ``legal_moves``)."""
         row = np.zeros(MOVE_WIDTH, np.int64)
-        record = found[0]
         row[0], row[1], row[2] = record.frm, record.to, len(record.taken)
         row[3 : 3 + len(record.taken)] = record.taken
         play(game, row, self.games, self.compiled_rules, self.work)
@@ -510,3 +518,41 @@ def observations(
 ) -> npt.NDArray[np.float32]:
     """The observation planes of several games or positions, ``(N, 19, 9, 9)`` float32."""
     return Simulation(rules, start=starts, seed=0).observations()
+
+
+def notation_order(record: MoveRecord) -> tuple[tuple[int, int], ...]:
+    """A key that sorts moves as their notation does (``Game.legal_moves``' order): by the
+    points they visit, each by its file letter then its rank digit, a move before its own
+    continuation."""
+    points = record.landings or (record.frm, record.to)
+    return tuple((point % SIZE, point // SIZE) for point in points)
+
+
+def random_walk(rules: RuleSet, rng: random.Random, plies: int) -> list[Move] | None:
+    """``plies`` moves from the rule set's start, each ``rng.choice`` of the legal moves in the
+    order of their notation, as a walk through ``Game.legal_moves`` draws them; ``None`` when the
+    game ends on the way (or with the last move)."""
+    batch = Simulation(rules, 1, seed=0)
+    moves = []
+    for _ in range(plies):
+        legal = batch.legal_moves(0)
+        if not legal:
+            return None
+        legal.sort(key=notation_order)
+        record = rng.choice(legal)
+        batch.push_record(0, record)
+        moves.append(move_from_raw(record.raw()))
+    return None if batch.ends[0] else moves
+
+
+def warm_up() -> None:
+    """Load (or compile) the simulation's compiled functions by using each once."""
+    batch = Simulation("cooper", 2, seed=0)
+    masks = batch.action_masks()
+    batch.observations()
+    batch.apply([int(np.flatnonzero(masks[0])[0]), -1], masks)
+    batch.play_policy(lambda planes, masks: masks, max_actions=1)
+    batch.play_random(2, trajectories=True)
+    batch.play_random(1)
+    batch.reset()
+    random_walk(batch.rules, random.Random(0), 1)
