@@ -14,11 +14,13 @@ from bluegray import PRESETS, Game, Move, Position, bitboard
 from bluegray.engine import fastmcts, fastsearch, readiness
 from bluegray.engine.encoding import NUM_ACTIONS
 from bluegray.engine.openings import opening_book
+from bluegray.engine.records import MoveRecord
 from bluegray.engine.simulation import (
     Simulation,
     SimulationError,
     action_masks,
     notation_order,
+    notation_ranks,
     observations,
     random_playouts,
     random_walk,
@@ -275,6 +277,9 @@ def test_notation_order_is_the_games_order(rules: str) -> None:
         batch = Simulation(rules, start=[game], seed=0)
         records = sorted(batch.legal_moves(0), key=notation_order)
         assert [move_from_raw(record.raw()) for record in records] == game.legal_moves
+        rows = batch.legal_rows(0)
+        ranked = [MoveRecord.from_row(row) for row in rows[notation_ranks(rows)].tolist()]
+        assert ranked == records
 
 
 @pytest.mark.parametrize("rules", ["cooper", "sackson", "super-light"])

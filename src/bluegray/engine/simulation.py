@@ -56,6 +56,11 @@ from bluegray.engine.records import (
     CAPTAIN_POINT,
     COUNT,
     HISTORY_LENGTH,
+    MAX_TAKEN,
+    MOVE_FIRST_TAKEN,
+    MOVE_FROM,
+    MOVE_TAKEN,
+    MOVE_TO,
     MOVE_WIDTH,
     STATE_SIZE,
     TURN,
@@ -77,7 +82,9 @@ __all__ = [
     "Simulation",
     "Trajectories",
     "action_masks",
+    "new_work",
     "notation_order",
+    "notation_ranks",
     "observations",
     "random_playouts",
     "random_walk",
@@ -107,6 +114,18 @@ non-negative weights: they are restricted to the mask and renormalised)."""
 
 FIRST_TRACE: Final = 512
 """Plies of trajectory room a game gets at first (doubled as it fills)."""
+
+
+def new_work() -> Work:
+    """Working space for the compiled calls: a move buffer, the generator's stack, one undo row,
+    one move row (the last move played), an empty board row."""
+    return Work(
+        np.zeros((MAX_MOVES, MOVE_WIDTH), np.int64),
+        capture_stack(),
+        np.zeros((1, UNDO_WIDTH), np.int64),
+        np.zeros(MOVE_WIDTH, np.int64),
+        np.zeros(0, np.int8),
+    )
 
 
 class SimulationError(BlueGrayError):
@@ -197,7 +216,8 @@ class Simulation:
 
     ``start`` is where every game starts (the rule set's start by default), or one start per
     game (then ``count`` may be left out). ``seed`` seeds each game's own random generator (the
-    same seed and calls give the same games); ``None`` draws one.
+    same seed and calls give the same games); ``None`` draws one. ``work`` is the compiled
+    calls' working space (``new_work``), which simulations used by one thread may share.
     """
 
     def __init__(
@@ -207,6 +227,7 @@ class Simulation:
         *,
         start: Start | Sequence[Start] = None,
         seed: int | None = None,
+        work: Work | None = None,
     ) -> None:
         self.rules = as_rules(rules)
         if isinstance(start, Sequence) and not isinstance(start, str):
@@ -229,13 +250,7 @@ class Simulation:
             np.zeros((self.size, LANDINGS_WIDTH), np.int64),
             np.zeros(self.size, np.uint64),
         )
-        self.work = Work(
-            np.zeros((MAX_MOVES, MOVE_WIDTH), np.int64),
-            capture_stack(),
-            np.zeros((1, UNDO_WIDTH), np.int64),
-            np.zeros(MOVE_WIDTH, np.int64),
-            np.zeros(0, np.int8),
-        )
+        self.work = new_work() if work is None else work
         self.starts = Games(*(array.copy() for array in self.games))
         """Each game's start, for ``reset``."""
         self._no_masks = np.zeros((0, NUM_ACTIONS), np.int8)
@@ -266,6 +281,19 @@ class Simulation:
         for start, array in zip(self.starts, self.games, strict=True):
             start[:] = array
         self._settle(np.arange(self.size))
+
+    def copy(self) -> Simulation:
+        """An independent copy of the batch (the games where they stand, their starts and
+        generators), sharing the working space."""
+        other = Simulation.__new__(Simulation)
+        other.rules = self.rules
+        other.size = self.size
+        other.compiled_rules = self.compiled_rules
+        other.games = Games(*(array.copy() for array in self.games))
+        other.starts = Games(*(array.copy() for array in self.starts))
+        other.work = self.work
+        other._no_masks = self._no_masks
+        return other
 
     def _load(self, index: int, board: bitboard.Board) -> None:
         cells = self.games.cells[index]
@@ -347,8 +375,12 @@ class Simulation:
 
     def legal_moves(self, game: int) -> list[MoveRecord]:
         """Game ``game``'s legal moves as records, in the rules core's order."""
+        return [MoveRecord.from_row(row) for row in self.legal_rows(game).tolist()]
+
+    def legal_rows(self, game: int) -> npt.NDArray[np.int64]:
+        """Game ``game``'s legal moves as move rows (``records``), in the rules core's order."""
         n = regenerate(game, self.games, self.compiled_rules, self.work)
-        return [MoveRecord.from_row(row) for row in self.work.moves[:n].tolist()]
+        return self.work.moves[:n].copy()
 
     def action_masks(self, out: npt.NDArray[np.int8] | None = None) -> npt.NDArray[np.int8]:
         """The legal actions of every game, ``(N, 973)`` int8 (a row of 0 once a game is over);
@@ -386,6 +418,10 @@ class Simulation:
         row = np.zeros(MOVE_WIDTH, np.int64)
         row[0], row[1], row[2] = record.frm, record.to, len(record.taken)
         row[3 : 3 + len(record.taken)] = record.taken
+        self.push_row(game, row)
+
+    def push_row(self, game: int, row: npt.NDArray[np.int64]) -> None:
+        """Play a move row known to be legal in game ``game`` (one of its ``legal_rows``)."""
         play(game, row, self.games, self.compiled_rules, self.work)
 
     def apply(
@@ -528,6 +564,23 @@ def notation_order(record: MoveRecord) -> tuple[tuple[int, int], ...]:
     return tuple((point % SIZE, point // SIZE) for point in points)
 
 
+def notation_ranks(rows: npt.NDArray[np.int64]) -> npt.NDArray[np.intp]:
+    """The order of move rows by their notation (``notation_order``), as indices."""
+    count = len(rows)
+    points = np.zeros((count, MAX_TAKEN + 2), np.int64)
+    points[:, 0] = rows[:, MOVE_FROM]
+    taken = rows[:, MOVE_TAKEN]
+    points[:, 1] = np.where(
+        taken > 0, 2 * rows[:, MOVE_FIRST_TAKEN] - rows[:, MOVE_FROM], rows[:, MOVE_TO]
+    )
+    for k in range(1, int(taken.max(initial=0))):
+        points[:, k + 1] = np.where(taken > k, 2 * rows[:, MOVE_FIRST_TAKEN + k] - points[:, k], -1)
+    length = np.maximum(taken, 1) + 1
+    keys = (points % SIZE) * SIZE + points // SIZE + 1
+    keys[np.arange(points.shape[1]) >= length[:, None]] = 0
+    return np.lexsort(keys.T[::-1])
+
+
 def random_walk(rules: RuleSet, rng: random.Random, plies: int) -> list[Move] | None:
     """``plies`` moves from the rule set's start, each ``rng.choice`` of the legal moves in the
     order of their notation, as a walk through ``Game.legal_moves`` draws them; ``None`` when the
@@ -535,13 +588,13 @@ def random_walk(rules: RuleSet, rng: random.Random, plies: int) -> list[Move] | 
     batch = Simulation(rules, 1, seed=0)
     moves = []
     for _ in range(plies):
-        legal = batch.legal_moves(0)
-        if not legal:
+        rows = batch.legal_rows(0)
+        if not len(rows):
             return None
-        legal.sort(key=notation_order)
-        record = rng.choice(legal)
-        batch.push_record(0, record)
-        moves.append(move_from_raw(record.raw()))
+        order = notation_ranks(rows)
+        row = rows[order[rng.randrange(len(order))]]
+        batch.push_row(0, row)
+        moves.append(move_from_raw(MoveRecord.from_row(row.tolist()).raw()))
     return None if batch.ends[0] else moves
 
 

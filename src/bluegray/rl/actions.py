@@ -17,6 +17,7 @@ from __future__ import annotations
 
 import itertools
 import operator
+from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Final, SupportsIndex
 
@@ -249,6 +250,13 @@ class ActionGame:
         mask[self.legal_actions()] = 1
         return mask
 
+    def compiled_planes(
+        self, out: npt.NDArray[np.float32] | None = None
+    ) -> npt.NDArray[np.float32] | None:
+        """The observation planes when the state computes them itself (on the compiled board:
+        ``compiled_actions``), else ``None``: ``bluegray.rl.observe`` computes them."""
+        return None
+
     def is_legal(self, action: SupportsIndex) -> bool:
         try:
             index = _check_index(action)
@@ -293,6 +301,12 @@ class ActionGame:
                 f"cannot play a whole move during the capture in progress {self._capture_text()}"
             )
         return self.game.push(move)
+
+    def push_choice(self, pick: Callable[[int], int]) -> Move:
+        """Play the legal move at index ``pick(count)`` of the ``count`` legal moves in the order
+        of ``Game.legal_moves`` (as ``RandomPlayer.pick`` chooses); not during a capture."""
+        moves = self.game.legal_moves
+        return self.push(moves[pick(len(moves))])
 
     def actions_of(self, move: Move | str) -> tuple[int, ...]:
         """The actions that enter a legal move here (from the start of the turn)."""

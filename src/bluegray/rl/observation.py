@@ -44,6 +44,9 @@ def observe(
     piece on its latest landing point (also marked on ``capturing-piece``) and the pieces it
     jumped removed.
     """
+    compiled = state.compiled_planes(out)
+    if compiled is not None:
+        return compiled
     planes = np.zeros(OBSERVATION_SHAPE, dtype=np.float32) if out is None else out
     planes.fill(0.0)
     board = state.game.board()
