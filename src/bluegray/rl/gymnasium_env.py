@@ -22,6 +22,7 @@ from bluegray.errors import BlueGrayError
 from bluegray.pieces import Side
 from bluegray.position import Position
 from bluegray.protocol import player as engine_player  # noqa: F401 - registers engine: players
+from bluegray.rl import network_player  # noqa: F401 - registers network: players
 from bluegray.rl.actions import NUM_ACTIONS, IllegalActionError, action_text
 from bluegray.rl.observation import OBSERVATION_SHAPE, observe
 from bluegray.rl.render import render_ansi, render_rgb

@@ -43,6 +43,7 @@ from bluegray.engine.simulation import TABLES, Simulation
 from bluegray.errors import BlueGrayError
 from bluegray.moves import Move
 from bluegray.protocol import player as engine_player  # noqa: F401 - registers engine: players
+from bluegray.rl import network_player  # noqa: F401 - registers network: players
 from bluegray.rl.actions import ActionGame, IllegalActionError, action_text
 from bluegray.rules import RuleSet, as_rules
 
