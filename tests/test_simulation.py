@@ -19,6 +19,7 @@ from bluegray.engine.simulation import (
     Simulation,
     SimulationError,
     action_masks,
+    moves_digest,
     notation_order,
     notation_ranks,
     observations,
@@ -64,8 +65,9 @@ def sparse_start(rules: str) -> str:
 
 def replay_and_compare(rules: str, start: str | None, games: int, seed: int) -> int:
     """Random games through the simulation, replayed on the rules core's board: the same legal
-    moves' count, the chosen move at its index, the hash and count after every ply, no end before
-    the last ply and the same end after it. The plies compared."""
+    moves in the same order (their number and digest), the chosen move at its index, the hash
+    and count after every ply, no end before the last ply and the same end after it. The plies
+    compared."""
     batch = Simulation(rules, games, start=start, seed=seed)
     result = batch.play_random(trajectories=True)
     trace = result.trajectories
@@ -75,11 +77,13 @@ def replay_and_compare(rules: str, start: str | None, games: int, seed: int) -> 
         board = (Position.start(rules) if start is None else Position.parse(start, rules)).board()
         length = int(trace.lengths[game])
         assert length == result.plies[game]
-        records = trace.records(game)
+        played = trace.records(game)
         for t in range(length):
             moves = board.moves()
             assert len(moves) == trace.legal[game, t], (rules, game, t)
-            assert moves[trace.choices[game, t]] == records[t].raw(), (rules, game, t)
+            records = [MoveRecord.from_raw(raw) for raw in moves]
+            assert moves_digest(records) == int(trace.digests[game, t]), (rules, game, t)
+            assert moves[trace.choices[game, t]] == played[t].raw(), (rules, game, t)
             board.push(moves[trace.choices[game, t]])
             assert board.hash == int(trace.hashes[game, t]), (rules, game, t)
             assert board.count == trace.counts[game, t], (rules, game, t)

@@ -51,14 +51,31 @@ RANDOM_SIDE: Final = 2
 
 class Trace(NamedTuple):
     """Trajectories being recorded: per game and ply, the move row, its index among the legal
-    moves and their number, and the hash and no-progress count after it. Empty arrays record
-    nothing."""
+    moves, their number and their digest (``moves_digest``), and the hash and no-progress count
+    after it. Empty arrays record nothing."""
 
     moves: np.ndarray
     choices: np.ndarray
     legal: np.ndarray
+    digests: np.ndarray
     hashes: np.ndarray
     counts: np.ndarray
+
+
+DIGEST_FACTOR: Final = np.uint64(0x100000001B3)
+"""The multiplier of ``moves_digest`` (FNV-1a's 64-bit prime)."""
+DIGEST_START: Final = np.uint64(0xCBF29CE484222325)
+
+
+@compiled()
+def moves_digest(moves: np.ndarray, n: int) -> np.uint64:
+    """A digest of the first ``n`` move rows, in order (each row's from, to, count and taken
+    points, FNV-1a over the numbers): two generators' lists of a position compare by it."""
+    h = DIGEST_START
+    for j in range(n):
+        for column in range(3 + moves[j, 2]):
+            h = (h ^ np.uint64(moves[j, column])) * DIGEST_FACTOR
+    return h
 
 
 @compiled()
@@ -112,6 +129,7 @@ def random_playouts(
                     trace.moves[g, t, column] = move[column]
                 trace.choices[g, t] = choice
                 trace.legal[g, t] = n
+                trace.digests[g, t] = moves_digest(work.moves, n)
             n = play(g, move, games, rules, work)
             if recording:
                 state = games.state[g]

@@ -30,6 +30,8 @@ from bluegray import bitboard
 from bluegray.engine import fastbatch
 from bluegray.engine.encoding import NUM_ACTIONS, NUM_PLANES, OBSERVATION_SHAPE
 from bluegray.engine.fastbatch import (
+    DIGEST_FACTOR,
+    DIGEST_START,
     Trace,
     apply_actions,
     fill_masks,
@@ -82,6 +84,7 @@ __all__ = [
     "Simulation",
     "Trajectories",
     "action_masks",
+    "moves_digest",
     "new_work",
     "notation_order",
     "notation_ranks",
@@ -139,12 +142,14 @@ class Trajectories:
 
     ``moves[g, t]`` is the move row of ``records`` (from, to, how many taken, the points
     taken); ``choices[g, t]`` its index among the legal moves in the rules core's order
-    (``Board.moves``) and ``legal[g, t]`` their number; ``hashes[g, t]`` and ``counts[g, t]``
-    are the position's Zobrist hash and no-progress count after it."""
+    (``Board.moves``), ``legal[g, t]`` their number and ``digests[g, t]`` a digest of them all
+    (``moves_digest``); ``hashes[g, t]`` and ``counts[g, t]`` are the position's Zobrist hash
+    and no-progress count after it."""
 
     moves: npt.NDArray[np.int8]
     choices: npt.NDArray[np.int16]
     legal: npt.NDArray[np.int16]
+    digests: npt.NDArray[np.uint64]
     hashes: npt.NDArray[np.uint64]
     counts: npt.NDArray[np.int16]
     lengths: npt.NDArray[np.int64]
@@ -202,12 +207,17 @@ def _board_of(start: Start, rules: RuleSet) -> bitboard.Board:
 
 
 def _empty_trace(size: int) -> Trace:
+    return _trace(size, 0)
+
+
+def _trace(size: int, room: int) -> Trace:
     return Trace(
-        np.zeros((size, 0, MOVE_WIDTH), np.int8),
-        np.zeros((size, 0), np.int16),
-        np.zeros((size, 0), np.int16),
-        np.zeros((size, 0), np.uint64),
-        np.zeros((size, 0), np.int16),
+        np.zeros((size, room, MOVE_WIDTH), np.int8),
+        np.zeros((size, room), np.int16),
+        np.zeros((size, room), np.int16),
+        np.zeros((size, room), np.uint64),
+        np.zeros((size, room), np.uint64),
+        np.zeros((size, room), np.int16),
     )
 
 
@@ -466,13 +476,7 @@ class Simulation:
             )
             return self.playouts()
         room = FIRST_TRACE if max_plies is None else max(1, min(FIRST_TRACE, max_plies))
-        trace = Trace(
-            np.zeros((self.size, room, MOVE_WIDTH), np.int8),
-            np.zeros((self.size, room), np.int16),
-            np.zeros((self.size, room), np.int16),
-            np.zeros((self.size, room), np.uint64),
-            np.zeros((self.size, room), np.int16),
-        )
+        trace = _trace(self.size, room)
         while True:
             fastbatch.random_playouts(
                 self.games, self.compiled_rules, self.work, active, stop_at, trace, recorded
@@ -554,6 +558,18 @@ def observations(
 ) -> npt.NDArray[np.float32]:
     """The observation planes of several games or positions, ``(N, 19, 9, 9)`` float32."""
     return Simulation(rules, start=starts, seed=0).observations()
+
+
+def moves_digest(moves: Sequence[MoveRecord]) -> int:
+    """The digest the compiled playouts record of a position's legal moves
+    (``fastbatch.moves_digest``), computed from records: FNV-1a over each move's from, to,
+    count and taken points."""
+    mask = (1 << 64) - 1
+    h = int(DIGEST_START)
+    for move in moves:
+        for number in (move.frm, move.to, len(move.taken), *move.taken):
+            h = ((h ^ number) * int(DIGEST_FACTOR)) & mask
+    return h
 
 
 def notation_order(record: MoveRecord) -> tuple[tuple[int, int], ...]:
