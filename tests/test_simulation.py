@@ -145,6 +145,34 @@ def test_a_game_with_history_keeps_its_repetitions() -> None:
     assert batch.legal_moves(0) == []
 
 
+def with_count(position: str, count: int) -> str:
+    """``position`` with its no-progress count set to ``count``."""
+    placement, turn, _, number = position.split()
+    return f"{placement} {turn} {count} {number}"
+
+
+def test_a_start_with_a_high_no_progress_count_widens_the_history() -> None:
+    # The history has room for the rule set's no-progress limit and a few plies; a start set up
+    # with a higher count (here above the largest limit a rule set may have) widens it, when the
+    # batch is made and when it is given new starts, and the games follow the rules core.
+    high = with_count(sparse_start("cooper"), 1500)
+    assert replay_and_compare("cooper", high, 40, seed=3) > 40
+    fresh = Simulation("cooper", 40, start=high, seed=3)
+    assert fresh.games.history.shape[1] >= 1503 and fresh.count(0) == 1500
+    batch = Simulation("cooper", 40, seed=3)
+    assert batch.games.history.shape[1] == Position.start("cooper").rules.impasse_plies + 3
+    batch.set_starts(high)
+    assert batch.games.history.shape[1] >= 1503 and batch.starts.history.shape[1] >= 1503
+    assert batch.count(0) == 1500
+    a = batch.play_random(trajectories=True)
+    b = fresh.play_random(trajectories=True)
+    assert a.trajectories is not None and b.trajectories is not None
+    assert np.array_equal(a.plies, b.plies) and np.array_equal(a.ends, b.ends)
+    assert np.array_equal(a.trajectories.moves, b.trajectories.moves)
+    batch.reset()
+    assert batch.count(0) == 1500 and batch.plies.tolist() == [0] * 40
+
+
 def test_playouts_are_repeatable_and_seeded() -> None:
     a = random_playouts(None, 32, rules="super-light", seed=5, trajectories=True)
     b = random_playouts(None, 32, rules="super-light", seed=5, trajectories=True)

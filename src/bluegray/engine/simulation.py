@@ -76,7 +76,7 @@ from bluegray.outcome import Outcome, Termination
 from bluegray.pieces import Side
 from bluegray.points import SIZE
 from bluegray.position import Position, move_from_raw
-from bluegray.rules import MAX_IMPASSE_PLIES, RuleSet, as_rules
+from bluegray.rules import RuleSet, as_rules
 
 __all__ = [
     "Playouts",
@@ -251,7 +251,10 @@ class Simulation:
         boards = [_board_of(item, self.rules) for item in starts]
         self.size = len(boards)
         self.compiled_rules = compiled_rules(bitboard.rule_tables(self.rules))
-        room = max(MAX_IMPASSE_PLIES, max(board.count for board in boards)) + 3
+        # The history holds the positions since the last irreversible move: at most the
+        # no-progress count and one more, and the count never passes the rule set's limit
+        # (a start may be set up with a higher one).
+        room = max(self.rules.impasse_plies, max(board.count for board in boards)) + 3
         self.games = Games(
             np.zeros((self.size, 81), np.int64),
             np.zeros((self.size, STATE_SIZE), np.int64),
@@ -276,9 +279,10 @@ class Simulation:
         else:
             starts = [start] * self.size
         boards = [_board_of(item, self.rules) for item in starts]
-        room = self.games.history.shape[1]
-        if max(board.count for board in boards) + 3 > room:
-            raise SimulationError(f"a no-progress count above {room - 3} plies")
+        room = max(board.count for board in boards) + 3
+        if room > self.games.history.shape[1]:
+            self.games = self.games._replace(history=_widened(self.games.history, room))
+            self.starts = self.starts._replace(history=_widened(self.starts.history, room))
         self._set_starts(boards)
 
     def _set_starts(self, boards: list[bitboard.Board]) -> None:
@@ -518,6 +522,12 @@ class Simulation:
             )
             taken += 1
         return self.playouts()
+
+
+def _widened(history: npt.NDArray[np.uint64], room: int) -> npt.NDArray[np.uint64]:
+    wider = np.zeros((history.shape[0], room), np.uint64)
+    wider[:, : history.shape[1]] = history
+    return wider
 
 
 def _grown(array: npt.NDArray[np.generic], room: int) -> npt.NDArray[np.generic]:
