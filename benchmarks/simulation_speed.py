@@ -10,8 +10,12 @@ Prints, as the median of ``--runs`` runs of about ``--seconds`` each:
   public ``Game`` (``legal_moves``, ``push``), and OpenSpiel's C++ ``checkers`` driven from
   Python through ``pyspiel`` (``legal_actions``, ``apply_action``);
 - environment steps a second, masks and observations included: the vector environment
-  (1,024 games; self-play and against ``random``, with the point codes or the planes as the
-  observation) and the single-game Gymnasium, PettingZoo and OpenSpiel environments.
+  (64, 1,024 and 4,096 games; self-play and against ``random``, with the point codes or the
+  planes as the observation) and the single-game Gymnasium, PettingZoo and OpenSpiel
+  environments.
+
+OpenSpiel (``pip install open_spiel``, in the ``rl`` extra) is optional: without it the rows
+that need it are left out.
 
 Only the environments' own calls are timed (``reset`` and ``step``), not the choice of the
 actions (a random legal action, chosen outside the clock).
@@ -27,16 +31,21 @@ from collections.abc import Callable
 from typing import Any, Literal
 
 import numpy as np
-import pyspiel
 
 from bluegray import Game
 from bluegray.engine.simulation import Simulation
 from bluegray.rl import BlueGrayAECEnv, BlueGrayEnv, BlueGrayVectorEnv
-from bluegray.rl.openspiel_game import load_game
+
+try:
+    import pyspiel
+
+    from bluegray.rl.openspiel_game import load_game
+except ImportError:  # OpenSpiel is optional: its rows are left out
+    pyspiel = None
 
 RULES = "sackson"
 BATCHES = (1, 64, 1024)
-VECTOR_ENVS = 1024
+VECTOR_BATCHES = (64, 1024, 4096)
 
 
 def median_rates(
@@ -112,11 +121,9 @@ class RandomChoices:
 
 
 def vector_steps(
-    opponent: str | None, observation: Literal["board", "planes"]
+    size: int, opponent: str | None, observation: Literal["board", "planes"]
 ) -> Callable[[float], tuple[float]]:
-    envs = BlueGrayVectorEnv(
-        VECTOR_ENVS, RULES, opponent=opponent, observation=observation, copy=False
-    )
+    envs = BlueGrayVectorEnv(size, RULES, opponent=opponent, observation=observation, copy=False)
     choose = RandomChoices(0)
 
     def measure(seconds: float) -> tuple[float]:
@@ -129,7 +136,7 @@ def vector_steps(
             started = time.perf_counter()
             _, _, _, _, infos = envs.step(actions)
             elapsed += time.perf_counter() - started
-            steps += VECTOR_ENVS
+            steps += size
         return (steps / elapsed,)
 
     measure(0.1)
@@ -215,29 +222,38 @@ def main() -> None:
     name = "Game (legal_moves, push)"
     rows[name] = median_rates(game_playouts, runs, seconds)
     print(f"{name:<44} {rows[name][0]:>12,.1f} {rows[name][1]:>12,.0f}", flush=True)
-    name = "OpenSpiel checkers (C++, from Python)"
-    checkers = median_rates(openspiel_checkers, runs, seconds)
-    print(f"{name:<44} {checkers[0]:>12,.0f} {checkers[1]:>12,.0f}", flush=True)
+    checkers: list[float] | None = None
+    if pyspiel is None:
+        print("OpenSpiel checkers: not measured (pyspiel is not installed)")
+    else:
+        name = "OpenSpiel checkers (C++, from Python)"
+        checkers = median_rates(openspiel_checkers, runs, seconds)
+        print(f"{name:<44} {checkers[0]:>12,.0f} {checkers[1]:>12,.0f}", flush=True)
     print()
     print(f"environment steps a second, masks and observations included ({RULES})")
     steps: dict[str, float] = {}
     for opponent in (None, "random"):
+        against = "self-play" if opponent is None else f"against {opponent}"
         observations: tuple[Literal["board", "planes"], ...] = ("board", "planes")
         for observation in observations:
-            against = "self-play" if opponent is None else f"against {opponent}"
-            name = f"vector env x{VECTOR_ENVS:,}, {against}, {observation}"
-            steps[name] = median_rates(vector_steps(opponent, observation), runs, seconds)[0]
-            print(f"{name:<52} {steps[name]:>12,.0f}", flush=True)
-    for name, measure in (
+            for size in VECTOR_BATCHES:
+                name = f"vector env x{size:,}, {against}, {observation}"
+                measure = vector_steps(size, opponent, observation)
+                steps[name] = median_rates(measure, runs, seconds)[0]
+                print(f"{name:<52} {steps[name]:>12,.0f}", flush=True)
+    singles: list[tuple[str, Callable[[float], tuple[float]]]] = [
         ("Gymnasium BlueGrayEnv, against random", gymnasium_steps),
         ("PettingZoo BlueGrayAECEnv", pettingzoo_steps),
-        ("OpenSpiel python_bluegray", openspiel_steps),
-    ):
+    ]
+    if pyspiel is not None:
+        singles.append(("OpenSpiel python_bluegray", openspiel_steps))
+    for name, measure in singles:
         steps[name] = median_rates(measure, runs, seconds)[0]
         print(f"{name:<52} {steps[name]:>12,.0f}", flush=True)
     print()
-    best = rows[f"bluegray.engine.simulation, batch {BATCHES[-1]:,}"][1]
-    print(f"random plies / OpenSpiel checkers' plies: {best / checkers[1]:.2f} (target >= 2)")
+    best = max(rows[f"bluegray.engine.simulation, batch {batch:,}"][1] for batch in BATCHES)
+    if checkers is not None:
+        print(f"random plies / OpenSpiel checkers' plies: {best / checkers[1]:.2f} (target >= 2)")
     masks = max(v for k, v in steps.items() if k.endswith("board"))
     planes = max(v for k, v in steps.items() if k.endswith("planes"))
     print(f"vector env steps/s with masks: {masks:,.0f} (target >= 1,000,000)")
