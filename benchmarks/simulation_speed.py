@@ -18,7 +18,9 @@ OpenSpiel (``pip install open_spiel``, in the ``rl`` extra) is optional: without
 that need it are left out.
 
 Only the environments' own calls are timed (``reset`` and ``step``), not the choice of the
-actions (a random legal action, chosen outside the clock).
+actions (a random legal action, chosen outside the clock). The clock is the thread's CPU time
+(``--clock cpu``, the default): on a shared machine the wall-clock rate (``--clock wall``) drops
+whenever another process takes the core.
 """
 
 from __future__ import annotations
@@ -47,6 +49,9 @@ RULES = "sackson"
 BATCHES = (1, 64, 1024)
 VECTOR_BATCHES = (64, 1024, 4096)
 
+clock: Callable[[], float] = time.thread_time
+"""What the measurements are timed by (``--clock``)."""
+
 
 def median_rates(
     measure: Callable[[float], tuple[float, ...]], runs: int, seconds: float
@@ -65,9 +70,9 @@ def simulation_playouts(batch: int) -> Callable[[float], tuple[float, float]]:
         elapsed = 0.0
         while elapsed < seconds:
             simulation.reset()
-            started = time.perf_counter()
+            started = clock()
             result = simulation.play_random()
-            elapsed += time.perf_counter() - started
+            elapsed += clock() - started
             games += batch
             plies += int(result.plies.sum())
         return games / elapsed, plies / elapsed
@@ -78,8 +83,8 @@ def simulation_playouts(batch: int) -> Callable[[float], tuple[float, float]]:
 def game_playouts(seconds: float) -> tuple[float, float]:
     rng = random.Random(1)
     games = plies = 0
-    started = time.perf_counter()
-    while time.perf_counter() - started < seconds:
+    started = clock()
+    while clock() - started < seconds:
         game = Game(RULES)
         while True:
             moves = game.legal_moves
@@ -88,7 +93,7 @@ def game_playouts(seconds: float) -> tuple[float, float]:
             game.push(rng.choice(moves))
             plies += 1
         games += 1
-    elapsed = time.perf_counter() - started
+    elapsed = clock() - started
     return games / elapsed, plies / elapsed
 
 
@@ -96,14 +101,14 @@ def openspiel_checkers(seconds: float) -> tuple[float, float]:
     game = pyspiel.load_game("checkers")
     rng = random.Random(1)
     games = plies = 0
-    started = time.perf_counter()
-    while time.perf_counter() - started < seconds:
+    started = clock()
+    while clock() - started < seconds:
         state = game.new_initial_state()
         while not state.is_terminal():
             state.apply_action(rng.choice(state.legal_actions()))
             plies += 1
         games += 1
-    elapsed = time.perf_counter() - started
+    elapsed = clock() - started
     return games / elapsed, plies / elapsed
 
 
@@ -127,15 +132,15 @@ def vector_steps(
     choose = RandomChoices(0)
 
     def measure(seconds: float) -> tuple[float]:
-        started = time.perf_counter()
+        started = clock()
         _, infos = envs.reset(seed=0)
-        elapsed = time.perf_counter() - started
+        elapsed = clock() - started
         steps = 0
         while elapsed < seconds:
             actions = choose(infos["action_mask"])
-            started = time.perf_counter()
+            started = clock()
             _, _, _, _, infos = envs.step(actions)
-            elapsed += time.perf_counter() - started
+            elapsed += clock() - started
             steps += size
         return (steps / elapsed,)
 
@@ -150,16 +155,16 @@ def gymnasium_steps(seconds: float) -> tuple[float]:
     elapsed = 0.0
     episode = 0
     while elapsed < seconds:
-        started = time.perf_counter()
+        started = clock()
         _, info = env.reset(seed=episode)
-        elapsed += time.perf_counter() - started
+        elapsed += clock() - started
         episode += 1
         terminated = False
         while not terminated and elapsed < seconds:
             action = int(rng.choice(np.flatnonzero(info["action_mask"])))
-            started = time.perf_counter()
+            started = clock()
             _, _, terminated, _, info = env.step(action)
-            elapsed += time.perf_counter() - started
+            elapsed += clock() - started
             steps += 1
     return (steps / elapsed,)
 
@@ -170,16 +175,16 @@ def pettingzoo_steps(seconds: float) -> tuple[float]:
     steps = 0
     elapsed = 0.0
     while elapsed < seconds:
-        started = time.perf_counter()
+        started = clock()
         env.reset(seed=0)
         observation, *_ = env.last()
-        elapsed += time.perf_counter() - started
+        elapsed += clock() - started
         while not env.terminations[env.agent_selection] and elapsed < seconds:
             action = int(rng.choice(np.flatnonzero(observation["action_mask"])))
-            started = time.perf_counter()
+            started = clock()
             env.step(action)
             observation, *_ = env.last()
-            elapsed += time.perf_counter() - started
+            elapsed += clock() - started
             steps += 1
     return (steps / elapsed,)
 
@@ -190,18 +195,18 @@ def openspiel_steps(seconds: float) -> tuple[float]:
     steps = 0
     elapsed = 0.0
     while elapsed < seconds:
-        started = time.perf_counter()
+        started = clock()
         state = game.new_initial_state()
-        elapsed += time.perf_counter() - started
+        elapsed += clock() - started
         while not state.is_terminal() and elapsed < seconds:
-            started = time.perf_counter()
+            started = clock()
             legal = state.legal_actions()
             state.observation_tensor()
-            elapsed += time.perf_counter() - started
+            elapsed += clock() - started
             action = rng.choice(legal)
-            started = time.perf_counter()
+            started = clock()
             state.apply_action(action)
-            elapsed += time.perf_counter() - started
+            elapsed += clock() - started
             steps += 1
     return (steps / elapsed,)
 
@@ -210,9 +215,20 @@ def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--runs", type=int, default=5, help="runs of each measurement (median)")
     parser.add_argument("--seconds", type=float, default=2.0, help="seconds a run (default 2)")
+    parser.add_argument(
+        "--clock",
+        choices=("cpu", "wall"),
+        default="cpu",
+        help="time by the thread's CPU time (default) or by the wall clock",
+    )
     args = parser.parse_args()
     runs, seconds = args.runs, args.seconds
-    print(f"random complete {RULES} games from the start (medians of {runs} runs of {seconds:g} s)")
+    global clock
+    clock = time.thread_time if args.clock == "cpu" else time.perf_counter
+    print(
+        f"random complete {RULES} games from the start "
+        f"(medians of {runs} runs of {seconds:g} s, {args.clock} time)"
+    )
     print(f"{'through':<44} {'playouts/s':>12} {'plies/s':>12}")
     rows: dict[str, list[float]] = {}
     for batch in BATCHES:
