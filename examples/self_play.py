@@ -8,7 +8,7 @@ and a value). When a game ends, each of its actions is a training example: the p
 towards the actions that won (their advantage is the result minus the value's guess) and the
 value towards the result. Gradients are written out by hand; Adam steps the weights.
 
-    pip install "bluegray[rl,fast]"
+    pip install ".[rl,fast]"      # in a clone of the repository
     python examples/self_play.py --minutes 5 --output /tmp/network.npz
     bluegray match network:/tmp/network.npz greedy --rules super-light --games 100
 

@@ -9,8 +9,8 @@ acting side, and the policy learns one weight per feature from the game results 
 -1 loss), with no knowledge of the game built in. The features of every legal action of every
 game are computed at once, with numpy.
 
-    pip install "bluegray[rl,fast]"
-    python examples/train_agent.py            # about a second on one CPU core
+    pip install ".[rl,fast]"                  # in a clone of the repository
+    python examples/train_agent.py            # a few seconds on one CPU core
     python examples/train_agent.py --rules sackson --episodes 300 --output /tmp/sackson.png
 
 It prints the share of games won against ``random`` before and after training (on separate
