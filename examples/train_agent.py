@@ -1,19 +1,21 @@
 """Train a small policy on Blue and Gray with REINFORCE, using only numpy, and plot it learning.
 
-The agent plays ``super-light`` against the ``random`` player through the Gymnasium environment,
-on a side drawn at random each game. Its policy is a linear softmax over the legal actions: each
-action is described by its kind and by the observation planes around the points it moves from and
-to (which pieces stand there and next to them, whether they lie on a captain's path ahead of it),
-seen from the acting side, and the policy learns one weight per feature from the game results
-alone (+1 win, -1 loss), with no knowledge of the game built in.
+The agent plays ``super-light`` against the ``random`` player in the batched environment
+(``bluegray.rl.BlueGrayVectorEnv``: many games at once on the compiled board), on a side drawn at
+random each game. Its policy is a linear softmax over the legal actions: each action is described
+by its kind and by the observation planes around the points it moves from and to (which pieces
+stand there and next to them, whether they lie on a captain's path ahead of it), seen from the
+acting side, and the policy learns one weight per feature from the game results alone (+1 win,
+-1 loss), with no knowledge of the game built in. The features of every legal action of every
+game are computed at once, with numpy.
 
-    pip install "bluegray[rl]"
-    python examples/train_agent.py            # well under a minute on one CPU core
+    pip install ".[rl,fast]"                  # in a clone of the repository
+    python examples/train_agent.py            # a few seconds on one CPU core
     python examples/train_agent.py --rules sackson --episodes 300 --output /tmp/sackson.png
 
 It prints the share of games won against ``random`` before and after training (on separate
-evaluation games, the same seeds both times) and writes the learning curve to
-``docs/images/rl-learning.png``.
+evaluation games, the same seeds both times), the training time, and writes the learning curve
+to ``docs/images/rl-learning.png``.
 """
 
 from __future__ import annotations
@@ -24,11 +26,11 @@ from pathlib import Path
 from typing import Any
 
 import cairosvg
-import gymnasium as gym
 import numpy as np
 import numpy.typing as npt
 
-from bluegray.rl import ENV_ID, PLANES, decode_action
+from bluegray.rl import PLANES, BlueGrayVectorEnv
+from bluegray.rl.actions import CAPTAIN_ACTION, FIRST_JUMP_ACTION, decode_action
 
 KINDS = ("captain move", "step forward", "step sideways", "step backward", "diagonal step", "jump")
 LAYERS = ("own captain", "own soldier", "enemy soldier", "enemy captain")
@@ -52,98 +54,128 @@ point it moves from and the point it moves to, all from the acting side's point 
 
 _PLANE = {name: index for index, name in enumerate(PLANES)}
 Vector = npt.NDArray[np.float64]
+ORIGIN = np.array([decode_action(a).point if a != CAPTAIN_ACTION else -1 for a in range(973)])
+TARGET = np.array(
+    [-1 if (t := decode_action(a).target) is None else t for a in range(973)], dtype=np.int64
+)
 
 
-def action_features(observation: npt.NDArray[np.float32], actions: list[int]) -> Vector:
-    """One row of :data:`FEATURES` per legal action."""
-    gray = bool(observation[_PLANE["gray-to-act"], 0, 0] > 0.5)
-    own, enemy = ("gray", "blue") if gray else ("blue", "gray")
-    forward = -1 if gray else 1  # Gray's forward is down the board: turn the view round
-    flat = observation.reshape(len(PLANES), 81).astype(np.float64)
-    own_captain, enemy_captain = flat[_PLANE[f"{own}-captain"]], flat[_PLANE[f"{enemy}-captain"]]
+Indices = npt.NDArray[np.intp]
+
+
+def action_features(planes: npt.NDArray[np.float32], games: Indices, actions: Indices) -> Vector:
+    """One row of :data:`FEATURES` per legal action: ``actions[k]`` in game ``games[k]``."""
+    flat = planes.reshape(len(planes), len(PLANES), 81).astype(np.float64)
+    gray = flat[:, _PLANE["gray-to-act"], 0] > 0.5
+    forward = np.where(gray, -1, 1)
+
+    def own(blue: str, gray_name: str) -> Vector:
+        return np.where(gray[:, None], flat[:, _PLANE[gray_name]], flat[:, _PLANE[blue]])
+
+    own_captain = own("blue-captain", "gray-captain")
+    enemy_captain = own("gray-captain", "blue-captain")
     layers = np.stack(
         [
             own_captain,
-            flat[_PLANE[f"{own}-guards"]] + flat[_PLANE[f"{own}-privates"]],
-            flat[_PLANE[f"{enemy}-guards"]] + flat[_PLANE[f"{enemy}-privates"]],
+            own("blue-guards", "gray-guards") + own("blue-privates", "gray-privates"),
+            own("gray-guards", "blue-guards") + own("gray-privates", "blue-privates"),
             enemy_captain,
-        ]
+        ],
+        axis=1,
     )
-    own_path, enemy_path = flat[_PLANE[f"{own}-path"]], flat[_PLANE[f"{enemy}-path"]]
-    captain = int(np.argmax(own_captain))
-    own_reached = own_path[captain]
-    enemy_reached = enemy_path[int(np.argmax(enemy_captain))]
-    offsets = ((0, 0), (0, forward), (0, -forward), (forward, 0), (-forward, 0))
-    rows = np.zeros((len(actions), len(FEATURES)))
-    for row, index in enumerate(actions):
-        action = decode_action(index)
-        origin = captain if action.kind == "captain" else action.point
-        target = action.target
-        assert origin is not None
-        if action.kind == "captain":
-            rows[row, 0] = 1.0
-        else:
-            assert target is not None
-            rise = (target // 9 - origin // 9) * forward
-            across = target % 9 != origin % 9
-            if action.kind == "jump":
-                rows[row, 5] = 1.0
-            elif rise and across:
-                rows[row, 4] = 1.0
-            else:
-                rows[row, 1 + (rise <= 0) + (rise < 0)] = 1.0
-        column = len(KINDS)
-        for point in (origin, target):
-            for df, dr in offsets:
-                if point is not None and 0 <= point % 9 + df < 9 and 0 <= point // 9 + dr < 9:
-                    rows[row, column : column + len(LAYERS)] = layers[:, point + dr * 9 + df]
-                column += len(LAYERS)
-        rows[row, column] = own_path[origin] > own_reached
-        rows[row, column + 1] = enemy_path[origin] > enemy_reached
-        if target is not None:
-            rows[row, column + 2] = own_path[target] > own_reached
-            rows[row, column + 3] = enemy_path[target] > enemy_reached
-            rows[row, column + 4] = (8 - target // 9 if gray else target // 9) / 8
-    return rows
+    own_path, enemy_path = own("blue-path", "gray-path"), own("gray-path", "blue-path")
+    rows = np.arange(len(planes))
+    captain = own_captain.argmax(axis=1)
+    own_reached = own_path[rows, captain]
+    enemy_reached = enemy_path[rows, enemy_captain.argmax(axis=1)]
+    g = games
+    f = forward[g]
+    is_captain = actions == CAPTAIN_ACTION
+    origin = np.where(is_captain, captain[g], ORIGIN[actions])
+    target = TARGET[actions]
+    has_target = target >= 0
+    out = np.zeros((len(actions), len(FEATURES)))
+    out[:, 0] = is_captain
+    jump = (actions >= FIRST_JUMP_ACTION) & ~is_captain
+    step = ~is_captain & ~jump
+    rise = (target // 9 - origin // 9) * f
+    across = target % 9 != origin % 9
+    out[:, 5] = jump
+    out[:, 4] = step & (rise != 0) & across
+    straight = step & ~((rise != 0) & across)
+    kind = 1 + (rise <= 0) + (rise < 0)
+    for column in (1, 2, 3):
+        out[:, column] = straight & (kind == column)
+    column = len(KINDS)
+    for point, valid in ((origin, np.ones(len(actions), bool)), (target, has_target)):
+        for df_sign, dr_sign in ((0, 0), (0, 1), (0, -1), (1, 0), (-1, 0)):
+            df, dr = df_sign * f, dr_sign * f
+            file, rank = point % 9 + df, point // 9 + dr
+            inside = valid & (file >= 0) & (file < 9) & (rank >= 0) & (rank < 9)
+            index = np.where(inside, rank * 9 + file, 0)
+            out[:, column : column + len(LAYERS)] = layers[g, :, index] * inside[:, None]
+            column += len(LAYERS)
+    out[:, column] = own_path[g, origin] > own_reached[g]
+    out[:, column + 1] = enemy_path[g, origin] > enemy_reached[g]
+    safe = np.where(has_target, target, 0)
+    out[:, column + 2] = has_target & (own_path[g, safe] > own_reached[g])
+    out[:, column + 3] = has_target & (enemy_path[g, safe] > enemy_reached[g])
+    out[:, column + 4] = np.where(has_target, np.where(gray[g], 8 - safe // 9, safe // 9) / 8, 0)
+    return out
 
 
 class LinearPolicy:
-    """A softmax over the legal actions of a linear score of their features."""
+    """A softmax over each game's legal actions of a linear score of their features."""
 
     def __init__(self, rng: np.random.Generator) -> None:
         self.weights = np.zeros(len(FEATURES))
         self.rng = rng
 
-    def probabilities(self, features: Vector) -> Vector:
-        scores = features @ self.weights
-        scores = np.exp(scores - scores.max())
-        return np.asarray(scores / scores.sum(), dtype=np.float64)
-
     def act(
-        self, observation: npt.NDArray[np.float32], mask: npt.NDArray[np.int8]
-    ) -> tuple[int, Vector]:
-        """An action drawn from the policy, and the gradient of its log-probability."""
-        actions = [int(a) for a in np.flatnonzero(mask)]
-        features = action_features(observation, actions)
-        probabilities = self.probabilities(features)
-        choice = int(self.rng.choice(len(actions), p=probabilities))
-        return actions[choice], features[choice] - probabilities @ features
+        self, planes: npt.NDArray[np.float32], masks: npt.NDArray[np.int8]
+    ) -> tuple[npt.NDArray[np.int64], Vector]:
+        """An action per game drawn from the policy, and the gradients of their
+        log-probabilities (one row per game)."""
+        games, actions = np.nonzero(masks)
+        features = action_features(planes, games, actions)
+        scores = features @ self.weights
+        starts = np.flatnonzero(np.r_[True, games[1:] != games[:-1]])
+        present = games[starts]
+        scores = np.exp(
+            scores
+            - np.repeat(np.maximum.reduceat(scores, starts), np.diff(np.r_[starts, len(games)]))
+        )
+        totals = np.add.reduceat(scores, starts)
+        probabilities = scores / np.repeat(totals, np.diff(np.r_[starts, len(games)]))
+        cumulative = np.cumsum(probabilities)
+        before = np.r_[0.0, cumulative][starts]
+        draws = before + self.rng.random(len(starts)) * (
+            cumulative[np.r_[starts[1:], len(games)] - 1] - before
+        )
+        ends = np.r_[starts[1:], len(games)] - 1
+        chosen = np.minimum(np.searchsorted(cumulative, draws, side="right"), ends)
+        expected = np.add.reduceat(probabilities[:, None] * features, starts)
+        chosen_actions = np.zeros(len(masks), np.int64)
+        gradients = np.zeros((len(masks), len(FEATURES)))
+        chosen_actions[present] = actions[chosen]
+        gradients[present] = features[chosen] - expected
+        return chosen_actions, gradients
 
 
-def play(env: Any, policy: LinearPolicy, seed: int) -> tuple[float, list[Vector]]:
-    """One game: the final reward and the log-probability gradients of the agent's actions."""
-    observation, info = env.reset(seed=seed)
-    gradients = []
-    while True:
-        action, gradient = policy.act(observation, info["action_mask"])
-        gradients.append(gradient)
-        observation, reward, terminated, truncated, info = env.step(action)
-        if terminated or truncated:
-            return float(reward), gradients
+def make_envs(games: int, rules: str, opponent: str) -> BlueGrayVectorEnv:
+    return BlueGrayVectorEnv(games, rules, opponent=opponent, agent_side="random", copy=False)
 
 
-def win_rate(env: Any, policy: LinearPolicy, games: int, first_seed: int) -> float:
-    return sum(play(env, policy, first_seed + game)[0] > 0 for game in range(games)) / games
+def win_rate(envs: BlueGrayVectorEnv, policy: LinearPolicy, seed: int) -> float:
+    """The share of games won, one game in each environment."""
+    planes, infos = envs.reset(seed=seed)
+    results = np.full(envs.num_envs, np.nan)
+    while np.isnan(results).any():
+        actions, _ = policy.act(planes, infos["action_mask"])
+        planes, rewards, terminated, _, infos = envs.step(actions)
+        ended = terminated & np.isnan(results)
+        results[ended] = rewards[ended]
+    return float((results > 0).mean())
 
 
 def train(
@@ -153,32 +185,47 @@ def train(
     seed: int,
     rules: str = "super-light",
     opponent: str = "random",
+    games: int = 32,
 ) -> dict[str, Any]:
-    env = gym.make(ENV_ID, rules=rules, opponent=opponent, agent_side="random")
+    """REINFORCE over ``games`` games at once: each game's gradients are summed over its
+    episode and applied when it ends, with a running baseline, in the order the episodes end."""
     policy = LinearPolicy(np.random.default_rng(seed))
+    evaluation = make_envs(evaluation_games, rules, opponent)
+    before = win_rate(evaluation, policy, seed=1_000_000)
+    envs = make_envs(games, rules, opponent)
     started = time.perf_counter()
-    before = win_rate(env, policy, evaluation_games, first_seed=1_000_000)
+    planes, infos = envs.reset(seed=seed)
+    sums = np.zeros((games, len(FEATURES)))
     curve: list[tuple[int, float]] = []
-    wins = 0
+    finished = wins = 0
     baseline = 0.0
     learning_rate = 0.02
-    for episode in range(1, episodes + 1):
-        reward, gradients = play(env, policy, seed=seed + episode)
-        advantage = reward - baseline
-        baseline += 0.02 * (reward - baseline)
-        policy.weights += learning_rate * advantage * np.sum(gradients, axis=0)
-        wins += reward > 0
-        if episode % block == 0:
-            curve.append((episode, wins / block))
-            print(f"episodes {episode - block + 1}-{episode}: won {wins / block:.0%}", flush=True)
-            wins = 0
-    after = win_rate(env, policy, evaluation_games, first_seed=1_000_000)
+    while finished < episodes:
+        actions, gradients = policy.act(planes, infos["action_mask"])
+        sums += gradients
+        planes, rewards, terminated, _, infos = envs.step(actions)
+        for g in np.flatnonzero(terminated).tolist():
+            reward = float(rewards[g])
+            policy.weights += learning_rate * (reward - baseline) * sums[g]
+            baseline += 0.02 * (reward - baseline)
+            sums[g] = 0.0
+            finished += 1
+            wins += reward > 0
+            if finished % block == 0:
+                curve.append((finished, wins / block))
+                wins = 0
+            if finished == episodes:
+                break
+        # A game that ended is started again at the next step, whose action is ignored.
+        sums[terminated] = 0.0
+    seconds = time.perf_counter() - started
+    after = win_rate(evaluation, policy, seed=1_000_000)
     return {
         "before": before,
         "after": after,
         "curve": curve,
         "weights": dict(zip(FEATURES, policy.weights.round(2).tolist(), strict=True)),
-        "seconds": time.perf_counter() - started,
+        "seconds": seconds,
     }
 
 
@@ -258,6 +305,7 @@ def plot_svg(
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--episodes", type=int, default=400)
+    parser.add_argument("--games", type=int, default=32, help="games played at once")
     parser.add_argument("--block", type=int, default=10, help="episodes per point of the curve")
     parser.add_argument("--evaluation-games", type=int, default=500)
     parser.add_argument("--seed", type=int, default=0)
@@ -267,7 +315,13 @@ def main() -> None:
     parser.add_argument("--output", type=Path, default=default_output)
     args = parser.parse_args()
     result = train(
-        args.episodes, args.block, args.evaluation_games, args.seed, args.rules, args.opponent
+        args.episodes,
+        args.block,
+        args.evaluation_games,
+        args.seed,
+        args.rules,
+        args.opponent,
+        args.games,
     )
     games = f"{args.evaluation_games} games against {args.opponent} in {args.rules}"
     print(f"won before training: {result['before']:.1%} of {games}")
@@ -276,7 +330,7 @@ def main() -> None:
     print(
         "largest learnt weights:", ", ".join(f"{name} {value:+.2f}" for name, value in weights[:6])
     )
-    print(f"time: {result['seconds']:.0f} s")
+    print(f"training time: {result['seconds']:.2f} s")
     svg = plot_svg(
         result["curve"], result["before"], result["after"], args.block, args.rules, args.opponent
     )

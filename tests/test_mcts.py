@@ -8,6 +8,7 @@ import time
 import pytest
 
 from bluegray import Game
+from bluegray.engine import fastmcts, fastsearch, readiness, simulation
 from bluegray.engine.limits import Limits
 from bluegray.engine.mcts import MctsPlayer
 from bluegray.engine.players import InvalidPlayerError, RandomPlayer, player_from_spec
@@ -198,3 +199,46 @@ def test_beats_random() -> None:
         if outcome is not None and outcome.winner is not None:
             wins += outcome.winner.value == ("blue", "gray")[mcts_side]
     assert wins >= 3
+
+
+def compiled_parts() -> readiness.CompiledParts:
+    """The compiled code, loaded here (as the background preparation loads it)."""
+    return readiness.CompiledParts(
+        fastsearch.CompiledKernel, fastmcts.CompiledMctsBoard, simulation.random_walk
+    )
+
+
+@pytest.mark.parametrize(
+    ("rules", "seed", "playout"),
+    [
+        ("cooper", 1, 0),
+        ("sackson", 2, 0),
+        ("super", 3, 4),
+        ("classic-turbo", 4, 6),
+        ("pow-super-light", 5, 2),
+        ("super-light-turbo", 6, 0),
+    ],
+)
+def test_the_compiled_board_searches_the_same_tree(
+    rules: str, seed: int, playout: int, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # The same moves, values and tree sizes over three moves of a game (kept trees included),
+    # with the plain board and with the compiled one: the same evaluations and random draws.
+    game = random_game(rules, seed, 14)
+    played = []
+    for parts in (None, compiled_parts()):
+        monkeypatch.setattr(readiness, "compiled_parts", lambda parts=parts: parts)
+        player = MctsPlayer(seed=5, iterations=1500, playout=playout)
+        copy = game.copy()
+        moves = []
+        for _ in range(3):
+            if copy.is_over():
+                break
+            move = player.choose(copy)
+            result = player.last_result
+            assert result is not None
+            moves.append((move, result.value, result.tree_size, result.pv, result.root))
+            copy.push(move)
+        played.append(moves)
+    assert played[0] == played[1]
+    assert played[0]

@@ -31,7 +31,13 @@ from bluegray.engine.match import (
     run_match,
 )
 from bluegray.engine.openings import DEFAULT_PLIES
-from bluegray.engine.player import MAX_MOVE_SECONDS
+from bluegray.engine.player import (
+    MAX_MOVE_SECONDS,
+    InvalidPlayerError,
+    Player,
+    PlayerKind,
+    register_player,
+)
 from bluegray.engine.players import (
     GreedyPlayer,
     RandomPlayer,
@@ -46,6 +52,27 @@ from bluegray.record import write_records
 from bluegray.rules import PRESETS, RuleSet
 
 EXIT_INTERRUPTED = 130
+
+
+def network_player(spec: str, seed: int) -> Player:
+    """A ``network:FILE`` player (``bluegray.rl.network_player``), whose numpy is loaded only
+    when one plays, so that the command starts without it."""
+    try:
+        from bluegray.rl import network_player as network  # noqa: PLC0415 - numpy, the rl extra
+    except ImportError:
+        raise InvalidPlayerError(
+            f'invalid player {spec!r}: the network player needs numpy: pip install "bluegray[rl]"'
+        ) from None
+    return network.network_player(spec, seed)
+
+
+register_player(
+    PlayerKind(
+        "network",
+        network_player,
+        "network:FILE.npz (a policy/value network trained by examples/self_play.py)",
+    )
+)
 
 HELP = "play a match between two players and report the score, Elo difference and SPRT"
 

@@ -48,6 +48,20 @@ def compiled(*, inline: bool = False, nogil: bool = False) -> Callable[[_Functio
     )
 
 
+def entry_point(function: Callable[..., Any], *arguments: Any) -> Callable[..., Any]:
+    """The machine code that ``function`` (a compiled function, already called with arguments
+    of these types) runs for ``arguments``' types, to be called directly with arguments of the
+    same types: numba's dispatcher works out the types of its arguments at every call, which
+    takes microseconds for named tuples of arrays (more than a small function runs). The
+    dispatcher itself where numba keeps its compiled versions differently."""
+    try:
+        types = tuple(function.typeof_pyval(argument) for argument in arguments)  # type: ignore[attr-defined]
+        entry: Callable[..., Any] = function.overloads[types].entry_point  # type: ignore[attr-defined]
+    except (AttributeError, KeyError):
+        return function
+    return entry
+
+
 def use_source_keyed_cache() -> None:
     """Point numba's cache at ``compiled_cache.cache_folder()`` (numba reads the setting when a
     function is decorated, so this must run before the compiled modules define theirs), mark it

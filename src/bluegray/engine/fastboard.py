@@ -353,38 +353,46 @@ def generate_captures(
     return n
 
 
+@compiled(inline=True)
+def _can_jump(
+    cells: np.ndarray,
+    side: int,
+    point: int,
+    guard: bool,
+    guard_jumps: np.ndarray,
+    private_jumps: np.ndarray,
+) -> bool:
+    """Whether ``side``'s soldier on ``point`` (a guard when ``guard``, else a private) can jump
+    an enemy soldier (never a captain) onto an empty point."""
+    enemy_side = side ^ 1
+    for index in range(4 if guard else 3):
+        if guard:
+            over, land = guard_jumps[point, index, 0], guard_jumps[point, index, 1]
+        else:
+            over, land = private_jumps[side, point, index, 0], private_jumps[side, point, index, 1]
+        if over < 0:
+            continue
+        other = cells[over]
+        if other != 0 and other >> 2 == enemy_side and other & 3 != CAPTAIN and cells[land] == 0:
+            return True
+    return False
+
+
 @compiled()
 def has_capture(
     cells: np.ndarray, state: np.ndarray, guard_jumps: np.ndarray, private_jumps: np.ndarray
 ) -> bool:
     """Whether the side to move has a capture (and so must capture)."""
     side = state[TURN]
-    enemy_side = side ^ 1
     for point in range(81):
         code = cells[point]
         if code == 0 or code >> 2 != side:
             continue
         kind = code & 3
-        if kind == CAPTAIN:
-            continue
-        for index in range(4 if kind == GUARD else 3):
-            if kind == GUARD:
-                over, land = guard_jumps[point, index, 0], guard_jumps[point, index, 1]
-            else:
-                over, land = (
-                    private_jumps[side, point, index, 0],
-                    private_jumps[side, point, index, 1],
-                )
-            if over < 0:
-                continue
-            other = cells[over]
-            if (
-                other != 0
-                and other >> 2 == enemy_side
-                and other & 3 != CAPTAIN
-                and cells[land] == 0
-            ):
-                return True
+        if kind != CAPTAIN and _can_jump(
+            cells, side, point, kind == GUARD, guard_jumps, private_jumps
+        ):
+            return True
     return False
 
 
@@ -424,8 +432,6 @@ def generate(
     order (``Board.moves``); how many (-1 when ``out`` overflows). Steps go direction by
     direction, the guards' first, each direction from the lowest point up; the captain's move,
     when there is one, comes last. ``stack`` is the generator's working space."""
-    if has_capture(cells, state, guard_jumps, private_jumps):
-        return generate_captures(cells, state, switches, guard_jumps, private_jumps, out, stack)
     side = state[TURN]
     guards = stack[0]
     privates = stack[1]
@@ -438,6 +444,14 @@ def generate(
         elif code == side * 4 + PRIVATE:
             privates[n_privates] = point
             n_privates += 1
+    # Captures are compulsory: look for one among the soldiers just listed (``has_capture``
+    # without scanning the board again).
+    for k in range(n_guards):
+        if _can_jump(cells, side, guards[k], True, guard_jumps, private_jumps):
+            return generate_captures(cells, state, switches, guard_jumps, private_jumps, out, stack)
+    for k in range(n_privates):
+        if _can_jump(cells, side, privates[k], False, guard_jumps, private_jumps):
+            return generate_captures(cells, state, switches, guard_jumps, private_jumps, out, stack)
     n = 0
     for way in range(8):
         for k in range(n_guards):

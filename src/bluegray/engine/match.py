@@ -36,6 +36,7 @@ from bluegray.engine.games import (
 from bluegray.engine.limits import Limits
 from bluegray.engine.openings import DEFAULT_PLIES, Opening, opening_book
 from bluegray.engine.player import PlayerKind, player_kinds
+from bluegray.engine.search import warm_up
 from bluegray.engine.stats import MatchStats, Tally, summarize
 from bluegray.errors import BlueGrayError
 from bluegray.record import GameRecord
@@ -256,6 +257,7 @@ def run_match(
     """
     started = time.perf_counter()
     if openings is None:
+        warm_up(wait=True)  # the book walks and searches on the compiled board (the same book)
         pairs = (settings.games + 1) // 2
         openings = opening_book(
             settings.rules, pairs, seed=settings.seed, plies=settings.opening_plies

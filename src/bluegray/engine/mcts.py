@@ -42,6 +42,10 @@ Design
   ``time`` / ``iterations`` options apply (``DEFAULT_TIME`` seconds when none is given).
 - **Determinism.** One seeded ``random.Random`` and lists only (no set or dict order), so a
   seed and an iteration limit give the same move every time.
+- **Boards.** The tree is searched on the compiled board with the compiled evaluation once it
+  is ready in the process (``readiness``, as for the alpha-beta search; ``fastmcts``), else on
+  the rules core's board (``mcts_board``): the same moves, evaluations and random draws either
+  way, so the same search, some twice as fast compiled.
 """
 
 from __future__ import annotations
@@ -54,9 +58,12 @@ from typing import Final
 
 from bluegray import bitboard
 from bluegray.bitboard import Board, RawMove
+from bluegray.engine import readiness
 from bluegray.engine.evaluation import Evaluator, expected_score
 from bluegray.engine.limits import Limits
+from bluegray.engine.mcts_board import MctsBoard, PlainMctsBoard
 from bluegray.engine.player import InvalidPlayerError, Player, spec_seconds, spec_whole
+from bluegray.engine.search import search_choice
 from bluegray.errors import GameOverError
 from bluegray.game import Game
 from bluegray.moves import Move
@@ -82,9 +89,6 @@ CAPTURE_EXTENSION: Final = 8
 """Plies a playout may go on past its length while the side to move must capture."""
 ONGOING: Final = -1.0
 """The ``terminal`` value of a node whose game goes on."""
-
-_WIN_VALUE: Final = 1e9
-"""A won game in evaluation units, for the playout's comparison of moves."""
 
 
 class Node:
@@ -192,6 +196,12 @@ class MctsSearcher:
         self.widen = widen
         self.random = rng or random.Random(0)
         self.evaluator = evaluator or Evaluator(rules)
+        # As the alpha-beta search does: the compiled board once it is ready (BLUEGRAY_SEARCH).
+        self._choice = search_choice()
+        if self._choice == "compiled":
+            readiness.require_compiled()
+        elif self._choice == "auto":
+            readiness.prepare()
 
     # -- the public entry point ---------------------------------------------------------------
 
@@ -211,8 +221,9 @@ class MctsSearcher:
         if root is None:
             root = Node(None, None, board.turn ^ 1)
         root.parent = None
+        searched = self._board_for(board)
         if root.pending is None:
-            self._generate(root, board)
+            self._generate(root, searched)
         deadline = started + seconds if seconds is not None else math.inf
         limit = iterations if iterations is not None else -1
         done = 0
@@ -221,18 +232,28 @@ class MctsSearcher:
         while not single and root.proven == 0 and done != limit:
             if done and time.perf_counter() >= deadline:
                 break
-            self._iterate(root, board)
+            self._iterate(root, searched)
             done += 1
         elapsed = time.perf_counter() - started
         return self._result(root, done, elapsed), root
 
+    def _board_for(self, board: Board) -> MctsBoard:
+        """The board to search on: the compiled one once it is ready in this process
+        (``readiness``), else the rules core's (the same moves and draws either way)."""
+        parts = None if self._choice == "python" else readiness.compiled_parts()
+        if parts is None:
+            return PlainMctsBoard(board, self.evaluator)
+        return parts.mcts_board(board, self.evaluator)
+
     # -- one iteration ------------------------------------------------------------------------
 
-    def _iterate(self, root: Node, board: Board) -> None:
-        """Select a path, expand one child, score it, and back the result up."""
+    def _iterate(self, root: Node, board: MctsBoard) -> None:
+        """Select a path, expand one child, score it, and back the result up. The path's moves
+        are pushed onto ``board`` only when a position is needed (to generate its moves or play
+        out from it), all at once."""
         node = root
+        path: list[RawMove] = []
         pushed = 0
-        push = board.push
         c = self.c
         widen = self.widen
         sqrt = math.sqrt
@@ -243,6 +264,8 @@ class MctsSearcher:
                 break
             pending = node.pending
             if pending is None:
+                board.push_all(path[pushed:])
+                pushed = len(path)
                 self._generate(node, board)
                 continue  # a move that wins at once proves the node: see the top of the loop
             children = node.children
@@ -252,10 +275,14 @@ class MctsSearcher:
                 raw, prior, terminal = pending.pop()
                 child = Node(raw, node, node.mover ^ 1, prior, terminal)
                 children.append(child)
-                push(raw)
-                pushed += 1
+                path.append(raw)
                 node = child
-                value = child.exact() if terminal != ONGOING else self._playout(board, child.mover)
+                if terminal != ONGOING:
+                    value = child.exact()
+                else:
+                    board.push_all(path[pushed:])
+                    pushed = len(path)
+                    value = self._playout(board, child.mover)
                 break
             best: Node | None = None
             best_score = -math.inf
@@ -278,11 +305,9 @@ class MctsSearcher:
                 else:
                     node.proven = 1  # every move loses for the side to move here
                     continue
-            push(best.move)  # type: ignore[arg-type]
-            pushed += 1
+            path.append(best.move)  # type: ignore[arg-type]
             node = best
-        for _ in range(pushed):
-            board.pop()
+        board.pop_all(pushed)
         self._backup(node, value)
 
     def _backup(self, leaf: Node, value: float) -> None:
@@ -306,30 +331,20 @@ class MctsSearcher:
                 break
             child, parent = parent, parent.parent
 
-    def _generate(self, node: Node, board: Board) -> list[tuple[RawMove, float, float]]:
+    def _generate(self, node: Node, board: MctsBoard) -> list[tuple[RawMove, float, float]]:
         """Generate and score the moves of ``node`` (whose position ``board`` holds), best last.
 
         A move that wins at once makes ``node`` a proven loss for the side that moved into it.
         """
         side = board.turn
-        evaluate = self.evaluator.evaluate
-        push = board.push
-        pop = board.pop
-        end = board.end_by_move
         keyed: list[tuple[bool, float, int, RawMove, float]] = []
-        for index, raw in enumerate(board.moves()):
-            push(raw)
-            code = end()
-            if not code and board.is_stalemate():
-                code = bitboard.STALEMATE
+        for index, (raw, code, winner, value) in enumerate(board.scored_moves()):
             if code:
-                winner = board.winner(code)
                 terminal = 0.5 if winner is None else (1.0 if winner == side else 0.0)
                 prior = terminal
             else:
                 terminal = ONGOING
-                prior = expected_score(-evaluate(board))
-            pop()
+                prior = expected_score(-value)
             # Wins last (expanded first), then by prior, ties to the generator's order.
             keyed.append((terminal == 1.0, prior, -index, raw, terminal))
         keyed.sort(key=_sort_key)
@@ -341,71 +356,45 @@ class MctsSearcher:
 
     # -- the playout --------------------------------------------------------------------------
 
-    def _playout(self, board: Board, mover: int) -> float:
+    def _playout(self, board: MctsBoard, mover: int) -> float:
         """Play a short greedy-random continuation and return the result for ``mover``."""
-        rng = self.random
-        randrange = rng.randrange
-        evaluate = self.evaluator.evaluate
-        push = board.push
-        pop = board.pop
-        end = board.end_by_move
-        captains = board.captains
+        randrange = self.random.randrange
         plies = self.playout
         longest = plies + CAPTURE_EXTENSION
         pushed = 0
         while True:
             side = board.turn
-            if pushed >= plies and (pushed >= longest or not board.has_capture()):
-                if not board.is_stalemate():
-                    score = expected_score(evaluate(board))
-                    value = score if side == mover else 1.0 - score
-                else:
-                    winner = board.winner(bitboard.STALEMATE)
-                    value = 0.5 if winner is None else (1.0 if winner == mover else 0.0)
-                break
-            moves = board.moves()
-            if not moves:
+            if pushed >= plies:
+                leaf = board.leaf(pushed < longest)
+                if leaf is not None:
+                    if leaf.end == bitboard.ONGOING:
+                        score = expected_score(leaf.value)
+                        value = score if side == mover else 1.0 - score
+                    elif leaf.winner is None:
+                        value = 0.5
+                    else:
+                        value = 1.0 if leaf.winner == mover else 0.0
+                    break
+            choices = board.choices()
+            if not choices.moves:
                 winner = board.winner(bitboard.STALEMATE)
                 value = 0.5 if winner is None else (1.0 if winner == mover else 0.0)
                 break
-            capturing = moves[0][2]
-            count = len(moves)
-            if count == 1:
-                move = moves[0]
-            elif capturing:
-                most = max(raw[2].bit_count() for raw in moves)
-                best = [raw for raw in moves if raw[2].bit_count() == most]
-                move = best[randrange(len(best))] if len(best) > 1 else best[0]
+            if choices.moves == 1:
+                board.play_only_move()
+            elif choices.capturing:
+                board.play_best_capture(randrange(choices.best) if choices.best > 1 else 0)
             else:
-                candidates = [moves[randrange(count)] for _ in range(SAMPLE)]
-                last = moves[-1]
-                if last[0] == captains[side]:  # the generator lists the captain's move last
-                    candidates.append(last)
-                move = candidates[0]
-                best_value = -math.inf
-                for candidate in candidates:
-                    push(candidate)
-                    code = end()
-                    if code:
-                        winner = board.winner(code)
-                        if winner is None:
-                            score_of = 0.0
-                        else:
-                            score_of = _WIN_VALUE if winner == side else -_WIN_VALUE
-                    else:
-                        score_of = -evaluate(board)
-                    pop()
-                    if score_of > best_value:
-                        move, best_value = candidate, score_of
-            push(move)
+                indices = [randrange(choices.moves) for _ in range(SAMPLE)]
+                # The generator lists the captain's move last.
+                board.play_sampled(indices, choices.captain_last)
             pushed += 1
-            code = end()
+            code = board.end_by_move()
             if code:
                 winner = board.winner(code)
                 value = 0.5 if winner is None else (1.0 if winner == mover else 0.0)
                 break
-        for _ in range(pushed):
-            pop()
+        board.pop_all(pushed)
         return value
 
     # -- the answer ---------------------------------------------------------------------------

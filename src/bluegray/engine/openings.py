@@ -12,6 +12,7 @@ import random
 from dataclasses import dataclass
 from typing import Final
 
+from bluegray.engine import readiness
 from bluegray.engine.limits import Limits
 from bluegray.engine.search import Searcher
 from bluegray.game import Game
@@ -94,7 +95,17 @@ def opening_book(
 
 
 def _random_walk(rules: RuleSet, rng: random.Random, plies: int) -> Game | None:
-    """A game of ``plies`` uniformly random moves, or ``None`` if it ended on the way."""
+    """A game of ``plies`` uniformly random moves, or ``None`` if it ended on the way: walked
+    on the compiled board once it is ready (``readiness``), else on a ``Game``, drawing the same
+    moves either way."""
+    parts = readiness.compiled_parts()
+    if parts is not None:
+        moves = parts.random_walk(rules, rng, plies)
+        if moves is None:
+            return None
+        walked = Game(rules)
+        walked.push_all(moves)
+        return walked
     game = Game(rules)
     for _ in range(plies):
         moves = game.legal_moves

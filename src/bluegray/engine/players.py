@@ -62,6 +62,11 @@ class RandomPlayer(Player):
     def choose(self, game: Game, limits: Limits | None = None) -> Move:
         return self._random.choice(legal_moves(game))
 
+    def pick(self, count: int) -> int:
+        """The index of the move ``choose`` would play among ``count`` legal moves (in the
+        order of ``Game.legal_moves``): the same draw, for a caller that has the moves."""
+        return self._random.randrange(count)
+
 
 class GreedyPlayer(Player):
     """Looks one move ahead: takes a win if there is one, else the move after which the static

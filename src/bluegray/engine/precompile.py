@@ -11,7 +11,7 @@ import os
 from collections.abc import Iterator
 from pathlib import Path
 
-from bluegray.engine import fastsearch
+from bluegray.engine import fastmcts, fastsearch, simulation
 from bluegray.engine.compiled_cache import touch_folder
 
 try:
@@ -40,7 +40,9 @@ def main() -> None:
     if hasattr(os, "nice"):
         os.nice(10)  # the searches of the process that started this one come first
     with compiling_lock(touch_folder()):
-        fastsearch.warm_up()
+        fastmcts.warm_up()
+        simulation.warm_up()
+        fastsearch.warm_up()  # last: it marks the cache ready
 
 
 if __name__ == "__main__":

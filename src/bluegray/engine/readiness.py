@@ -23,13 +23,21 @@ import atexit
 import enum
 import importlib.metadata
 import importlib.util
+import random
 import subprocess
 import sys
 import threading
+from collections.abc import Callable
+from typing import NamedTuple
 
+from bluegray.bitboard import Board
 from bluegray.engine.compiled_cache import is_marked_ready
+from bluegray.engine.evaluation import Evaluator
 from bluegray.engine.kernel import Kernel
+from bluegray.engine.mcts_board import MctsBoard
 from bluegray.errors import BlueGrayError
+from bluegray.moves import Move
+from bluegray.rules import RuleSet
 
 PRECOMPILE_MODULE = "bluegray.engine.precompile"
 """What the separate process runs (``python -m``) to compile the kernel into the cache."""
@@ -50,6 +58,15 @@ class CompiledState(enum.Enum):
     FAILED = "failed"
 
 
+class CompiledParts(NamedTuple):
+    """What the compiled code gives the engine once it is ready: the search's kernel, the MCTS
+    player's board (``fastmcts``) and the opening book's random walk (``simulation``)."""
+
+    kernel: type[Kernel]
+    mcts_board: Callable[[Board, Evaluator], MctsBoard]
+    random_walk: Callable[[RuleSet, random.Random, int], list[Move] | None]
+
+
 class CompiledKernelNotReadyError(BlueGrayError):
     """The compiled kernel was required and cannot be had (numba is missing, or it failed)."""
 
@@ -62,6 +79,7 @@ class _Preparation:
         self._done = threading.Event()
         self._state = CompiledState.IDLE
         self._kernel: type[Kernel] | None = None
+        self._parts: CompiledParts | None = None
         self._process: subprocess.Popen[bytes] | None = None
         self._closing = False
         self.error = ""
@@ -75,6 +93,11 @@ class _Preparation:
     def kernel(self) -> type[Kernel] | None:
         """The compiled kernel's class once it is ready."""
         return self._kernel
+
+    @property
+    def parts(self) -> CompiledParts | None:
+        """Everything compiled, once it is ready."""
+        return self._parts
 
     def prepare(self) -> None:
         """Start getting the compiled kernel ready in the background, once per process."""
@@ -141,9 +164,18 @@ class _Preparation:
             # The compiled kernel loads numba: here, in the background, and only when wanted, so
             # that importing the engine never waits for it (nor needs it). What the cache lacks
             # is compiled here (when no separate process could do it).
-            from bluegray.engine import fastsearch  # noqa: PLC0415 - numba, in the background
+            from bluegray.engine import (  # noqa: PLC0415 - numba, in the background
+                fastmcts,
+                fastsearch,
+                simulation,
+            )
 
+            fastmcts.warm_up()
+            simulation.warm_up()
             fastsearch.warm_up()
+            self._parts = CompiledParts(
+                fastsearch.CompiledKernel, fastmcts.CompiledMctsBoard, simulation.random_walk
+            )
             self._kernel = fastsearch.CompiledKernel
             self._state = CompiledState.READY
         except Exception as error:  # the plain kernel goes on searching; the reason is kept
@@ -192,6 +224,11 @@ def prepare() -> None:
 def compiled_kernel() -> type[Kernel] | None:
     """The compiled kernel's class if it is ready in this process, else ``None``."""
     return PREPARATION.kernel
+
+
+def compiled_parts() -> CompiledParts | None:
+    """Everything compiled if it is ready in this process, else ``None``."""
+    return PREPARATION.parts
 
 
 def require_compiled() -> type[Kernel]:

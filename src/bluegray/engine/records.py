@@ -11,6 +11,7 @@ functions (``fastsearch``), so a table entry is packed and unpacked in this one 
 
 from __future__ import annotations
 
+import itertools
 from collections.abc import Sequence
 from typing import Final, NamedTuple
 
@@ -40,6 +41,15 @@ class MoveRecord(NamedTuple):
         count = int(row[MOVE_TAKEN])
         taken = tuple(int(row[MOVE_FIRST_TAKEN + k]) for k in range(count))
         return cls(int(row[MOVE_FROM]), int(row[MOVE_TO]), taken)
+
+    @classmethod
+    def from_raw(cls, raw: tuple[int, int, int, tuple[int, ...] | None]) -> MoveRecord:
+        """The record of a rules-core raw move (``bitboard.RawMove``): a capture's taken points
+        lie halfway between its landings."""
+        frm, to, _, landings = raw
+        if landings is None:
+            return cls(frm, to, ())
+        return cls(frm, to, tuple((a + b) // 2 for a, b in itertools.pairwise(landings)))
 
     @property
     def landings(self) -> tuple[int, ...] | None:

@@ -2,6 +2,9 @@
 
 - :class:`BlueGrayEnv`: a Gymnasium single-agent environment against one of our players
   (``gymnasium.make("bluegray/BlueGray-v0")`` once this package is imported);
+- :class:`BlueGrayVectorEnv`: a Gymnasium vector environment, N games in lock-step on the
+  compiled board (``gymnasium.make_vec("bluegray/BlueGray-v0", num_envs=N,
+  vectorization_mode="vector_entry_point")``);
 - :class:`BlueGrayAECEnv`: a PettingZoo AEC environment for two agents;
 - ``python_bluegray``: an OpenSpiel game (:func:`load_openspiel_game`);
 - the fixed action encoding (:mod:`bluegray.rl.actions`) and the observation planes
@@ -48,12 +51,14 @@ if TYPE_CHECKING:
     from bluegray.rl.pettingzoo_env import BlueGrayAECEnv
     from bluegray.rl.pettingzoo_env import env as aec_env
     from bluegray.rl.render import render_ansi, render_rgb
+    from bluegray.rl.vector_env import BlueGrayVectorEnv
 
 ENV_ID = "bluegray/BlueGray-v0"
 """The Gymnasium id of :class:`BlueGrayEnv`."""
 
 _LAZY = {
     "BlueGrayEnv": ("bluegray.rl.gymnasium_env", "BlueGrayEnv"),
+    "BlueGrayVectorEnv": ("bluegray.rl.vector_env", "BlueGrayVectorEnv"),
     "BlueGrayAECEnv": ("bluegray.rl.pettingzoo_env", "BlueGrayAECEnv"),
     "aec_env": ("bluegray.rl.pettingzoo_env", "env"),
     "BlueGrayGame": ("bluegray.rl.openspiel_game", "BlueGrayGame"),
@@ -76,7 +81,11 @@ def _register_gymnasium() -> None:
     if _gymnasium is None:  # pragma: no cover - the rl extra installs it
         return
     if ENV_ID not in _gymnasium.registry:
-        _gymnasium.register(id=ENV_ID, entry_point="bluegray.rl.gymnasium_env:BlueGrayEnv")
+        _gymnasium.register(
+            id=ENV_ID,
+            entry_point="bluegray.rl.gymnasium_env:BlueGrayEnv",
+            vector_entry_point="bluegray.rl.vector_env:BlueGrayVectorEnv",
+        )
 
 
 _register_gymnasium()
@@ -96,6 +105,7 @@ __all__ = [
     "BlueGrayAECEnv",
     "BlueGrayEnv",
     "BlueGrayGame",
+    "BlueGrayVectorEnv",
     "IllegalActionError",
     "action_text",
     "aec_env",

@@ -17,6 +17,7 @@ from __future__ import annotations
 
 import itertools
 import operator
+from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Final, SupportsIndex
 
@@ -24,40 +25,24 @@ import numpy as np
 import numpy.typing as npt
 
 from bluegray import bitboard
+from bluegray.engine.encoding import (
+    CAPTAIN_ACTION,
+    FIRST_JUMP_ACTION,
+    JUMP_DIRECTIONS,
+    NUM_ACTIONS,
+    STEP_DIRECTIONS,
+    jump_action,
+    offset,
+    step_action,
+)
 from bluegray.errors import BlueGrayError
 from bluegray.game import Game
 from bluegray.moves import Move
 from bluegray.outcome import Outcome
 from bluegray.pieces import Side
-from bluegray.points import SIZE, Point, point_file, point_name, point_rank
+from bluegray.points import Point, point_file, point_name, point_rank
 from bluegray.position import Position
 from bluegray.rules import RuleSet
-
-STEP_DIRECTIONS: Final = (
-    ("N", 0, 1),
-    ("NE", 1, 1),
-    ("E", 1, 0),
-    ("SE", 1, -1),
-    ("S", 0, -1),
-    ("SW", -1, -1),
-    ("W", -1, 0),
-    ("NW", -1, 1),
-)
-"""The eight step directions ``(name, file change, rank change)``, in action order."""
-
-JUMP_DIRECTIONS: Final = (("N", 0, 1), ("E", 1, 0), ("S", 0, -1), ("W", -1, 0))
-"""The four jump directions ``(name, file change, rank change)``, in action order."""
-
-NUM_STEP_ACTIONS: Final = 81 * len(STEP_DIRECTIONS)
-"""648 step actions, from 0."""
-FIRST_JUMP_ACTION: Final = NUM_STEP_ACTIONS
-"""648: the first jump action."""
-NUM_JUMP_ACTIONS: Final = 81 * len(JUMP_DIRECTIONS)
-"""324 jump actions, from 648."""
-CAPTAIN_ACTION: Final = FIRST_JUMP_ACTION + NUM_JUMP_ACTIONS
-"""972: the captain's move."""
-NUM_ACTIONS: Final = CAPTAIN_ACTION + 1
-"""973 actions in all."""
 
 _STEP_INDEX: Final = {(df, dr): index for index, (_, df, dr) in enumerate(STEP_DIRECTIONS)}
 _JUMP_INDEX: Final = {(df, dr): index for index, (_, df, dr) in enumerate(JUMP_DIRECTIONS)}
@@ -89,23 +74,6 @@ class Action:
         return f"{point_name(self.point)}{joint}{point_name(self.target)}"
 
 
-def _offset(point: Point, df: int, dr: int) -> Point | None:
-    file, rank = point_file(point) + df, point_rank(point) + dr
-    if 0 <= file < SIZE and 0 <= rank < SIZE:
-        return rank * SIZE + file
-    return None
-
-
-def step_action(point: Point, direction: int) -> int:
-    """The action of a soldier on ``point`` stepping in step direction ``direction`` (0-7)."""
-    return point * len(STEP_DIRECTIONS) + direction
-
-
-def jump_action(point: Point, direction: int) -> int:
-    """The action of a soldier on ``point`` jumping in jump direction ``direction`` (0-3)."""
-    return FIRST_JUMP_ACTION + point * len(JUMP_DIRECTIONS) + direction
-
-
 def decode_action(action: SupportsIndex) -> Action:
     """What the action ``action`` (0 to 972) means; raises ``IllegalActionError`` out of range."""
     index = _check_index(action)
@@ -114,10 +82,10 @@ def decode_action(action: SupportsIndex) -> Action:
     if index < FIRST_JUMP_ACTION:
         point, direction = divmod(index, len(STEP_DIRECTIONS))
         name, df, dr = STEP_DIRECTIONS[direction]
-        return Action(index, "step", point, name, _offset(point, df, dr))
+        return Action(index, "step", point, name, offset(point, df, dr))
     point, direction = divmod(index - FIRST_JUMP_ACTION, len(JUMP_DIRECTIONS))
     name, df, dr = JUMP_DIRECTIONS[direction]
-    return Action(index, "jump", point, name, _offset(point, 2 * df, 2 * dr))
+    return Action(index, "jump", point, name, offset(point, 2 * df, 2 * dr))
 
 
 def action_text(action: SupportsIndex) -> str:
@@ -282,6 +250,13 @@ class ActionGame:
         mask[self.legal_actions()] = 1
         return mask
 
+    def compiled_planes(
+        self, out: npt.NDArray[np.float32] | None = None
+    ) -> npt.NDArray[np.float32] | None:
+        """The observation planes when the state computes them itself (on the compiled board:
+        ``compiled_actions``), else ``None``: ``bluegray.rl.observe`` computes them."""
+        return None
+
     def is_legal(self, action: SupportsIndex) -> bool:
         try:
             index = _check_index(action)
@@ -327,6 +302,12 @@ class ActionGame:
             )
         return self.game.push(move)
 
+    def push_choice(self, pick: Callable[[int], int]) -> Move:
+        """Play the legal move at index ``pick(count)`` of the ``count`` legal moves in the order
+        of ``Game.legal_moves`` (as ``RandomPlayer.pick`` chooses); not during a capture."""
+        moves = self.game.legal_moves
+        return self.push(moves[pick(len(moves))])
+
     def actions_of(self, move: Move | str) -> tuple[int, ...]:
         """The actions that enter a legal move here (from the start of the turn)."""
         if isinstance(move, str):
@@ -347,3 +328,20 @@ class ActionGame:
         if self._taken:
             where += f" during the capture {self._capture_text()}"
         return f"illegal action {index} ({text}) {where}; legal actions: {legal}"
+
+
+__all__ = [
+    "CAPTAIN_ACTION",
+    "FIRST_JUMP_ACTION",
+    "JUMP_DIRECTIONS",
+    "NUM_ACTIONS",
+    "STEP_DIRECTIONS",
+    "Action",
+    "ActionGame",
+    "IllegalActionError",
+    "action_text",
+    "decode_action",
+    "jump_action",
+    "move_actions",
+    "step_action",
+]

@@ -17,14 +17,16 @@ import numpy as np
 import numpy.typing as npt
 from gymnasium import spaces
 
-from bluegray.engine.players import Player, player_from_spec
+from bluegray.engine.players import Player, RandomPlayer, player_from_spec
 from bluegray.errors import BlueGrayError
 from bluegray.pieces import Side
 from bluegray.position import Position
 from bluegray.protocol import player as engine_player  # noqa: F401 - registers engine: players
-from bluegray.rl.actions import NUM_ACTIONS, ActionGame, IllegalActionError, action_text
+from bluegray.rl import network_player  # noqa: F401 - registers network: players
+from bluegray.rl.actions import NUM_ACTIONS, IllegalActionError, action_text
 from bluegray.rl.observation import OBSERVATION_SHAPE, observe
 from bluegray.rl.render import render_ansi, render_rgb
+from bluegray.rl.states import action_game
 from bluegray.rules import RuleSet, as_rules
 
 Observation = npt.NDArray[np.float32]
@@ -75,7 +77,7 @@ class BlueGrayEnv(gym.Env[Observation, np.int64]):
         self.render_size = render_size
         self.observation_space = spaces.Box(0.0, 1.0, OBSERVATION_SHAPE, dtype=np.float32)
         self.action_space = spaces.Discrete(NUM_ACTIONS)
-        self.state = ActionGame(self.rules)
+        self.state = action_game(self.rules)
         self.agent_side = Side.BLUE
         self.opponent: Player | None = None
         self._finished = False
@@ -89,7 +91,7 @@ class BlueGrayEnv(gym.Env[Observation, np.int64]):
         position: Position | str | None = None
         if options and options.get("position") is not None:
             position = options["position"]
-        self.state = ActionGame(self.rules, position)
+        self.state = action_game(self.rules, position)
         if self.agent_side_choice == "random":
             self.agent_side = (Side.BLUE, Side.GRAY)[int(self.np_random.integers(2))]
         else:
@@ -136,7 +138,10 @@ class BlueGrayEnv(gym.Env[Observation, np.int64]):
     def _play_opponent(self) -> None:
         assert self.opponent is not None
         while not self.state.is_over() and self.state.turn is not self.agent_side:
-            self.state.push(self.opponent.choose(self.state.game))
+            if isinstance(self.opponent, RandomPlayer):  # the same move, without a Game's list
+                self.state.push_choice(self.opponent.pick)
+            else:
+                self.state.push(self.opponent.choose(self.state.game))
 
     def _info(self) -> dict[str, Any]:
         info: dict[str, Any] = {

@@ -14,35 +14,11 @@ import numpy as np
 import numpy.typing as npt
 
 from bluegray import bitboard
-from bluegray.points import PATH_LENGTH, SIZE
+from bluegray.engine.encoding import NUM_PLANES, OBSERVATION_SHAPE, PLANE, PLANES
+from bluegray.points import PATH_LENGTH
 from bluegray.rl.actions import ActionGame
 
-PLANES: Final = (
-    "blue-captain",
-    "blue-guards",
-    "blue-privates",
-    "gray-captain",
-    "gray-guards",
-    "gray-privates",
-    "blue-path",
-    "gray-path",
-    "gray-to-act",
-    "no-progress",
-    "repetition",
-    "blue-advancement",
-    "gray-advancement",
-    "capturing-piece",
-    "turbo-captains",
-    "maximal-capture",
-    "lead-rule",
-    "stalemate-loses",
-    "impasse-by-advance",
-)
-"""The names of the observation planes, in order."""
-
-NUM_PLANES: Final = len(PLANES)
-OBSERVATION_SHAPE: Final = (NUM_PLANES, SIZE, SIZE)
-_PLANE: Final = {name: index for index, name in enumerate(PLANES)}
+_PLANE: Final = PLANE
 
 
 def _set_bits(plane: npt.NDArray[np.float32], bits: int) -> None:
@@ -68,6 +44,9 @@ def observe(
     piece on its latest landing point (also marked on ``capturing-piece``) and the pieces it
     jumped removed.
     """
+    compiled = state.compiled_planes(out)
+    if compiled is not None:
+        return compiled
     planes = np.zeros(OBSERVATION_SHAPE, dtype=np.float32) if out is None else out
     planes.fill(0.0)
     board = state.game.board()
@@ -107,3 +86,6 @@ def observe(
     planes[_PLANE["stalemate-loses"]] = float(tables.stalemate_loses)
     planes[_PLANE["impasse-by-advance"]] = float(tables.impasse_by_advance)
     return planes
+
+
+__all__ = ["NUM_PLANES", "OBSERVATION_SHAPE", "PLANES", "observe", "repetitions"]

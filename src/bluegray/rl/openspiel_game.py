@@ -26,9 +26,10 @@ from bluegray import bitboard
 from bluegray.pieces import Side
 from bluegray.points import PATH_LENGTH
 from bluegray.position import Position
-from bluegray.rl.actions import NUM_ACTIONS, ActionGame, IllegalActionError, action_text
+from bluegray.rl.actions import NUM_ACTIONS, IllegalActionError, action_text
 from bluegray.rl.observation import OBSERVATION_SHAPE, observe
 from bluegray.rl.render import status_text
+from bluegray.rl.states import action_game
 from bluegray.rules import RuleSet, as_rules
 
 SHORT_NAME: Final = "python_bluegray"
@@ -117,7 +118,7 @@ class BlueGrayState(pyspiel.State):  # type: ignore[misc]
 
     def __init__(self, game: BlueGrayGame) -> None:
         super().__init__(game)
-        self.actions = ActionGame(game.rules, game.start)
+        self.actions = action_game(game.rules, game.start)
 
     def current_player(self) -> int:
         if self.actions.is_over():

@@ -20,9 +20,10 @@ from pettingzoo.utils import wrappers
 
 from bluegray.pieces import Side
 from bluegray.position import Position
-from bluegray.rl.actions import NUM_ACTIONS, ActionGame, IllegalActionError
+from bluegray.rl.actions import NUM_ACTIONS, IllegalActionError
 from bluegray.rl.observation import OBSERVATION_SHAPE, observe
 from bluegray.rl.render import render_ansi, render_rgb
+from bluegray.rl.states import action_game
 from bluegray.rules import RuleSet, as_rules
 
 AGENTS: Final = ("blue_0", "gray_0")
@@ -82,7 +83,7 @@ class BlueGrayAECEnv(AECEnv):  # type: ignore[misc]
             agent: spaces.Dict({"observation": board, "action_mask": mask}) for agent in AGENTS
         }
         self.action_spaces = {agent: spaces.Discrete(NUM_ACTIONS) for agent in AGENTS}
-        self.game = ActionGame(self.rules)
+        self.game = action_game(self.rules)
         self._start_game(None)
 
     def observation_space(self, agent: str) -> spaces.Space[Any]:
@@ -92,7 +93,7 @@ class BlueGrayAECEnv(AECEnv):  # type: ignore[misc]
         return self.action_spaces[agent]
 
     def _start_game(self, position: Position | str | None) -> None:
-        self.game = ActionGame(self.rules, position)
+        self.game = action_game(self.rules, position)
         self.agents = list(AGENTS)
         self.rewards = dict.fromkeys(self.agents, 0.0)
         self._cumulative_rewards = dict.fromkeys(self.agents, 0.0)
