@@ -31,6 +31,7 @@ from bluegray.web.models import AccountRow, Base, ListingRow, SeatRow
 from bluegray.web.passwords import MAX_LENGTH, MIN_LENGTH, Hashing, needs_rehash
 from bluegray.web.players import Account, account_of_row, check_new_name, is_name, name_key
 from bluegray.web.rates import RateLimits
+from bluegray.web.ratings import void_rated_results
 from bluegray.web.runtime import Games
 from bluegray.web.schemas import GameEvent
 from bluegray.web.sessions import Sessions, end_sessions
@@ -49,9 +50,10 @@ ClosingStep = Callable[[Connection, int, int], None]
 """Something more to do, in the same transaction, when an account is closed:
 ``step(connection, account_id, now_ms)``."""
 
-CLOSING_STEPS: list[ClosingStep] = []
-"""What closing an account does besides ending its sessions and tokens. Ratings add the voiding
-of the account's rated results here."""
+CLOSING_STEPS: list[ClosingStep] = [void_rated_results]
+"""What closing an account does besides ending its sessions and tokens: its rated results are
+voided (``ratings.void_rated_results``: every pool it played in is computed again without
+them)."""
 
 
 class AccountError(ApiError):

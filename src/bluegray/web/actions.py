@@ -134,6 +134,8 @@ def start_rematch(live: LiveGame, actor: Side, context: ActionContext) -> GameEv
         ai_level=live.ai_level,
         clock=None if clock is None else Clock.new(clock.initial_ms, clock.increment_ms),
         parent_id=live.id,
+        rated=live.rated,
+        time_class=live.time_class,
     )
     new.sync_status()
     live.rematch_id = new.id

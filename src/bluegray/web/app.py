@@ -28,6 +28,7 @@ from bluegray.web.routers import (
     analysis,
     boards,
     games,
+    leaderboards,
     meta,
     pages,
     positions,
@@ -111,6 +112,8 @@ def create_app(settings: Settings | None = None) -> FastAPI:
     app.include_router(meta.metrics_router)
     app.include_router(study_pages.router)  # learn, my games, replay, study
     app.include_router(account_pages.router)  # sign up, log in, the account, players' profiles
+    app.include_router(leaderboards.router)
+    app.include_router(leaderboards.pages)
     app.mount("/static", StaticFiles(directory=STATIC), name="static")
     app.state.rates = rates
     app.add_middleware(GuardMiddleware, settings=settings, rates=rates, process=process)

@@ -43,6 +43,7 @@ from bluegray.web.store import (
     Save,
     apply_save,
     change_save,
+    game_values,
     live_after,
     load_game,
     new_game_save,
@@ -94,6 +95,7 @@ class Games:
         abandon_ms: int,
         shared: bool,
         on_stored: Callable[[LiveGame], None] | None = None,
+        on_end: Callable[[Connection, LiveGame], None] | None = None,
     ) -> None:
         self.db = db
         self.bus = bus
@@ -103,6 +105,9 @@ class Games:
         self.shared = shared
         """Whether other processes change the same games (then stored versions are checked)."""
         self.on_stored = on_stored
+        self.on_end = on_end
+        """More to write in the transaction that stores a game's end (the ratings): it may set
+        fields of the game, which are written with it."""
         self._games: dict[str, Runtime] = {}
         self.idle: Callable[[str], bool] = lambda game_id: True
         """Whether a game may leave the cache (set by the app: no socket on it here)."""
@@ -365,7 +370,12 @@ class Games:
             if extra is not None:
                 saves.extend(extra(after))
 
+            ending = self.on_end if after.is_over() and not before.is_over() else None
+
             def write(connection: Connection) -> None:
+                if ending is not None:
+                    ending(connection, after)
+                    saves[0].game.update(game_values(after))
                 for save in saves:
                     apply_save(connection, save)
 

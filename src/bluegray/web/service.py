@@ -38,6 +38,7 @@ from bluegray.web.metrics import Metrics
 from bluegray.web.players import Account
 from bluegray.web.presence import PresenceBook
 from bluegray.web.queries import count_games, list_games
+from bluegray.web.ratings import check_rated, check_rated_seat, rate_ended, time_class
 from bluegray.web.runtime import Games, Runtime
 from bluegray.web.schemas import (
     Action,
@@ -99,6 +100,7 @@ class GameService:
             abandon_ms=self.abandon_ms,
             shared=settings.scaled,
             on_stored=self._expect_timers,
+            on_end=rate_ended,
         )
         self.hub = Hub(bus, presence, self.games.current)
         self.metrics = Metrics(self.hub.connection_count)
@@ -231,6 +233,8 @@ class GameService:
         hot-seat), if any."""
         rules = RuleSet.parse(request.rules)
         game = Game(rules, request.position)
+        if request.rated:
+            check_rated(request, rules, player)
         now = now_ms()
         color = request.color
         own = Side(secrets.choice(("blue", "gray")) if color == "random" else color)
@@ -275,6 +279,8 @@ class GameService:
             ai_level=opponent.level if opponent.type == "ai" else None,
             clock=clock,
             invite_hash=invite_hash,
+            rated=request.rated,
+            time_class=time_class(request),
         )
         live.sync_status()
         await self.games.add(live, [(browser, role)])
@@ -320,6 +326,7 @@ class GameService:
                 raise ApiError(409, "not_allowed", "this game has no open seat")
             if not secrets.compare_digest(digest(code), live.invite_hash):
                 raise ApiError(403, "forbidden", "that invite code is not this game's")
+            check_rated_seat(live, player)
             side = next(side for side, seat in live.seats.items() if seat.token_hash is None)
             live.seats[side] = _human(digest(token), browser, now_ms(), address_hash, player)
             live.invite_hash = None

@@ -70,6 +70,9 @@ def game_values(live: LiveGame) -> dict[str, Any]:
         "invite_hash": live.invite_hash,
         "record": live.record,
         "last_event": live.last_event,
+        "rated": live.rated,
+        "time_class": live.time_class,
+        "rating_result": live.rating_result,
     }
 
 
@@ -380,6 +383,9 @@ def live_from_values(
         record=row.record,
         tags=tags,
         last_event=row.last_event,
+        rated=bool(row.rated),
+        time_class=row.time_class,
+        rating_result=row.rating_result,
     )
 
 
