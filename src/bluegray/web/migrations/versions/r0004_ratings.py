@@ -20,12 +20,16 @@ depends_on = None
 
 
 def upgrade() -> None:
-    with op.batch_alter_table("games") as batch:
-        batch.add_column(sa.Column("rated", sa.Boolean, nullable=False, server_default=sa.false()))
-        batch.add_column(
-            sa.Column("time_class", sa.String(16), nullable=False, server_default="real-time")
-        )
-        batch.add_column(sa.Column("rating_result", sa.Text, nullable=True))
+    # Plain ALTER TABLE, not a batch: on SQLite a batch copies the table, and dropping the old
+    # ``games`` would take every game's seats and moves with it (their foreign keys cascade).
+    op.add_column(
+        "games", sa.Column("rated", sa.Boolean, nullable=False, server_default=sa.false())
+    )
+    op.add_column(
+        "games",
+        sa.Column("time_class", sa.String(16), nullable=False, server_default="real-time"),
+    )
+    op.add_column("games", sa.Column("rating_result", sa.Text, nullable=True))
     op.create_table(
         "ratings",
         sa.Column(
@@ -80,7 +84,5 @@ def downgrade() -> None:
     op.drop_table("rating_history")
     op.drop_index("ix_ratings_pool_rating", table_name="ratings")
     op.drop_table("ratings")
-    with op.batch_alter_table("games") as batch:
-        batch.drop_column("rating_result")
-        batch.drop_column("time_class")
-        batch.drop_column("rated")
+    for column in ("rating_result", "time_class", "rated"):
+        op.drop_column("games", column)
