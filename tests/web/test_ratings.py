@@ -15,7 +15,6 @@ from bluegray.game import Game
 from bluegray.web.glicko import DEFAULT_SETTINGS, Rating
 from bluegray.web.models import Base
 from bluegray.web.ratings import NEW_STANDING, Standing, rate_pair, time_class
-from bluegray.web.schemas import CreateGameRequest
 from tests.web.accounts import Browser, friend_game, post, sign_up
 from tests.web.conftest import Json, TestClient
 
@@ -283,6 +282,6 @@ def test_leaderboards_list_established_ratings_of_open_accounts_page_by_page(
 
 
 def test_every_game_without_a_correspondence_setting_is_real_time() -> None:
-    request = CreateGameRequest.model_validate({"opponent": {"type": "friend"}})
-    assert time_class(request) == "real-time"
+    assert time_class(None) == "real-time"
+    assert time_class(3) == "correspondence"
     assert Standing(Rating(), None, 0) == NEW_STANDING

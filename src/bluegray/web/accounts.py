@@ -34,6 +34,7 @@ from bluegray.web.rates import RateLimits
 from bluegray.web.ratings import void_rated_results
 from bluegray.web.runtime import Games
 from bluegray.web.schemas import GameEvent
+from bluegray.web.seeks import drop_seeks_of
 from bluegray.web.sessions import Sessions, end_sessions
 from bluegray.web.settings import Settings
 
@@ -50,10 +51,10 @@ ClosingStep = Callable[[Connection, int, int], None]
 """Something more to do, in the same transaction, when an account is closed:
 ``step(connection, account_id, now_ms)``."""
 
-CLOSING_STEPS: list[ClosingStep] = [void_rated_results]
+CLOSING_STEPS: list[ClosingStep] = [void_rated_results, drop_seeks_of]
 """What closing an account does besides ending its sessions and tokens: its rated results are
 voided (``ratings.void_rated_results``: every pool it played in is computed again without
-them)."""
+them), and its seeks and challenges go (``seeks.drop_seeks_of``)."""
 
 
 class AccountError(ApiError):

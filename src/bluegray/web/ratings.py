@@ -55,10 +55,11 @@ class RatedGameError(ApiError):
     """A rated game refused: it cannot be rated, or this player cannot play it."""
 
 
-def time_class(request: CreateGameRequest) -> TimeClass:
-    """The time class of a new game: correspondence if it has days per move (the correspondence
-    setting), otherwise real-time. Every game without a correspondence setting is real-time."""
-    return REAL_TIME
+def time_class(days_per_move: int | None = None) -> TimeClass:
+    """The time class of a game: correspondence if it has days per move (the correspondence
+    setting), otherwise real-time. Every game without a correspondence setting (``None``, as
+    every game, seek and challenge passes today) is real-time."""
+    return CORRESPONDENCE if days_per_move is not None else REAL_TIME
 
 
 def pool_name(rules: RuleSet, time_class: str) -> str | None:

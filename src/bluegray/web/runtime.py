@@ -274,10 +274,22 @@ class Games:
 
     # -- changing ------------------------------------------------------------------------------
 
-    async def add(self, live: LiveGame, listings: list[tuple[str, str]]) -> None:
-        """Store a new game."""
+    async def add(
+        self,
+        live: LiveGame,
+        listings: list[tuple[str, str]],
+        also: Callable[[Connection], None] | None = None,
+    ) -> None:
+        """Store a new game (``also``: more to do in its transaction, which may refuse it by
+        raising: then nothing is stored)."""
         save = new_game_save(live, listings)
-        await self.db.write(lambda connection: apply_save(connection, save))
+
+        def write(connection: Connection) -> None:
+            if also is not None:
+                also(connection)
+            apply_save(connection, save)
+
+        await self.db.write(write)
         self._games[live.id] = Runtime(live)
         self._evict()
         if self.on_stored is not None:

@@ -17,7 +17,7 @@ from collections.abc import Callable
 from functools import partial
 from typing import Final
 
-from sqlalchemy import text
+from sqlalchemy import Connection, text
 from sqlalchemy.orm import Session
 
 from bluegray.errors import BlueGrayError
@@ -111,6 +111,8 @@ class GameService:
         self.timers.on("ai", self._ai_due)
         self._heartbeat: asyncio.Task[None] | None = None
         self._addresses: dict[str, str] = {}
+        self.on_cluster: Callable[[News], None] | None = None
+        """Who hears the cluster's news (not about one game): the lobby."""
 
     # -- start and stop ------------------------------------------------------------------------
 
@@ -167,6 +169,10 @@ class GameService:
                 log.warning("cannot publish the presence of game %s: %r", game_id, error)
 
     def _hear(self, news: News) -> None:
+        if news.kind == "cluster":
+            if self.on_cluster is not None:
+                self.on_cluster(news)
+            return
         self.games.heard(news)
         self.hub.deliver(news)
 
@@ -280,11 +286,47 @@ class GameService:
             clock=clock,
             invite_hash=invite_hash,
             rated=request.rated,
-            time_class=time_class(request),
+            time_class=time_class(None),  # the game's days per move, once it has them
         )
         live.sync_status()
         await self.games.add(live, [(browser, role)])
         return await self.games.state(live, stored_note=False), grant, invite
+
+    async def start_between(
+        self,
+        players: dict[Side, Account],
+        rules: RuleSet,
+        clock: Clock | None,
+        *,
+        rated: bool,
+        time_class: str,
+        also: Callable[[Connection], None] | None = None,
+    ) -> LiveGame:
+        """A game between two accounts that starts at once (a seek, a challenge or a quick
+        pairing taken): each seat is its account's (played with its session or API token);
+        ``also`` is done in the game's transaction (taking the seek), and may refuse it."""
+        now = now_ms()
+        seats = {
+            side: Seat(
+                "human", digest(new_token()), None, now, None, player.id, player.name, player.bot
+            )
+            for side, player in players.items()
+        }
+        live = LiveGame(
+            id=new_game_id(),
+            mode="friend",
+            status="active",
+            game=Game(rules),
+            version=1,
+            created_ms=now,
+            updated_ms=now,
+            seats=seats,
+            clock=clock,
+            rated=rated,
+            time_class=time_class,
+        )
+        await self.games.add(live, [], also)
+        return live
 
     async def import_record(self, text: str, browser: str) -> GameState:
         try:
