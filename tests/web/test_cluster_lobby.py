@@ -66,6 +66,13 @@ def test_a_seek_posted_on_one_process_is_seen_and_accepted_on_the_other(
         assert [rating["games"] for rating in profile] == [1]
 
 
+def take(
+    player: Player, seek_id: str, ready: threading.Barrier, answers: list[httpx.Response]
+) -> None:
+    ready.wait()
+    answers.append(player.post(f"/api/seeks/{seek_id}/accept"))
+
+
 def test_two_players_accepting_one_seek_at_once_on_two_processes_one_plays(
     web: dict[str, Node],
 ) -> None:
@@ -77,11 +84,10 @@ def test_two_players_accepting_one_seek_at_once_on_two_processes_one_plays(
         answers: list[httpx.Response] = []
         ready = threading.Barrier(2)
 
-        def take(player: Player, seek_id: str = seek["id"]) -> None:
-            ready.wait()
-            answers.append(player.post(f"/api/seeks/{seek_id}/accept"))
-
-        threads = [threading.Thread(target=take, args=(player,)) for player in takers]
+        threads = [
+            threading.Thread(target=take, args=(player, seek["id"], ready, answers))
+            for player in takers
+        ]
         for thread in threads:
             thread.start()
         for thread in threads:
