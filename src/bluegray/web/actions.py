@@ -292,6 +292,25 @@ def abort(live: LiveGame, actor: Side, context: ActionContext) -> GameEvent:
     return GameEvent(kind="aborted", side=actor.value)
 
 
+def abort_unstarted(live: LiveGame, now: int, first_move_ms: int | None) -> GameEvent | None:
+    """A game between two people whose side to move has not made its first move within
+    ``first_move_ms`` of when it could ends as aborted (else nothing changes): unrated, and a
+    loss for nobody."""
+    if first_move_ms is None or live.mode != "friend" or live.status != "active":
+        return None
+    if live.is_over() or live.outcome() is not None or live.game.ply >= 2:
+        return None
+    if now < live.turn_started_ms() + first_move_ms:
+        return None
+    late = live.game.turn
+    live.status = "aborted"
+    live.end_reason = "no_first_move"
+    if live.clock is not None:
+        live.clock = live.clock.switched(None, now)
+    live.draw_offer = live.takeback_offer = None
+    return GameEvent(kind="aborted", side=late.value)
+
+
 def claim_win(live: LiveGame, actor: Side, context: ActionContext) -> GameEvent:
     require_playing(live)
     at = claim_win_at(live, context.presence, context.abandon_ms)

@@ -96,6 +96,7 @@ class Games:
         shared: bool,
         on_stored: Callable[[LiveGame], None] | None = None,
         on_end: Callable[[Connection, LiveGame], None] | None = None,
+        first_move_ms: int | None = None,
     ) -> None:
         self.db = db
         self.bus = bus
@@ -106,6 +107,9 @@ class Games:
         """Whether other processes change the same games (then stored versions are checked)."""
         self.on_stored = on_stored
         self.on_end = on_end
+        self.first_move_ms = first_move_ms
+        """How long a side of a game between two people has for its first move before the game
+        is aborted (``None``: no limit)."""
         """More to write in the transaction that stores a game's end (the ratings): it may set
         fields of the game, which are written with it."""
         self._games: dict[str, Runtime] = {}
@@ -282,7 +286,7 @@ class Games:
     ) -> None:
         """Store a new game (``also``: more to do in its transaction, which may refuse it by
         raising: then nothing is stored)."""
-        save = new_game_save(live, listings)
+        save = new_game_save(live, listings, self.first_move_ms)
 
         def write(connection: Connection) -> None:
             if also is not None:
@@ -378,7 +382,15 @@ class Games:
                     None,
                 )
                 listings = [(listings_for, "viewer" if side is None else side.value)]
-            saves = [change_save(before, after, seats_changed=seats_changed, listings=listings)]
+            saves = [
+                change_save(
+                    before,
+                    after,
+                    seats_changed=seats_changed,
+                    listings=listings,
+                    first_move_ms=self.first_move_ms,
+                )
+            ]
             if extra is not None:
                 saves.extend(extra(after))
 

@@ -54,7 +54,7 @@ from bluegray.web.schemas import (
 )
 from bluegray.web.security import digest, new_game_id, new_invite_code, new_token
 from bluegray.web.settings import Settings
-from bluegray.web.store import Save, new_game_save, timer_values
+from bluegray.web.store import Save, first_move_deadline, new_game_save, timer_values
 from bluegray.web.uptime import credit_outage, note_alive
 from bluegray.web.ws import Hub
 
@@ -101,6 +101,7 @@ class GameService:
             shared=settings.scaled,
             on_stored=self._expect_timers,
             on_end=rate_ended,
+            first_move_ms=round(settings.first_move_seconds * 1000),
         )
         self.hub = Hub(bus, presence, self.games.current)
         self.metrics = Metrics(self.hub.connection_count)
@@ -109,6 +110,7 @@ class GameService:
         self.queue = make_queue(self.apply_ai_move)
         self.timers.on("flag", self._flag_due)
         self.timers.on("ai", self._ai_due)
+        self.timers.on("abort", self._abort_due)
         self._heartbeat: asyncio.Task[None] | None = None
         self._addresses: dict[str, str] = {}
         self.on_cluster: Callable[[News], None] | None = None
@@ -177,7 +179,8 @@ class GameService:
         self.hub.deliver(news)
 
     def _expect_timers(self, live: LiveGame) -> None:
-        self.timers.expect(timer["due_ms"] for timer in timer_values(live))
+        timers = timer_values(live, self.games.first_move_ms)
+        self.timers.expect(timer["due_ms"] for timer in timers)
 
     # -- reading -------------------------------------------------------------------------------
 
@@ -462,7 +465,10 @@ class GameService:
             return actions.ACTIONS[action](live, actor, context)
 
         def extra(after: LiveGame) -> list[Save]:
-            return [new_game_save(game, _rematch_listings(game)) for game in context.new_games]
+            return [
+                new_game_save(game, _rematch_listings(game), self.games.first_move_ms)
+                for game in context.new_games
+            ]
 
         def adopt(after: LiveGame) -> None:
             for game in context.new_games:
@@ -485,6 +491,20 @@ class GameService:
         flag_at = None if live.clock is None or live.is_over() else live.clock.flag_at()
         if flag_at is not None and live.version == due.version and flag_at > due.due_ms:
             return Verdict(again_at_ms=flag_at)  # the clock was credited: it falls later
+        return DONE
+
+    async def _abort_due(self, due: Due) -> Verdict:
+        """A side of a game between two people has not made its first move in time: the game
+        is aborted (unrated, nobody's loss). A game that moved on has its own timers now."""
+        first_move_ms = self.games.first_move_ms
+        stored = await self.games.change(
+            due.subject, lambda live: actions.abort_unstarted(live, now_ms(), first_move_ms)
+        )
+        if stored is None:
+            live = (await self.games.get(due.subject)).live
+            due_at = first_move_deadline(live, first_move_ms)
+            if due_at is not None and live.version == due.version and due_at > due.due_ms:
+                return Verdict(again_at_ms=due_at)
         return DONE
 
     async def _ai_due(self, due: Due) -> Verdict:

@@ -75,6 +75,7 @@ async def _slot(settings: Settings, consumer: str, short_only: bool) -> None:
         abandon_ms=round(settings.abandon_seconds * 1000),
         shared=True,
         on_end=rate_ended,
+        first_move_ms=round(settings.first_move_seconds * 1000),
     )
     slot = redis_queue.Slot(client, consumer, short_only=short_only)
     try:
