@@ -191,3 +191,14 @@ def test_the_lobby_is_in_the_openapi_schema(make_server: Callable[..., LiveServe
         "/api/leaderboards/{rules}/{time_class}",
     ):
         assert path in paths, path
+
+
+def test_an_account_has_at_most_max_seeks_open(make_server: Callable[..., LiveServer]) -> None:
+    server = make_server(rate_limits=False, max_seeks=2)
+    ada, bob = Player(server.url, "ada"), Player(server.url, "bob")
+    ada.seek()
+    ada.post("/api/challenges", {"to": "bob"})
+    refused = ada.post("/api/seeks", {})
+    assert code_of(refused) == (409, "too_many_seeks")
+    assert len(ada.get("/api/seeks")["seeks"]) == 1
+    assert bob.seek()["player"] == "bob"  # the limit is each account's

@@ -57,6 +57,7 @@ from bluegray.web.schemas import ClockSettings
 from bluegray.web.security import new_game_id
 from bluegray.web.seeks import (
     SeekGoneError,
+    TooManySeeksError,
     by_connection,
     by_id,
     challenges_of,
@@ -310,7 +311,14 @@ class Lobby:
         )
         values = {column.name: getattr(row, column.name) for column in SeekRow.__table__.columns}
         most = self.settings.max_seeks
-        await self.db.write(lambda c: insert_seek(c, values, most, now))
+        try:
+            await self.db.write(lambda c: insert_seek(c, values, most, now))
+        except TooManySeeksError:
+            raise ApiError(
+                409,
+                "too_many_seeks",
+                f"you have {most} open seeks and challenges: cancel one, or wait for an answer",
+            ) from None
         await self._announce_new(seek_info(row), row.target_id, account.id)
         return row
 

@@ -17,7 +17,6 @@ from sqlalchemy import ColumnElement, Connection, Row, and_, delete, func, inser
 from sqlalchemy.orm import Session
 
 from bluegray.web.db import ConflictError
-from bluegray.web.errors import ApiError
 from bluegray.web.lobby_schemas import SeekInfo
 from bluegray.web.models import Base, SeekRow
 from bluegray.web.schemas import ClockSettings
@@ -29,6 +28,10 @@ LIST_LIMIT: Final = 500
 
 class SeekGoneError(ConflictError):
     """The seek was taken, cancelled or expired before this transaction could take it."""
+
+
+class TooManySeeksError(ConflictError):
+    """The account already has as many open seeks as it may (nothing was written)."""
 
 
 def seek_info(row: SeekRow | Row[Any]) -> SeekInfo:
@@ -65,18 +68,14 @@ def in_range(row: SeekRow | Row[Any], rating: float) -> bool:
 
 
 def insert_seek(connection: Connection, values: dict[str, Any], most: int, now: int) -> None:
-    """Store a seek, unless its account already has ``most`` open (409 ``too_many_seeks``)."""
+    """Store a seek, unless its account already has ``most`` open (``TooManySeeksError``)."""
     count = connection.execute(
         select(func.count())
         .select_from(_SEEKS)
         .where(_SEEKS.c.account_id == values["account_id"], _SEEKS.c.expires_ms > now)
     ).scalar()
     if (count or 0) >= most:
-        raise ApiError(
-            409,
-            "too_many_seeks",
-            f"you have {most} open seeks and challenges: cancel one, or wait for an answer",
-        )
+        raise TooManySeeksError(f"account {values['account_id']} has {count} open seeks")
     connection.execute(insert(_SEEKS), [values])
 
 
