@@ -10,6 +10,9 @@ accept every seek the moment they see it. It measures, per seek:
   account sockets (the fan-out to the taker, its accept, the game stored, both told);
 - fan-out: from posting it to its arrival at the slowest of the watching lobby sockets.
 
+The watching sockets are driven by a process of their own, so that their load does not delay
+the players' (the seekers, the takers and their account sockets).
+
     python benchmarks/lobby_load.py                           # 1,000 clients, 200 seeks a minute
     python benchmarks/lobby_load.py --clients 200 --seeks-per-minute 60 --seconds 30
 
@@ -46,13 +49,10 @@ PASSWORD = "correct horse battery"
 @dataclass
 class Tally:
     posted: dict[str, float] = field(default_factory=dict)
-    """Each seek's id and when its POST was sent."""
+    """Each seek's id and when its POST was sent (the wall clock)."""
     told: dict[str, list[float]] = field(default_factory=dict)
     """Each game's ``game_started`` arrivals (both players')."""
     game_of_seek: dict[str, str] = field(default_factory=dict)
-    seen: dict[str, float] = field(default_factory=dict)
-    """Each seek's latest arrival at a watching lobby socket."""
-    seen_count: dict[str, int] = field(default_factory=dict)
     errors: list[str] = field(default_factory=list)
 
 
@@ -78,24 +78,51 @@ def ws(base: str, path: str) -> str:
     return base.replace("http", "ws", 1) + path
 
 
-async def watcher(url: str, tally: Tally, stop: asyncio.Event, ready: list[int]) -> None:
-    """A visitor on the lobby page: notes when each seek reaches it."""
+async def watcher(url: str, seen: dict[str, list[float]], stop: asyncio.Event) -> int:
+    """A visitor on the lobby page: notes when each seek reaches it (the wall clock, which the
+    driver's process shares). Whether it connected."""
     try:
-        async with connect(url, open_timeout=60, max_queue=None) as socket:
-            ready.append(1)
-            while not stop.is_set():
-                try:
-                    text = await asyncio.wait_for(socket.recv(), 0.5)
-                except TimeoutError:
-                    continue
-                message = json.loads(text)
-                if message["type"] == "seek":
-                    seek_id = message["seek"]["id"]
-                    tally.seen[seek_id] = time.perf_counter()
-                    tally.seen_count[seek_id] = tally.seen_count.get(seek_id, 0) + 1
-    except (ConnectionClosed, OSError) as error:
-        if not stop.is_set():
-            tally.errors.append(f"watcher: {error!r}")
+        async with connect(url, open_timeout=120, max_queue=None) as socket:
+            ready = asyncio.ensure_future(stop.wait())
+            try:
+                while not stop.is_set():
+                    receiving = asyncio.ensure_future(socket.recv())
+                    done, _ = await asyncio.wait({receiving, ready}, return_when="FIRST_COMPLETED")
+                    if receiving not in done:
+                        receiving.cancel()
+                        break
+                    text = receiving.result()
+                    if isinstance(text, str) and text.startswith('{"type":"seek","seek":{"id":"'):
+                        seek_id = text[29 : text.index('"', 29)]
+                        seen.setdefault(seek_id, []).append(time.time())
+            finally:
+                ready.cancel()
+            return 1
+    except (ConnectionClosed, OSError):
+        return 0
+
+
+async def watch(bases: list[str], clients: int, seconds: float) -> dict[str, Any]:
+    """The watching process: ``clients`` lobby sockets, half on each process; says ``ready``
+    on a line of its own once they are open, then watches for ``seconds``."""
+    seen: dict[str, list[float]] = {}
+    stop = asyncio.Event()
+    tasks = []
+    for index in range(clients):
+        tasks.append(asyncio.create_task(watcher(ws(bases[index % 2], "/ws/lobby"), seen, stop)))
+        if index % 50 == 49:
+            await asyncio.sleep(0.05)  # do not open them all in the same instant
+    await asyncio.sleep(2.0)
+    print("ready", flush=True)
+    await asyncio.sleep(seconds)
+    stop.set()
+    connected = sum(await asyncio.gather(*tasks))
+    return {
+        "connected": connected,
+        "last_seen": {seek_id: max(times) for seek_id, times in seen.items()},
+        "count": {seek_id: len(times) for seek_id, times in seen.items()},
+        "cpu_seconds": _cpu_seconds(),
+    }
 
 
 async def account_socket(url: str, token: str, tally: Tally, stop: asyncio.Event) -> None:
@@ -110,7 +137,7 @@ async def account_socket(url: str, token: str, tally: Tally, stop: asyncio.Event
             message = json.loads(text)
             if message["type"] == "game_started":
                 game_id = message["game"]["game_id"]
-                tally.told.setdefault(game_id, []).append(time.perf_counter())
+                tally.told.setdefault(game_id, []).append(time.time())
 
 
 async def taker(
@@ -149,13 +176,22 @@ async def drive(args: argparse.Namespace, bases: list[str]) -> dict[str, Any]:
     takers = [await account(clients[1], f"taker{i}") for i in range(args.seekers)]
     for client in clients:
         await client.aclose()
+    watching = await asyncio.create_subprocess_exec(
+        sys.executable,
+        __file__,
+        "--watch",
+        *bases,
+        "--clients",
+        str(args.clients),
+        "--seconds",
+        str(args.seconds + 15),
+        stdout=asyncio.subprocess.PIPE,
+    )
+    assert watching.stdout is not None
+    line = await asyncio.wait_for(watching.stdout.readline(), 300)
+    if line.strip() != b"ready":
+        raise SystemExit(f"the watchers did not start: {line!r}")
     tasks = []
-    ready: list[int] = []
-    for index in range(args.clients):
-        url = ws(bases[index % 2], "/ws/lobby")
-        tasks.append(asyncio.create_task(watcher(url, tally, stop, ready)))
-        if index % 50 == 49:
-            await asyncio.sleep(0.05)  # do not open them all in the same instant
     for index, token in enumerate(seekers + takers):
         url = ws(bases[index % 2], "/ws/account")
         tasks.append(asyncio.create_task(account_socket(url, token, tally, stop)))
@@ -165,9 +201,6 @@ async def drive(args: argparse.Namespace, bases: list[str]) -> dict[str, Any]:
         tasks.append(
             asyncio.create_task(taker(ws(base, "/ws/lobby"), base, token, tally, stop, turn))
         )
-    deadline = time.monotonic() + 120
-    while len(ready) < args.clients and time.monotonic() < deadline:
-        await asyncio.sleep(0.2)
     await asyncio.sleep(1.0)
     posters = [
         httpx.AsyncClient(
@@ -180,7 +213,7 @@ async def drive(args: argparse.Namespace, bases: list[str]) -> dict[str, Any]:
     count = 0
 
     async def post(client: httpx.AsyncClient) -> None:
-        sent = time.perf_counter()
+        sent = time.time()
         answer = await client.post("/api/seeks", json={"rules": "sackson", "rated": True})
         if answer.status_code != 201:
             tally.errors.append(f"seek: {answer.status_code} {answer.text[:200]}")
@@ -204,8 +237,11 @@ async def drive(args: argparse.Namespace, bases: list[str]) -> dict[str, Any]:
         told = tally.told.get(game_id or "", [])
         if len(told) >= 2:
             to_game.append(max(told) - sent)
-    fan_out = [tally.seen[s] - sent for s, sent in tally.posted.items() if s in tally.seen]
-    complete = sum(1 for s in tally.posted if tally.seen_count.get(s, 0) >= args.clients)
+    output, _ = await watching.communicate()
+    watched = json.loads(output.decode().strip().splitlines()[-1])
+    last_seen, count = watched["last_seen"], watched["count"]
+    fan_out = [last_seen[s] - sent for s, sent in tally.posted.items() if s in last_seen]
+    complete = sum(1 for s in tally.posted if count.get(s, 0) >= watched["connected"])
 
     def percentile(values: list[float], share: float) -> float:
         if not values:
@@ -214,7 +250,7 @@ async def drive(args: argparse.Namespace, bases: list[str]) -> dict[str, Any]:
         return round(ordered[min(len(ordered) - 1, int(share * len(ordered)))] * 1000, 1)
 
     return {
-        "lobby_clients": len(ready),
+        "lobby_clients": watched["connected"],
         "seeks_posted": len(tally.posted),
         "games_started": len(to_game),
         "seeks_seen_by_every_client": complete,
@@ -226,6 +262,7 @@ async def drive(args: argparse.Namespace, bases: list[str]) -> dict[str, Any]:
         "errors": len(tally.errors),
         "first_errors": tally.errors[:3],
         "driver_cpu_seconds": round(_cpu_seconds(), 1),
+        "watchers_cpu_seconds": round(watched["cpu_seconds"], 1),
     }
 
 
@@ -240,7 +277,11 @@ def main() -> None:
     parser.add_argument("--seekers", type=int, default=10, help="seeking accounts (default 10)")
     parser.add_argument("--seconds", type=float, default=60, help="how long to post (default 60)")
     parser.add_argument("--drive", nargs=2, metavar="URL", help=argparse.SUPPRESS)
+    parser.add_argument("--watch", nargs=2, metavar="URL", help=argparse.SUPPRESS)
     args = parser.parse_args()
+    if args.watch:  # the watching process: the lobby sockets of people who only look
+        print(json.dumps(asyncio.run(watch(list(args.watch), args.clients, args.seconds))))
+        return
     if args.drive:  # the client process: drive the lobby and print the figures as JSON
         print(json.dumps(asyncio.run(drive(args, list(args.drive)))))
         return
