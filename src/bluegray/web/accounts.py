@@ -25,7 +25,7 @@ from sqlalchemy.orm import Session
 from bluegray.web.api_tokens import ApiTokens, end_tokens
 from bluegray.web.clocks import now_ms
 from bluegray.web.db import Database
-from bluegray.web.errors import ApiError
+from bluegray.web.errors import ApiError, rate_limited
 from bluegray.web.live import LiveGame
 from bluegray.web.models import AccountRow, Base, ListingRow, SeatRow
 from bluegray.web.passwords import MAX_LENGTH, MIN_LENGTH, Hashing, needs_rehash
@@ -71,17 +71,6 @@ def check_password(password: str, name: str) -> None:
         )
     if password.strip().lower() == name.lower():
         raise AccountError(422, "invalid_password", "the password cannot be the name")
-
-
-def _too_many(wait: float, what: str) -> AccountError:
-    seconds = max(1, round(wait + 0.5))
-    return AccountError(
-        429,
-        "rate_limited",
-        f"{what}: try again in {seconds} s",
-        {"retry_after": seconds},
-        headers={"Retry-After": str(seconds)},
-    )
 
 
 # -- the database, for the service and the command line ------------------------------------------
@@ -157,7 +146,7 @@ class Accounts:
         if self.settings.rate_limits:
             wait = await self.rates.take(self.rates.signing_up, address)
             if wait:
-                raise _too_many(wait, "too many new accounts from your address")
+                raise rate_limited(wait, "too many new accounts from your address")
         hashed = await self.hashing.hash(password)
         now = now_ms()
 
@@ -196,13 +185,13 @@ class Accounts:
         if self.settings.rate_limits:
             wait = await rates.take(rates.logging_in, address)
             if wait:
-                raise _too_many(wait, "too many logins from your address")
+                raise rate_limited(wait, "too many logins from your address")
             wait = await rates.wait(rates.failures_by_address, address)
             if wait:
-                raise _too_many(wait, "too many failed logins from your address")
+                raise rate_limited(wait, "too many failed logins from your address")
         wait = await rates.wait(rates.failures_by_name, key)
         if wait:
-            raise _too_many(wait, "too many failed logins to this name")
+            raise rate_limited(wait, "too many failed logins to this name")
         row = None
         if is_name(name):  # anything else is nobody's (and is not looked up)
             row = await self.db.read(lambda session: find_account(session, name))
@@ -223,7 +212,7 @@ class Accounts:
         key = name_key(account.name)
         wait = await self.rates.wait(self.rates.failures_by_name, key)
         if wait:
-            raise _too_many(wait, "too many failed logins to this name")
+            raise rate_limited(wait, "too many failed logins to this name")
         row = await self.db.read(lambda session: session.get(AccountRow, account.id))
         if row is None or not await self.hashing.verify(row.password_hash, current):
             await self.rates.count(self.rates.failures_by_name, key)

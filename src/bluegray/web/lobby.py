@@ -30,7 +30,7 @@ from bluegray.pieces import Side
 from bluegray.rules import RuleSet
 from bluegray.web.bus import News
 from bluegray.web.clocks import Clock, now_ms
-from bluegray.web.errors import ApiError, from_library
+from bluegray.web.errors import ApiError, from_library, rate_limited
 from bluegray.web.glicko import DEFAULT_SETTINGS, Rating, is_provisional
 from bluegray.web.leaderboards import shown_rating
 from bluegray.web.lobby_hub import ACCOUNT_PREFIX, LOBBY, LobbyHub
@@ -261,15 +261,7 @@ class Lobby:
         item = self.rates.challenging if challenge else self.rates.seeking
         wait = await self.rates.take(item, f"account:{account.id}")
         if wait:
-            seconds = max(1, round(wait + 0.5))
-            what = "challenges" if challenge else "seeks"
-            raise ApiError(
-                429,
-                "rate_limited",
-                f"too many {what}: try again in {seconds} s",
-                {"retry_after": seconds},
-                headers={"Retry-After": str(seconds)},
-            )
+            raise rate_limited(wait, "too many challenges" if challenge else "too many seeks")
 
     async def _store(
         self,
