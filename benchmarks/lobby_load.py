@@ -40,8 +40,9 @@ from websockets.asyncio.client import connect
 from websockets.exceptions import ConnectionClosed
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
-from benchmarks.web_load import _cpu_seconds, _stop, start_server
+sys.path.insert(0, str(Path(__file__).resolve().parent))
 from tests.servers import PostgresServer, RedisServer, free_port
+from web_load import _cpu_seconds, _stop, start_server
 
 PASSWORD = "correct horse battery"
 

@@ -285,3 +285,17 @@ def test_every_game_without_a_correspondence_setting_is_real_time() -> None:
     assert time_class(None) == "real-time"
     assert time_class(3) == "correspondence"
     assert Standing(Rating(), None, 0) == NEW_STANDING
+
+
+def test_a_rated_game_that_ends_after_a_player_s_account_is_closed_is_not_rated(
+    make_client: Callable[..., TestClient], database_url: str
+) -> None:
+    app = app_of(make_client)
+    ada, bob = Browser(app), Browser(app)
+    sign_up(ada, "ada")
+    sign_up(bob, "bob")
+    game_id, ada_token, _ = friend_game(ada, bob, **RATED)
+    assert main(["user", "close", "bob", "--database-url", database_url]) == 0
+    ended = resign(ada, game_id, ada_token)
+    assert ended["status"] == "finished" and ended["ratings"] is None
+    assert rows(app, "ratings") == [] and rows(app, "rating_history") == []

@@ -365,9 +365,9 @@ class Lobby:
             raise ApiError(409, "not_allowed", "this is your own seek")
         if row.target_id is not None and row.target_id != account.id:
             raise ApiError(404, "not_found", "no such challenge to you")
-        terms = self._terms(row.rules, None, row.rated, row.color, "seek")
         if row.target_id is None:
-            rating = await self.rating(account.id, terms.pool)
+            pool = pool_name(RuleSet.parse(row.rules), row.time_class)
+            rating = await self.rating(account.id, pool)
             if not in_range(row, rating.rating):
                 raise ApiError(
                     409,

@@ -162,16 +162,17 @@ def blue_score(live: LiveGame) -> float | None:
     return 1.0 if outcome.winner is Side.BLUE else 0.0
 
 
-def _lock_accounts(connection: Connection, ids: Iterable[int]) -> None:
+def _lock_accounts(connection: Connection, ids: Iterable[int]) -> set[int]:
     """Hold the accounts' rows until the transaction ends (PostgreSQL; SQLite has one writer),
     always in the same order, so that two games ending at once for one player rate one after
-    the other."""
-    connection.execute(
-        select(_ACCOUNTS.c.id)
+    the other (and after a closing that voids one's results). The ids of those closed."""
+    rows = connection.execute(
+        select(_ACCOUNTS.c.id, _ACCOUNTS.c.closed_ms)
         .where(_ACCOUNTS.c.id.in_(sorted(set(ids))))
         .order_by(_ACCOUNTS.c.id)
         .with_for_update()
     ).all()
+    return {row.id for row in rows if row.closed_ms is not None}
 
 
 def _standings(connection: Connection, pool: str, ids: Iterable[int]) -> dict[int, Standing]:
@@ -235,7 +236,8 @@ def rate_ended(
 ) -> None:
     """If ``live`` is a rated game that has just finished, update both players' ratings and
     write their history (in the caller's transaction, the one that stores the end), and set
-    ``live.rating_result``. An aborted game, or one not rated, changes nothing."""
+    ``live.rating_result``. An aborted game, one not rated, or one with a closed account,
+    changes nothing."""
     score = blue_score(live)
     pool = pool_name(live.rules, live.time_class)
     if not live.rated or score is None or pool is None:
@@ -245,7 +247,8 @@ def rate_ended(
     if blue_id is None or gray_id is None or blue_id == gray_id:
         return  # refused when the seats were taken; never rated otherwise
     end_ms = live.updated_ms
-    _lock_accounts(connection, (blue_id, gray_id))
+    if _lock_accounts(connection, (blue_id, gray_id)):
+        return  # a player's account was closed during the game: its results are void
     known = _standings(connection, pool, (blue_id, gray_id))
     blue = known.get(blue_id, NEW_STANDING)
     gray = known.get(gray_id, NEW_STANDING)
