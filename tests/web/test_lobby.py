@@ -202,3 +202,18 @@ def test_an_account_has_at_most_max_seeks_open(make_server: Callable[..., LiveSe
     assert code_of(refused) == (409, "too_many_seeks")
     assert len(ada.get("/api/seeks")["seeks"]) == 1
     assert bob.seek()["player"] == "bob"  # the limit is each account's
+
+
+def test_a_seek_left_by_a_stopped_server_goes_when_it_starts_again(
+    make_server: Callable[..., LiveServer],
+) -> None:
+    first = make_server(rate_limits=False)
+    ada = Player(first.url, "ada")
+    kept = ada.seek()  # no socket: it lasts its time
+    # A seek tied to a socket whose closing the server never saw (it was killed, say).
+    tied = ada.seek(connection="socket-of-a-killed-server")
+    first.server.should_exit = True
+    first.thread.join(timeout=20)
+    second = make_server(rate_limits=False)
+    left = [seek["id"] for seek in Player(second.url, "ada", ada.token).get("/api/seeks")["seeks"]]
+    assert left == [kept["id"]] and tied["id"] not in left

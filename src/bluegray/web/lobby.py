@@ -138,6 +138,10 @@ class Lobby:
     # -- running -------------------------------------------------------------------------------
 
     async def start(self) -> None:
+        """Sweep at once (a seek left by a process that stopped, this one's last run included,
+        goes now), then every ``lobby_sweep_seconds``."""
+        with contextlib.suppress(Exception):
+            await self.sweep()
         self._sweeper = asyncio.create_task(self._sweep_loop(), name="bluegray-lobby")
 
     async def stop(self) -> None:
@@ -161,9 +165,7 @@ class Lobby:
     async def sweep(self) -> None:
         """Clear the seeks past their time, and those whose process has died."""
         now = now_ms()
-        live = None
-        if self.settings.scaled:
-            live = await self.service.presence.live_processes(now)
+        live = await self.service.presence.live_processes(now)  # embedded: this one alone
         condition = expired_or_orphaned(now, live)
         gone = await self.db.write(lambda connection: remove_seeks(connection, condition))
         for row in gone:
