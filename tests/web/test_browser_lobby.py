@@ -120,3 +120,13 @@ def test_a_challenge_by_name_reaches_its_player_on_another_page(
     dee.wait_for_url(re.compile(r"/game/[A-Za-z0-9_-]+$"))
     game_id = dee.url.rsplit("/", 1)[1]
     cal.wait_for_url(re.compile(rf"/game/{game_id}$"))  # from the lobby, straight to the game
+
+    # A friend's game can be created rated from the new game's form too.
+    cal.goto(live_url + "/")
+    expect(cal.locator("#rated-row")).to_be_hidden()
+    cal.check('input[name="opponent"][value="friend"]')
+    expect(cal.locator("#rated-row")).to_be_visible()
+    cal.check("#rated")
+    cal.locator("#start").click()
+    cal.wait_for_url(re.compile(r"/game/[A-Za-z0-9_-]+$"))
+    expect(cal.locator("#main")).to_have_attribute("data-rated", "true")
