@@ -109,3 +109,35 @@ def test_a_seek_goes_when_its_process_dies(web: dict[str, Node]) -> None:
         gone = watching.receive("seek_gone", timeout=20)
         assert gone == {"type": "seek_gone", "id": seek["id"], "reason": "left"}
     assert bob.get("/api/seeks")["seeks"] == []
+
+
+def press(player: Player, ready: threading.Barrier, answers: dict[str, httpx.Response]) -> None:
+    ready.wait()
+    answers[player.name] = player.post("/api/lobby/quick", {"pairing": "sackson-5+3"})
+
+
+def test_two_players_pressing_quick_pairing_at_once_on_two_processes_meet(
+    web: dict[str, Node],
+) -> None:
+    ada = Player(web["A"].url, "ada")
+    bob = Player(web["B"].url, "bob")
+    with ada.socket("/ws/account") as ada_news, bob.socket("/ws/account") as bob_news:
+        for _ in range(4):
+            answers: dict[str, httpx.Response] = {}
+            ready = threading.Barrier(2)
+            threads = [
+                threading.Thread(target=press, args=(player, ready, answers))
+                for player in (ada, bob)
+            ]
+            for thread in threads:
+                thread.start()
+            for thread in threads:
+                thread.join()
+            results = {name: answer.json() for name, answer in answers.items()}
+            assert all(answer.status_code == 200 for answer in answers.values()), results
+            games = [result["game"] for result in results.values() if result["game"]]
+            assert len(games) == 1, results  # one of them found the other's seek
+            game_id = games[0]["game_id"]
+            assert ada_news.receive("game_started")["game"]["game_id"] == game_id
+            assert bob_news.receive("game_started")["game"]["game_id"] == game_id
+    assert ada.get("/api/seeks")["seeks"] == []  # nobody is left waiting
