@@ -191,6 +191,9 @@ def test_the_lobby_is_in_the_openapi_schema(make_server: Callable[..., LiveServe
         "/api/leaderboards/{rules}/{time_class}",
     ):
         assert path in paths, path
+    lobby = str(httpx.get(server.url + "/api/ws/schema").json()["lobby_server_to_client"])
+    for message in ("seek_gone", "challenge_gone", "game_started", "welcome"):
+        assert message in lobby, message
 
 
 def test_an_account_has_at_most_max_seeks_open(make_server: Callable[..., LiveServer]) -> None:
