@@ -68,7 +68,7 @@ def test_the_account_page_has_its_sections(make_client: Callable[..., TestClient
     assert 'id="bot-button"' not in player.get("/account").text
 
 
-def test_a_profile_shows_results_games_and_the_place_for_ratings(
+def test_a_profile_shows_results_games_and_its_ratings(
     make_client: Callable[..., TestClient],
 ) -> None:
     app = make_client()
@@ -81,7 +81,7 @@ def test_a_profile_shows_results_games_and_the_place_for_ratings(
     assert page.status_code == 200
     html = page.text
     assert '<h1 id="player-name" data-player="ada">ada</h1>' in html
-    assert 'id="ratings" data-section="ratings"' in html and "No ratings yet" in html
+    assert 'id="ratings" data-section="ratings"' in html and "No rated games yet" in html
     people = re.search(r'<tr data-counts="people">(.*?)</tr>', html, re.S)
     assert people is not None
     counts = dict(re.findall(r'data-count="(\w+)">(\d+)<', people[1]))

@@ -1,7 +1,7 @@
 """``bluegray bot``, a real process with a real engine process, against a real server: a bot's
 account joins a game by its invite link with its API token and plays it with ``bluegray engine``
-over the WebSocket until the game is over; a token the site does not know, or an account that is
-not a bot's, is a one-line error."""
+over the WebSocket until the game is over; it posts seeks in the lobby and accepts others'; a
+token the site does not know, or an account that is not a bot's, is a one-line error."""
 
 from __future__ import annotations
 
@@ -14,7 +14,8 @@ from collections.abc import Callable
 import httpx
 import pytest
 
-from tests.web.conftest import LiveServer, Socket
+from tests.web.conftest import Json, LiveServer, Socket
+from tests.web.lobby_clients import Player
 
 pytestmark = pytest.mark.slow
 
@@ -125,3 +126,88 @@ def test_a_bot_needs_a_known_token_of_a_bots_account(
         )
         assert done.returncode == 2
         assert done.stderr.startswith(f"bluegray: error: {message}"), done.stderr
+
+
+def play_until_the_bot_moves_then_resign(server: LiveServer, game_id: str, token: str) -> Json:
+    """As the bot's human opponent: move when it is our turn until the bot has replied once,
+    then resign; the final state."""
+    with Socket(server.ws_url(game_id), token) as human:
+        mine = human.welcome["side"]
+        deadline = time.monotonic() + 60
+        while True:
+            state = human.state
+            if state["ply"] >= (1 if mine == "gray" else 2):  # Blue moves first
+                break
+            if state["turn"] == mine:
+                move = {
+                    "type": "move",
+                    "move": state["legal_moves"][0],
+                    "version": state["version"],
+                }
+                human.send(move)
+                human.state_at(state["version"] + 1)
+            else:
+                human.next(timeout=max(0.1, deadline - time.monotonic()))
+        human.send({"type": "action", "action": "resign"})
+        return human.state_at(state["version"] + 1)
+
+
+def test_a_bot_plays_seeks_it_posts_and_seeks_it_accepts(
+    make_server: Callable[..., LiveServer],
+) -> None:
+    server = make_server(rate_limits=False)
+    token = account_with_token(server, "robo", bot=True)
+    human = Player(server.url, "ada")
+    # It posts its own rated seek, which a person accepts.
+    with human.socket("/ws/lobby") as lobby:
+        lobby.receive("seeks")
+        bot = subprocess.Popen(
+            bot_command(
+                server, token, "--seek", "cooper", "--clock", "5+3", "--rated", "--games", "1"
+            ),
+            stdout=subprocess.PIPE,
+            stderr=subprocess.STDOUT,
+            text=True,
+        )
+        try:
+            seek = lobby.receive("seek", timeout=60)["seek"]
+            assert (seek["player"], seek["bot"], seek["rules"], seek["rated"]) == (
+                "robo",
+                True,
+                "cooper",
+                True,
+            )
+            game_id = human.post(f"/api/seeks/{seek['id']}/accept").json()["game_id"]
+            final = play_until_the_bot_moves_then_resign(server, game_id, human.token)
+            assert final["rated"] is True and final["ratings"]["blue"]["change"] != 0
+            output, _ = bot.communicate(timeout=60)
+        finally:
+            if bot.poll() is None:
+                bot.kill()
+                bot.wait()
+    assert bot.returncode == 0, output
+    assert f"bluegray bot robo: posted a challenge in the lobby: {seek['id']}" in output
+    assert f"bluegray bot robo: game {game_id}: over:" in output
+    # It accepts a person's seek (under the rule sets it is told).
+    human.seek(rules="cooper")  # not one it plays
+    wanted = human.seek(rules="sackson", color="blue")
+    bot = subprocess.Popen(
+        bot_command(server, token, "--accept-seeks", "sackson", "--games", "1"),
+        stdout=subprocess.PIPE,
+        stderr=subprocess.STDOUT,
+        text=True,
+    )
+    try:
+        with human.socket("/ws/account") as news:
+            started = news.receive("game_started", timeout=60)["game"]
+        assert started["opponent"] == "robo" and started["side"] == "blue"
+        play_until_the_bot_moves_then_resign(server, started["game_id"], human.token)
+        output, _ = bot.communicate(timeout=60)
+    finally:
+        if bot.poll() is None:
+            bot.kill()
+            bot.wait()
+    assert bot.returncode == 0, output
+    assert f"accepted ada's challenge: game {started['game_id']}" in output
+    assert [seek["rules"] for seek in human.get("/api/seeks")["seeks"]] == ["cooper"]
+    assert wanted["id"] not in [seek["id"] for seek in human.get("/api/seeks")["seeks"]]

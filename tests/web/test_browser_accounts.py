@@ -67,7 +67,7 @@ def test_a_visitor_makes_an_account_keeps_their_game_and_logs_in_elsewhere(
     expect(page.locator(f'#player-games li[data-game-id="{game_id}"]')).to_contain_text(
         "against the AI (level 1)"
     )
-    expect(page.locator("#ratings")).to_contain_text("No ratings yet")
+    expect(page.locator("#ratings")).to_contain_text("No rated games yet")
 
     # The account's page: a token is shown once, then revoked.
     page.locator(".account-link").click()

@@ -148,6 +148,7 @@ PAGES = {
     "account.html": "page-account",
     "player.html": "page-player",
     "player_not_found.html": "page-not-found",
+    "leaderboard.html": "page-leaderboard",
 }
 STYLESHEET = TEMPLATES.parent / "static" / "app.css"
 

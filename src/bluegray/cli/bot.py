@@ -17,9 +17,12 @@ The bot acts with the account's API token (made on the site's account page; the 
 a bot's: 'Make this a bot's account' there, or 'bluegray user bot NAME' on the server).
 
 It plays every game of the account that is waiting or going on, and new ones as they come: the
-games it joins by an invite link (--join), and those it opens for anyone to join (--open, which
-prints the link to send). Each game is played over its WebSocket, so the bot counts as present;
-the engine thinks --movetime per move, or by the game's clock. Ctrl-C stops it.
+games it joins by an invite link (--join), those it opens for anyone to join (--open, which
+prints the link to send), and the lobby's: with --seek it keeps an open challenge of its own in
+the lobby while it has no game going on, and with --accept-seeks it accepts other players' open
+challenges (those under the --accept-seeks rule sets, or any) while it has none. Each game is
+played over its WebSocket, so the bot counts as present; the engine thinks --movetime per move,
+or by the game's clock. Ctrl-C stops it.
 """
 
 EPILOG = """\
@@ -27,6 +30,7 @@ examples:
   bluegray bot --token bgp_... --join "http://127.0.0.1:8000/game/mT2T4IADb3CE#join=VoqwfnSc"
   bluegray bot --token bgp_... --open cooper --clock 5+3 --engine "bluegray engine"
   BLUEGRAY_BOT_TOKEN=bgp_... bluegray bot --server https://play.example.org --games 10
+  bluegray bot --token bgp_... --seek sackson --clock 5+3 --rated --accept-seeks sackson,cooper
 """
 
 
@@ -83,6 +87,26 @@ def register(subparsers: Any) -> None:
         help="the clock of the game --open opens, e.g. 5+3 (default: none)",
     )
     parser.add_argument(
+        "--seek",
+        metavar="RULES",
+        help="keep an open challenge in the lobby with these rules (and --clock, --rated) "
+        "while no game is going on",
+    )
+    parser.add_argument(
+        "--rated",
+        action="store_true",
+        help="the --seek challenge is rated (a preset rule set)",
+    )
+    parser.add_argument(
+        "--accept-seeks",
+        nargs="?",
+        const="",
+        default=None,
+        metavar="RULES,...",
+        help="accept other players' open challenges in the lobby while no game is going on: "
+        "those under these rule sets (comma-separated), or any",
+    )
+    parser.add_argument(
         "--games",
         type=int,
         metavar="N",
@@ -121,6 +145,8 @@ def run(args: argparse.Namespace) -> int:
         fail(f"--games must be at least 1, not {args.games}")
     if not args.poll > 0:
         fail(f"--poll must be more than 0, not {args.poll}")
+    if args.rated and not args.seek:
+        fail("--rated is for the challenge --seek posts: give --seek RULES too")
     clock = clock_of(args.clock)
     try:
         # The WebSocket client comes with the web extra, loaded for this command only.

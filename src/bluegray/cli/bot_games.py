@@ -98,6 +98,27 @@ class Site:
         created = self.request("POST", "/api/games", body)
         return created["game"]["id"], self.server + created["invite"]["path"]
 
+    def post_seek(self, rules: str, clock: tuple[float, float] | None, rated: bool) -> str:
+        """Post an open challenge in the lobby; its id."""
+        body: Json = {"rules": rules, "rated": rated, "color": "random"}
+        if clock is not None:
+            body["clock"] = {"minutes": clock[0], "increment_seconds": clock[1]}
+        seek_id: str = self.request("POST", "/api/seeks", body)["id"]
+        return seek_id
+
+    def open_seeks(self) -> list[Json]:
+        seeks: list[Json] = self.request("GET", "/api/seeks")["seeks"]
+        return seeks
+
+    def accept_seek(self, seek_id: str) -> str | None:
+        """Accept an open challenge: the game's id (``None``: someone was quicker, or the
+        bot's rating is outside its range)."""
+        try:
+            game_id: str = self.request("POST", f"/api/seeks/{seek_id}/accept")["game_id"]
+        except BotError:
+            return None
+        return game_id
+
     def games_to_play(self, name: str) -> list[str]:
         """The account's games that are waiting for an opponent or going on."""
         games = self.request("GET", f"/api/players/{name}/games?limit=100")["games"]
@@ -184,6 +205,32 @@ def describe_end(state: Json | None) -> str:
     return f"over: {outcome['result']}, {outcome['description']}"
 
 
+def _use_the_lobby(
+    site: Site,
+    args: Any,
+    name: str,
+    clock: tuple[float, float] | None,
+    say: Callable[[str], None],
+) -> None:
+    """With no game going on: accept a matching open challenge (--accept-seeks), else keep one
+    of the bot's own in the lobby (--seek)."""
+    seeks = site.open_seeks() if args.seek or args.accept_seeks is not None else []
+    if args.accept_seeks is not None:
+        wanted = {rules.strip() for rules in args.accept_seeks.split(",") if rules.strip()}
+        for seek in seeks:
+            if seek["player"].lower() == name.lower() or seek["quick"]:
+                continue
+            if wanted and seek["rules"] not in wanted:
+                continue
+            game_id = site.accept_seek(seek["id"])
+            if game_id is not None:
+                say(f"accepted {seek['player']}'s challenge: game {game_id}")
+                return
+    if args.seek and not any(seek["player"].lower() == name.lower() for seek in seeks):
+        seek_id = site.post_seek(args.seek, clock, args.rated)
+        say(f"posted a challenge in the lobby: {seek_id}")
+
+
 def run_bot(args: Any, clock: tuple[float, float] | None) -> int:
     """``bluegray bot``: join and open what the options say, then play every game of the
     account until ``--games`` are over (or Ctrl-C)."""
@@ -231,6 +278,9 @@ def run_bot(args: Any, clock: tuple[float, float] | None) -> int:
                         thread = threading.Thread(target=play, args=(game_id,), daemon=True)
                         playing[game_id] = thread
                         thread.start()
+                busy = any(thread.is_alive() for thread in playing.values())
+                if not busy:
+                    _use_the_lobby(site, args, name, clock, say)
                 time.sleep(args.poll)
         finally:
             stopping.set()

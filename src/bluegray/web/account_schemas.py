@@ -106,20 +106,44 @@ class GameCounts(BaseModel):
 
 
 class RatingPoint(BaseModel):
-    at_ms: int
-    rating: float
+    at_ms: int = Field(description="When the rated game ended.")
+    rating: float = Field(description="The rating after it.")
+    change: float = Field(description="What the game changed the rating by.")
+    game_id: str
 
 
 class RatingInfo(BaseModel):
-    """One of a player's ratings (a rule set and time class). Reserved for ratings: the list is
-    empty until they are introduced."""
+    """One of a player's ratings: a preset rule set and a time class (Glicko-2)."""
 
-    perf: str = Field(examples=["sackson real-time"])
+    perf: str = Field(examples=["sackson/real-time"], description="The rating's pool.")
+    rules: str = Field(examples=["sackson"])
+    time_class: Literal["real-time", "correspondence"]
+    rating: float
+    deviation: float = Field(description="Grown since the last rated game.")
+    provisional: bool = Field(description="The deviation is still high: shown with a '?'.")
+    games: int = Field(description="Rated games counted (voided ones not).")
+    history: list[RatingPoint] = Field(description="The rating after each game, oldest first.")
+
+
+class LeaderboardEntry(BaseModel):
+    rank: int
+    name: str
+    bot: bool
     rating: float
     deviation: float
-    provisional: bool
     games: int
-    history: list[RatingPoint]
+
+
+class Leaderboard(BaseModel):
+    """The established ratings of a pool (open accounts, not provisional), best first."""
+
+    pool: str = Field(examples=["sackson/real-time"])
+    rules: str
+    time_class: Literal["real-time", "correspondence"]
+    total: int = Field(description="How many players the whole leaderboard has.")
+    offset: int
+    entries: list[LeaderboardEntry]
+    next_offset: int | None = Field(description="Pass as offset for the next page (null: none).")
 
 
 class Opponent(BaseModel):
@@ -158,8 +182,8 @@ class PlayerProfile(BaseModel):
     against_ai: GameCounts
     ratings: list[RatingInfo] = Field(
         default_factory=list,
-        description="Reserved for ratings (one per rule set and time class, with history): "
-        "empty until they are introduced.",
+        description="One per rule set and time class the player has played rated games in, "
+        "with its history; the most played first.",
     )
     recent_games: list[PlayerGame] = Field(description="The newest games first.")
     next_before_ms: int | None = Field(

@@ -25,14 +25,16 @@ from sqlalchemy.orm import Session
 from bluegray.web.api_tokens import ApiTokens, end_tokens
 from bluegray.web.clocks import now_ms
 from bluegray.web.db import Database
-from bluegray.web.errors import ApiError
+from bluegray.web.errors import ApiError, rate_limited
 from bluegray.web.live import LiveGame
 from bluegray.web.models import AccountRow, Base, ListingRow, SeatRow
 from bluegray.web.passwords import MAX_LENGTH, MIN_LENGTH, Hashing, needs_rehash
 from bluegray.web.players import Account, account_of_row, check_new_name, is_name, name_key
 from bluegray.web.rates import RateLimits
+from bluegray.web.ratings import void_rated_results
 from bluegray.web.runtime import Games
 from bluegray.web.schemas import GameEvent
+from bluegray.web.seeks import drop_seeks_of
 from bluegray.web.sessions import Sessions, end_sessions
 from bluegray.web.settings import Settings
 
@@ -49,9 +51,10 @@ ClosingStep = Callable[[Connection, int, int], None]
 """Something more to do, in the same transaction, when an account is closed:
 ``step(connection, account_id, now_ms)``."""
 
-CLOSING_STEPS: list[ClosingStep] = []
-"""What closing an account does besides ending its sessions and tokens. Ratings add the voiding
-of the account's rated results here."""
+CLOSING_STEPS: list[ClosingStep] = [void_rated_results, drop_seeks_of]
+"""What closing an account does besides ending its sessions and tokens: its rated results are
+voided (``ratings.void_rated_results``: every pool it played in is computed again without
+them), and its seeks and challenges go (``seeks.drop_seeks_of``)."""
 
 
 class AccountError(ApiError):
@@ -68,17 +71,6 @@ def check_password(password: str, name: str) -> None:
         )
     if password.strip().lower() == name.lower():
         raise AccountError(422, "invalid_password", "the password cannot be the name")
-
-
-def _too_many(wait: float, what: str) -> AccountError:
-    seconds = max(1, round(wait + 0.5))
-    return AccountError(
-        429,
-        "rate_limited",
-        f"{what}: try again in {seconds} s",
-        {"retry_after": seconds},
-        headers={"Retry-After": str(seconds)},
-    )
 
 
 # -- the database, for the service and the command line ------------------------------------------
@@ -154,7 +146,7 @@ class Accounts:
         if self.settings.rate_limits:
             wait = await self.rates.take(self.rates.signing_up, address)
             if wait:
-                raise _too_many(wait, "too many new accounts from your address")
+                raise rate_limited(wait, "too many new accounts from your address")
         hashed = await self.hashing.hash(password)
         now = now_ms()
 
@@ -193,13 +185,13 @@ class Accounts:
         if self.settings.rate_limits:
             wait = await rates.take(rates.logging_in, address)
             if wait:
-                raise _too_many(wait, "too many logins from your address")
+                raise rate_limited(wait, "too many logins from your address")
             wait = await rates.wait(rates.failures_by_address, address)
             if wait:
-                raise _too_many(wait, "too many failed logins from your address")
+                raise rate_limited(wait, "too many failed logins from your address")
         wait = await rates.wait(rates.failures_by_name, key)
         if wait:
-            raise _too_many(wait, "too many failed logins to this name")
+            raise rate_limited(wait, "too many failed logins to this name")
         row = None
         if is_name(name):  # anything else is nobody's (and is not looked up)
             row = await self.db.read(lambda session: find_account(session, name))
@@ -220,7 +212,7 @@ class Accounts:
         key = name_key(account.name)
         wait = await self.rates.wait(self.rates.failures_by_name, key)
         if wait:
-            raise _too_many(wait, "too many failed logins to this name")
+            raise rate_limited(wait, "too many failed logins to this name")
         row = await self.db.read(lambda session: session.get(AccountRow, account.id))
         if row is None or not await self.hashing.verify(row.password_hash, current):
             await self.rates.count(self.rates.failures_by_name, key)

@@ -134,6 +134,8 @@ def start_rematch(live: LiveGame, actor: Side, context: ActionContext) -> GameEv
         ai_level=live.ai_level,
         clock=None if clock is None else Clock.new(clock.initial_ms, clock.increment_ms),
         parent_id=live.id,
+        rated=live.rated,
+        time_class=live.time_class,
     )
     new.sync_status()
     live.rematch_id = new.id
@@ -288,6 +290,25 @@ def abort(live: LiveGame, actor: Side, context: ActionContext) -> GameEvent:
         live.clock = live.clock.switched(None, context.now)
     live.invite_hash = None
     return GameEvent(kind="aborted", side=actor.value)
+
+
+def abort_unstarted(live: LiveGame, now: int, first_move_ms: int | None) -> GameEvent | None:
+    """A game between two people whose side to move has not made its first move within
+    ``first_move_ms`` of when it could ends as aborted (else nothing changes): unrated, and a
+    loss for nobody."""
+    if first_move_ms is None or live.mode != "friend" or live.status != "active":
+        return None
+    if live.is_over() or live.outcome() is not None or live.game.ply >= 2:
+        return None
+    if now < live.turn_started_ms() + first_move_ms:
+        return None
+    late = live.game.turn
+    live.status = "aborted"
+    live.end_reason = "no_first_move"
+    if live.clock is not None:
+        live.clock = live.clock.switched(None, now)
+    live.draw_offer = live.takeback_offer = None
+    return GameEvent(kind="aborted", side=late.value)
 
 
 def claim_win(live: LiveGame, actor: Side, context: ActionContext) -> GameEvent:

@@ -21,6 +21,7 @@ from bluegray.web.clocks import set_time_offset
 from bluegray.web.db import Database
 from bluegray.web.errors import install_handlers
 from bluegray.web.guard import GuardMiddleware
+from bluegray.web.lobby import Lobby
 from bluegray.web.rates import RateLimits
 from bluegray.web.routers import (
     account_pages,
@@ -28,6 +29,8 @@ from bluegray.web.routers import (
     analysis,
     boards,
     games,
+    leaderboards,
+    lobby_routes,
     meta,
     pages,
     positions,
@@ -78,13 +81,17 @@ def create_app(settings: Settings | None = None) -> FastAPI:
     service = GameService(settings, database, parts.bus, parts.presence, process, parts.make_queue)
     rates = RateLimits(settings, shared=settings.scaled)
     account_service = Accounts(database, rates, settings, service.games)
+    lobby = Lobby(settings, service, rates)
+    service.on_cluster = lobby.heard
 
     @asynccontextmanager
     async def lifespan(app: FastAPI) -> AsyncIterator[None]:
         database.start()
         try:
             await service.start()
+            await lobby.start()
             yield
+            await lobby.stop()
             await service.stop()
         finally:
             database.close()
@@ -103,6 +110,7 @@ def create_app(settings: Settings | None = None) -> FastAPI:
     app.state.settings = settings
     app.state.service = service
     app.state.accounts = account_service
+    app.state.lobby = lobby
     app.state.callers = Callers(account_service.sessions, account_service.tokens)
     install_handlers(app, process, service.metrics)
     for module in (rules, games, positions, boards, records, analysis, meta, sockets, pages):
@@ -111,6 +119,9 @@ def create_app(settings: Settings | None = None) -> FastAPI:
     app.include_router(meta.metrics_router)
     app.include_router(study_pages.router)  # learn, my games, replay, study
     app.include_router(account_pages.router)  # sign up, log in, the account, players' profiles
+    app.include_router(leaderboards.router)
+    app.include_router(lobby_routes.router)
+    app.include_router(leaderboards.pages)
     app.mount("/static", StaticFiles(directory=STATIC), name="static")
     app.state.rates = rates
     app.add_middleware(GuardMiddleware, settings=settings, rates=rates, process=process)

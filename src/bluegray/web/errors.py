@@ -60,6 +60,19 @@ def not_found(what: str) -> ApiError:
     return ApiError(404, "not_found", f"{what} not found")
 
 
+def rate_limited(wait: float, what: str) -> ApiError:
+    """429 ``rate_limited``: ``what`` (too many of something), and when to try again (also in
+    ``Retry-After``), ``wait`` seconds from now rounded up."""
+    seconds = max(1, round(wait + 0.5))
+    return ApiError(
+        429,
+        "rate_limited",
+        f"{what}: try again in {seconds} s",
+        {"retry_after": seconds},
+        headers={"Retry-After": str(seconds)},
+    )
+
+
 def from_library(error: BlueGrayError) -> ApiError:
     """The API error for a library error: its message names the bad text and why."""
     message = str(error)

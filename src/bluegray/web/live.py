@@ -87,6 +87,13 @@ class LiveGame:
     last_event: str | None = None
     """The event of the change that made this version (JSON), so that a process that re-reads
     the game can still say what happened last."""
+    rated: bool = False
+    """Whether the game counts for both accounts' ratings."""
+    time_class: str = "real-time"
+    """``real-time`` or ``correspondence`` (``ratings.time_class``)."""
+    rating_result: str | None = None
+    """What the end of a rated game did to each side's rating (``RatingResult`` as JSON), written
+    in the transaction that ends it."""
     _derived: Derived | None = field(default=None, repr=False, compare=False)
 
     def copy(self) -> LiveGame:

@@ -10,6 +10,7 @@ from __future__ import annotations
 from sqlalchemy import (
     BigInteger,
     Boolean,
+    Float,
     ForeignKey,
     Index,
     Integer,
@@ -71,6 +72,12 @@ class GameRow(Base):
     """The text of an imported record (its tags and comments are kept with its moves)."""
     last_event: Mapped[str | None] = mapped_column(Text)
     """What the change that made this version did (a ``GameEvent`` as JSON)."""
+    rated: Mapped[bool] = mapped_column(Boolean, server_default=false())
+    """Whether the game counts for both accounts' ratings (``ratings``)."""
+    time_class: Mapped[str] = mapped_column(String(16), server_default="real-time")
+    """``real-time`` or ``correspondence`` (with the rule set: the rating it counts in)."""
+    rating_result: Mapped[str | None] = mapped_column(Text)
+    """What the end of a rated game did to each side's rating (``RatingResult``'s JSON)."""
 
 
 class SeatRow(Base):
@@ -122,6 +129,108 @@ class AccountRow(Base):
     moderator: Mapped[bool] = mapped_column(Boolean, server_default=false())
     closed_ms: Mapped[int | None] = mapped_column(BigInteger)
     """When a moderator closed it (``None``: open). A closed account cannot log in."""
+
+
+class RatingRow(Base):
+    """An account's Glicko-2 rating in one pool (a preset rule set and a time class)."""
+
+    __tablename__ = "ratings"
+    __table_args__ = (Index("ix_ratings_pool_rating", "pool", "rating"),)
+
+    account_id: Mapped[int] = mapped_column(
+        Integer,
+        ForeignKey("accounts.id", ondelete="CASCADE", name="fk_ratings_account_id"),
+        primary_key=True,
+    )
+    pool: Mapped[str] = mapped_column(String(48), primary_key=True)
+    """``rules/time class``, e.g. ``sackson/real-time``."""
+    rating: Mapped[float] = mapped_column(Float)
+    deviation: Mapped[float] = mapped_column(Float)
+    volatility: Mapped[float] = mapped_column(Float)
+    games: Mapped[int] = mapped_column(Integer)
+    """Rated games counted (voided ones not)."""
+    rated_ms: Mapped[int] = mapped_column(BigInteger)
+    """When its last rated game ended (the deviation grows from then)."""
+
+
+class RatingHistoryRow(Base):
+    """One player's rating before and after one rated game."""
+
+    __tablename__ = "rating_history"
+    __table_args__ = (
+        Index("ix_rating_history_account_pool", "account_id", "pool", "ended_ms"),
+        Index("ix_rating_history_pool_ended", "pool", "ended_ms"),
+    )
+
+    game_id: Mapped[str] = mapped_column(
+        String(16),
+        ForeignKey("games.id", ondelete="CASCADE", name="fk_rating_history_game_id"),
+        primary_key=True,
+    )
+    account_id: Mapped[int] = mapped_column(
+        Integer,
+        ForeignKey("accounts.id", ondelete="CASCADE", name="fk_rating_history_account_id"),
+        primary_key=True,
+    )
+    pool: Mapped[str] = mapped_column(String(48))
+    side: Mapped[str] = mapped_column(String(8))
+    score: Mapped[float] = mapped_column(Float)
+    """The player's score: 1, 0.5 or 0."""
+    ended_ms: Mapped[int] = mapped_column(BigInteger)
+    rating_before: Mapped[float] = mapped_column(Float)
+    deviation_before: Mapped[float] = mapped_column(Float)
+    volatility_before: Mapped[float] = mapped_column(Float)
+    rating_after: Mapped[float] = mapped_column(Float)
+    deviation_after: Mapped[float] = mapped_column(Float)
+    volatility_after: Mapped[float] = mapped_column(Float)
+    voided: Mapped[bool] = mapped_column(Boolean, server_default=false())
+    """The game no longer counts (a player's account was closed by a moderator)."""
+
+
+class SeekRow(Base):
+    """An open challenge in the lobby (a seek), or one sent to a named player (``target``)."""
+
+    __tablename__ = "seeks"
+    __table_args__ = (
+        Index("ix_seeks_expires", "expires_ms"),
+        Index("ix_seeks_connection", "connection"),
+    )
+
+    id: Mapped[str] = mapped_column(String(16), primary_key=True)
+    account_id: Mapped[int] = mapped_column(
+        Integer,
+        ForeignKey("accounts.id", ondelete="CASCADE", name="fk_seeks_account_id"),
+        index=True,
+    )
+    account_name: Mapped[str] = mapped_column(String(20))
+    bot: Mapped[bool] = mapped_column(Boolean, server_default=false())
+    rating: Mapped[float] = mapped_column(Float)
+    """The seeker's rating in the seek's pool when it was posted."""
+    provisional: Mapped[bool] = mapped_column(Boolean, server_default=false())
+    rules: Mapped[str] = mapped_column(Text)
+    time_class: Mapped[str] = mapped_column(String(16))
+    clock_initial_ms: Mapped[int | None] = mapped_column(BigInteger)
+    clock_increment_ms: Mapped[int | None] = mapped_column(BigInteger)
+    rated: Mapped[bool] = mapped_column(Boolean, server_default=false())
+    color: Mapped[str] = mapped_column(String(8))
+    """The side the seeker plays: ``blue``, ``gray`` or ``random``."""
+    rating_min: Mapped[int | None] = mapped_column(Integer)
+    rating_max: Mapped[int | None] = mapped_column(Integer)
+    target_id: Mapped[int | None] = mapped_column(
+        Integer,
+        ForeignKey("accounts.id", ondelete="CASCADE", name="fk_seeks_target_id"),
+        index=True,
+    )
+    """A challenge's player (``None``: an open seek, in the lobby for anyone)."""
+    target_name: Mapped[str | None] = mapped_column(String(20))
+    quick: Mapped[str | None] = mapped_column(String(32))
+    """The quick pairing it waits in (``None``: an ordinary seek)."""
+    connection: Mapped[str | None] = mapped_column(String(32))
+    """The lobby socket it was posted with: it goes when that socket closes."""
+    process: Mapped[str] = mapped_column(String(64))
+    """The process it was posted on: it goes if that process dies."""
+    created_ms: Mapped[int] = mapped_column(BigInteger)
+    expires_ms: Mapped[int] = mapped_column(BigInteger)
 
 
 class SessionRow(Base):

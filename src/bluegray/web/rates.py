@@ -31,7 +31,7 @@ class Rate:
 
 class RateLimits:
     """The site's limits: requests in general, new games, analyses, socket messages, new
-    accounts, logins, and failed logins by name and by address."""
+    accounts, logins, failed logins by name and by address, seeks and challenges."""
 
     def __init__(self, settings: Settings, *, shared: bool) -> None:
         storage: Storage
@@ -51,6 +51,8 @@ class RateLimits:
         self.messages = Rate(settings.ws_rate, settings.ws_burst).item("ws")
         self.signing_up = Rate(settings.signup_rate, settings.signup_burst).item("signup")
         self.logging_in = Rate(settings.login_rate, settings.login_burst).item("login")
+        self.seeking = Rate(settings.seek_rate, settings.seek_burst).item("seek")
+        self.challenging = Rate(settings.challenge_rate, settings.challenge_burst).item("challenge")
         window = max(1, math.ceil(settings.login_failure_seconds))
         self.failures_by_name = RateLimitItemPerSecond(
             settings.login_failures_per_name, window, namespace="login-name"

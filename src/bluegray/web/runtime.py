@@ -43,6 +43,7 @@ from bluegray.web.store import (
     Save,
     apply_save,
     change_save,
+    game_values,
     live_after,
     load_game,
     new_game_save,
@@ -94,6 +95,8 @@ class Games:
         abandon_ms: int,
         shared: bool,
         on_stored: Callable[[LiveGame], None] | None = None,
+        on_end: Callable[[Connection, LiveGame], None] | None = None,
+        first_move_ms: int | None = None,
     ) -> None:
         self.db = db
         self.bus = bus
@@ -103,6 +106,12 @@ class Games:
         self.shared = shared
         """Whether other processes change the same games (then stored versions are checked)."""
         self.on_stored = on_stored
+        self.on_end = on_end
+        self.first_move_ms = first_move_ms
+        """How long a side of a game between two people has for its first move before the game
+        is aborted (``None``: no limit)."""
+        """More to write in the transaction that stores a game's end (the ratings): it may set
+        fields of the game, which are written with it."""
         self._games: dict[str, Runtime] = {}
         self.idle: Callable[[str], bool] = lambda game_id: True
         """Whether a game may leave the cache (set by the app: no socket on it here)."""
@@ -269,10 +278,22 @@ class Games:
 
     # -- changing ------------------------------------------------------------------------------
 
-    async def add(self, live: LiveGame, listings: list[tuple[str, str]]) -> None:
-        """Store a new game."""
-        save = new_game_save(live, listings)
-        await self.db.write(lambda connection: apply_save(connection, save))
+    async def add(
+        self,
+        live: LiveGame,
+        listings: list[tuple[str, str]],
+        also: Callable[[Connection], None] | None = None,
+    ) -> None:
+        """Store a new game (``also``: more to do in its transaction, which may refuse it by
+        raising: then nothing is stored)."""
+        save = new_game_save(live, listings, self.first_move_ms)
+
+        def write(connection: Connection) -> None:
+            if also is not None:
+                also(connection)
+            apply_save(connection, save)
+
+        await self.db.write(write)
         self._games[live.id] = Runtime(live)
         self._evict()
         if self.on_stored is not None:
@@ -361,11 +382,24 @@ class Games:
                     None,
                 )
                 listings = [(listings_for, "viewer" if side is None else side.value)]
-            saves = [change_save(before, after, seats_changed=seats_changed, listings=listings)]
+            saves = [
+                change_save(
+                    before,
+                    after,
+                    seats_changed=seats_changed,
+                    listings=listings,
+                    first_move_ms=self.first_move_ms,
+                )
+            ]
             if extra is not None:
                 saves.extend(extra(after))
 
+            ending = self.on_end if after.is_over() and not before.is_over() else None
+
             def write(connection: Connection) -> None:
+                if ending is not None:
+                    ending(connection, after)
+                    saves[0].game.update(game_values(after))
                 for save in saves:
                     apply_save(connection, save)
 

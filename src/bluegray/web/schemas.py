@@ -121,6 +121,12 @@ class CreateGameRequest(Request):
     opponent: Opponent
     color: Literal["blue", "gray", "random"] = "random"
     clock: ClockSettings | None = None
+    rated: bool = Field(
+        default=False,
+        description="Whether the game counts for both players' ratings: only a game against a "
+        "friend, created and joined by two accounts, under a preset rule set from its start "
+        "(a custom rule set or a set-up position is never rated: 422 cannot_be_rated).",
+    )
 
 
 class JoinRequest(Request):
@@ -205,6 +211,23 @@ class LastMove(BaseModel):
     captured: list[str]
 
 
+class RatingChange(BaseModel):
+    """One side's rating before a rated game, and what its end changed it by."""
+
+    rating: float = Field(description="The rating before the game.")
+    deviation: float = Field(description="Its deviation before the game.")
+    provisional: bool = Field(description="Whether it was provisional (shown with a '?').")
+    change: float = Field(description="The change the game made (rating points).")
+
+
+class RatingResult(BaseModel):
+    """What the end of a rated game did to both ratings."""
+
+    pool: str = Field(examples=["sackson/real-time"], description="The rating: rules/time class.")
+    blue: RatingChange
+    gray: RatingChange
+
+
 class GameState(BaseModel):
     """Everything a client shows about a game."""
 
@@ -243,6 +266,12 @@ class GameState(BaseModel):
     rematch_id: str | None
     parent_id: str | None
     tags: dict[str, str] | None = Field(default=None, description="The tags of an imported record.")
+    rated: bool = Field(default=False, description="Whether the game counts for the ratings.")
+    time_class: Literal["real-time", "correspondence"] = "real-time"
+    ratings: RatingResult | None = Field(
+        default=None,
+        description="Once a rated game has ended: each side's rating before it and the change.",
+    )
 
 
 class CreatedGame(BaseModel):

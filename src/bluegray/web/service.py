@@ -17,7 +17,7 @@ from collections.abc import Callable
 from functools import partial
 from typing import Final
 
-from sqlalchemy import text
+from sqlalchemy import Connection, text
 from sqlalchemy.orm import Session
 
 from bluegray.errors import BlueGrayError
@@ -38,6 +38,7 @@ from bluegray.web.metrics import Metrics
 from bluegray.web.players import Account
 from bluegray.web.presence import PresenceBook
 from bluegray.web.queries import count_games, list_games
+from bluegray.web.ratings import check_rated, check_rated_seat, rate_ended, time_class
 from bluegray.web.runtime import Games, Runtime
 from bluegray.web.schemas import (
     Action,
@@ -53,7 +54,7 @@ from bluegray.web.schemas import (
 )
 from bluegray.web.security import digest, new_game_id, new_invite_code, new_token
 from bluegray.web.settings import Settings
-from bluegray.web.store import Save, new_game_save, timer_values
+from bluegray.web.store import Save, first_move_deadline, new_game_save, timer_values
 from bluegray.web.uptime import credit_outage, note_alive
 from bluegray.web.ws import Hub
 
@@ -99,6 +100,8 @@ class GameService:
             abandon_ms=self.abandon_ms,
             shared=settings.scaled,
             on_stored=self._expect_timers,
+            on_end=rate_ended,
+            first_move_ms=round(settings.first_move_seconds * 1000),
         )
         self.hub = Hub(bus, presence, self.games.current)
         self.metrics = Metrics(self.hub.connection_count)
@@ -107,8 +110,11 @@ class GameService:
         self.queue = make_queue(self.apply_ai_move)
         self.timers.on("flag", self._flag_due)
         self.timers.on("ai", self._ai_due)
+        self.timers.on("abort", self._abort_due)
         self._heartbeat: asyncio.Task[None] | None = None
         self._addresses: dict[str, str] = {}
+        self.on_cluster: Callable[[News], None] | None = None
+        """Who hears the cluster's news (not about one game): the lobby."""
 
     # -- start and stop ------------------------------------------------------------------------
 
@@ -165,11 +171,16 @@ class GameService:
                 log.warning("cannot publish the presence of game %s: %r", game_id, error)
 
     def _hear(self, news: News) -> None:
+        if news.kind == "cluster":
+            if self.on_cluster is not None:
+                self.on_cluster(news)
+            return
         self.games.heard(news)
         self.hub.deliver(news)
 
     def _expect_timers(self, live: LiveGame) -> None:
-        self.timers.expect(timer["due_ms"] for timer in timer_values(live))
+        timers = timer_values(live, self.games.first_move_ms)
+        self.timers.expect(timer["due_ms"] for timer in timers)
 
     # -- reading -------------------------------------------------------------------------------
 
@@ -231,6 +242,8 @@ class GameService:
         hot-seat), if any."""
         rules = RuleSet.parse(request.rules)
         game = Game(rules, request.position)
+        if request.rated:
+            check_rated(request, rules, player)
         now = now_ms()
         color = request.color
         own = Side(secrets.choice(("blue", "gray")) if color == "random" else color)
@@ -275,10 +288,48 @@ class GameService:
             ai_level=opponent.level if opponent.type == "ai" else None,
             clock=clock,
             invite_hash=invite_hash,
+            rated=request.rated,
+            time_class=time_class(None),  # the game's days per move, once it has them
         )
         live.sync_status()
         await self.games.add(live, [(browser, role)])
         return await self.games.state(live, stored_note=False), grant, invite
+
+    async def start_between(
+        self,
+        players: dict[Side, Account],
+        rules: RuleSet,
+        clock: Clock | None,
+        *,
+        rated: bool,
+        time_class: str,
+        also: Callable[[Connection], None] | None = None,
+    ) -> LiveGame:
+        """A game between two accounts that starts at once (a seek, a challenge or a quick
+        pairing taken): each seat is its account's (played with its session or API token);
+        ``also`` is done in the game's transaction (taking the seek), and may refuse it."""
+        now = now_ms()
+        seats = {
+            side: Seat(
+                "human", digest(new_token()), None, now, None, player.id, player.name, player.bot
+            )
+            for side, player in players.items()
+        }
+        live = LiveGame(
+            id=new_game_id(),
+            mode="friend",
+            status="active",
+            game=Game(rules),
+            version=1,
+            created_ms=now,
+            updated_ms=now,
+            seats=seats,
+            clock=clock,
+            rated=rated,
+            time_class=time_class,
+        )
+        await self.games.add(live, [], also)
+        return live
 
     async def import_record(self, text: str, browser: str) -> GameState:
         try:
@@ -320,6 +371,7 @@ class GameService:
                 raise ApiError(409, "not_allowed", "this game has no open seat")
             if not secrets.compare_digest(digest(code), live.invite_hash):
                 raise ApiError(403, "forbidden", "that invite code is not this game's")
+            check_rated_seat(live, player)
             side = next(side for side, seat in live.seats.items() if seat.token_hash is None)
             live.seats[side] = _human(digest(token), browser, now_ms(), address_hash, player)
             live.invite_hash = None
@@ -413,7 +465,10 @@ class GameService:
             return actions.ACTIONS[action](live, actor, context)
 
         def extra(after: LiveGame) -> list[Save]:
-            return [new_game_save(game, _rematch_listings(game)) for game in context.new_games]
+            return [
+                new_game_save(game, _rematch_listings(game), self.games.first_move_ms)
+                for game in context.new_games
+            ]
 
         def adopt(after: LiveGame) -> None:
             for game in context.new_games:
@@ -436,6 +491,20 @@ class GameService:
         flag_at = None if live.clock is None or live.is_over() else live.clock.flag_at()
         if flag_at is not None and live.version == due.version and flag_at > due.due_ms:
             return Verdict(again_at_ms=flag_at)  # the clock was credited: it falls later
+        return DONE
+
+    async def _abort_due(self, due: Due) -> Verdict:
+        """A side of a game between two people has not made its first move in time: the game
+        is aborted (unrated, nobody's loss). A game that moved on has its own timers now."""
+        first_move_ms = self.games.first_move_ms
+        stored = await self.games.change(
+            due.subject, lambda live: actions.abort_unstarted(live, now_ms(), first_move_ms)
+        )
+        if stored is None:
+            live = (await self.games.get(due.subject)).live
+            due_at = first_move_deadline(live, first_move_ms)
+            if due_at is not None and live.version == due.version and due_at > due.due_ms:
+                return Verdict(again_at_ms=due_at)
         return DONE
 
     async def _ai_due(self, due: Due) -> Verdict:

@@ -127,6 +127,29 @@ class Settings(BaseSettings):
     login_failures_per_address: int = Field(default=30, ge=1)
     """Failed logins from one client address within ``login_failure_seconds``."""
     login_failure_seconds: float = Field(default=900.0, gt=0, le=86_400)
+    seek_rate: float = Field(default=0.2, gt=0)
+    """Seeks and quick pairings posted per second per account (12 a minute) ..."""
+    seek_burst: int = Field(default=10, ge=1)
+    challenge_rate: float = Field(default=0.05, gt=0)
+    """Challenges sent per second per account (3 a minute) ..."""
+    challenge_burst: int = Field(default=5, ge=1)
+
+    # -- the lobby -------------------------------------------------------------------------------
+
+    seek_seconds: float = Field(default=1800.0, gt=0, le=7 * 86_400)
+    """How long a seek stays in the lobby (it goes sooner when its owner's lobby socket
+    closes)."""
+    challenge_seconds: float = Field(default=600.0, gt=0, le=7 * 86_400)
+    """How long a challenge to a named player waits for an answer."""
+    lobby_sweep_seconds: float = Field(default=2.0, gt=0, le=600)
+    """How often each process clears seeks that have expired or whose process has died."""
+    quick_pairing_range: int = Field(default=300, ge=0, le=3000)
+    """A quick pairing pairs two players whose ratings are at most this far apart."""
+    max_seeks: int = Field(default=10, ge=1, le=100)
+    """Open seeks and challenges one account may have at once."""
+    first_move_seconds: float = Field(default=60.0, gt=0, le=30 * 86_400)
+    """A game between two people where a side has not made its first move this long after it
+    could ends as aborted (unrated, no loss)."""
 
     # -- the AI ----------------------------------------------------------------------------------
 

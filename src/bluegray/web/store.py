@@ -28,8 +28,9 @@ from bluegray.web.db import ConflictError
 from bluegray.web.live import LiveGame, Played, Seat, side_name
 from bluegray.web.models import Base, GameRow, MoveRow, SeatRow
 
-GAME_TIMERS: Final = ("flag", "ai")
-"""The kinds of timer a game's own state sets (a clock's flag, the AI's move)."""
+GAME_TIMERS: Final = ("flag", "ai", "abort")
+"""The kinds of timer a game's own state sets (a clock's flag, the AI's move, the abort of a
+game whose first moves never come)."""
 
 
 def _side_or_none(text: str | None) -> Side | None:
@@ -70,6 +71,9 @@ def game_values(live: LiveGame) -> dict[str, Any]:
         "invite_hash": live.invite_hash,
         "record": live.record,
         "last_event": live.last_event,
+        "rated": live.rated,
+        "time_class": live.time_class,
+        "rating_result": live.rating_result,
     }
 
 
@@ -126,22 +130,42 @@ class Save:
     timer rows)."""
 
 
-TimerKind = Literal["flag", "ai"]
+TimerKind = Literal["flag", "ai", "abort"]
 
 GameValues = Any
 """A game's row: a ``GameRow``, or the same values as attributes (a change's published rows)."""
 
 
-def timer_values(live: LiveGame) -> list[dict[str, Any]]:
-    """The timers a game needs: its running clock's flag, and the AI's move when it is the AI's
-    turn (due at once: whichever process claims it first starts the job)."""
+def timer_values(live: LiveGame, first_move_ms: int | None = None) -> list[dict[str, Any]]:
+    """The timers a game needs: its running clock's flag, the AI's move when it is the AI's
+    turn (due at once: whichever process claims it first starts the job), and, in a game between
+    two people whose side to move has not made its first move, its abort ``first_move_ms``
+    after that side could first move."""
     timers: list[dict[str, Any]] = []
     flag_at = None if live.clock is None or live.is_over() else live.clock.flag_at()
     if flag_at is not None:
         timers.append(_timer("flag", live, flag_at))
     if live.ai_to_move():
         timers.append(_timer("ai", live, live.updated_ms))
+    abort_at = first_move_deadline(live, first_move_ms)
+    if abort_at is not None:
+        timers.append(_timer("abort", live, abort_at))
     return timers
+
+
+def first_move_deadline(live: LiveGame, first_move_ms: int | None) -> int | None:
+    """When a game between two people is aborted if its side to move has not made its first
+    move (``None``: no such deadline: both have moved, or it is not such a game)."""
+    if (
+        first_move_ms is None
+        or live.mode != "friend"
+        or live.status != "active"
+        or live.is_over()
+        or live.outcome() is not None
+        or live.game.ply >= 2
+    ):
+        return None
+    return live.turn_started_ms() + first_move_ms
 
 
 def _timer(kind: TimerKind, live: LiveGame, due_ms: int) -> dict[str, Any]:
@@ -166,7 +190,9 @@ def listing_values(live: LiveGame, listings: list[tuple[str, str]]) -> list[dict
     ]
 
 
-def new_game_save(live: LiveGame, listings: list[tuple[str, str]]) -> Save:
+def new_game_save(
+    live: LiveGame, listings: list[tuple[str, str]], first_move_ms: int | None = None
+) -> Save:
     return Save(
         game_id=live.id,
         expected_version=None,
@@ -175,7 +201,7 @@ def new_game_save(live: LiveGame, listings: list[tuple[str, str]]) -> Save:
         delete_moves_after=None,
         moves=_move_values(live, 1),
         listings=listing_values(live, listings),
-        timers=timer_values(live),
+        timers=timer_values(live, first_move_ms),
     )
 
 
@@ -185,6 +211,7 @@ def change_save(
     *,
     seats_changed: bool = False,
     listings: list[tuple[str, str]] | None = None,
+    first_move_ms: int | None = None,
 ) -> Save:
     old, new = before.game.moves, after.game.moves
     common = 0
@@ -192,7 +219,7 @@ def change_save(
         if a is not b and a != b:  # a copy shares the moves it kept: most are the same object
             break
         common += 1
-    timers = timer_values(after)
+    timers = timer_values(after, first_move_ms)
     return Save(
         game_id=after.id,
         expected_version=before.version,
@@ -202,7 +229,7 @@ def change_save(
         moves=_move_values(after, common + 1),
         listings=listing_values(after, listings or []),
         timers=timers,
-        replace_timers=bool(timers or timer_values(before)),
+        replace_timers=bool(timers or timer_values(before, first_move_ms)),
     )
 
 
@@ -380,6 +407,9 @@ def live_from_values(
         record=row.record,
         tags=tags,
         last_event=row.last_event,
+        rated=bool(row.rated),
+        time_class=row.time_class,
+        rating_result=row.rating_result,
     )
 
 

@@ -18,6 +18,7 @@ from bluegray.web.schemas import (
     LastMove,
     Offers,
     OutcomeInfo,
+    RatingResult,
     RulesInfo,
     SeatAccount,
     Seats,
@@ -169,6 +170,11 @@ def game_state(
         rematch_id=live.rematch_id,
         parent_id=live.parent_id,
         tags=live.tags,
+        rated=live.rated,
+        time_class=live.time_class,  # type: ignore[arg-type]
+        ratings=None
+        if live.rating_result is None
+        else RatingResult.model_validate_json(live.rating_result),
     )
 
 

@@ -29,6 +29,7 @@ from bluegray.web.db import Database
 from bluegray.web.jobs import AnalysisOutput, MoveJob, prepare_engine_process, reserved_for_short
 from bluegray.web.jobs import run_job as run_engine_job
 from bluegray.web.presence import RedisPresence
+from bluegray.web.ratings import rate_ended
 from bluegray.web.runtime import Games
 from bluegray.web.settings import Settings
 
@@ -73,6 +74,8 @@ async def _slot(settings: Settings, consumer: str, short_only: bool) -> None:
         consumer,
         abandon_ms=round(settings.abandon_seconds * 1000),
         shared=True,
+        on_end=rate_ended,
+        first_move_ms=round(settings.first_move_seconds * 1000),
     )
     slot = redis_queue.Slot(client, consumer, short_only=short_only)
     try:

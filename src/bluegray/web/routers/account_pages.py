@@ -16,7 +16,9 @@ from typing import Annotated, Final
 from fastapi import APIRouter, Depends, Query, Request
 from fastapi.responses import HTMLResponse, RedirectResponse, Response
 
+from bluegray.web.clocks import now_ms
 from bluegray.web.deps import AccountService, AppSettings, CurrentCaller, current_caller
+from bluegray.web.leaderboards import player_ratings, rating_chart
 from bluegray.web.players import is_name
 from bluegray.web.profiles import game_counts, player_games
 from bluegray.web.routers.pages import render_page
@@ -114,6 +116,7 @@ async def player_page(
         return render_page(request, "player_not_found.html", settings, status=404, missing=name)
     people, ai = await game_counts(accounts.db, account.id)
     games = await player_games(accounts.db, account.id, PROFILE_GAMES, None)
+    ratings = await player_ratings(accounts.db, account.id, now_ms())
     return render_page(
         request,
         "player.html",
@@ -122,6 +125,7 @@ async def player_page(
         joined=_date(account.created_ms),
         people=people,
         ai=ai,
+        ratings=[{"rating": rating, "chart": rating_chart(rating.history)} for rating in ratings],
         games=[
             {
                 "game": game,

@@ -27,6 +27,7 @@ from bluegray.web.account_schemas import (
     TokenRequest,
 )
 from bluegray.web.api_tokens import TokenInfo as StoredToken
+from bluegray.web.clocks import now_ms
 from bluegray.web.deps import (
     AccountService,
     Address,
@@ -38,6 +39,7 @@ from bluegray.web.deps import (
     browser_secret,
 )
 from bluegray.web.errors import ApiError
+from bluegray.web.leaderboards import player_ratings
 from bluegray.web.players import Account
 from bluegray.web.profiles import game_counts, player_games
 from bluegray.web.schemas import ErrorResponse
@@ -326,10 +328,11 @@ async def _player(accounts: AccountService, name: str) -> Account:
     responses=ERRORS,
 )
 async def profile(name: PlayerName, accounts: AccountService) -> PlayerProfile:
-    """Recent games, and wins, draws and losses against people and against the AI. ``ratings``
-    is reserved for ratings."""
+    """Ratings (one per rule set and time class, with their history), recent games, and wins,
+    draws and losses against people and against the AI."""
     account = await _player(accounts, name)
     people, ai = await game_counts(accounts.db, account.id)
+    ratings = await player_ratings(accounts.db, account.id, now_ms())
     recent = await player_games(accounts.db, account.id, PROFILE_GAMES, None)
     return PlayerProfile(
         name=account.name,
@@ -338,6 +341,7 @@ async def profile(name: PlayerName, accounts: AccountService) -> PlayerProfile:
         closed=account.closed,
         against_people=people,
         against_ai=ai,
+        ratings=ratings,
         recent_games=recent.games,
         next_before_ms=recent.next_before_ms,
     )

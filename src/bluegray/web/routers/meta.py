@@ -10,6 +10,7 @@ from pydantic import TypeAdapter
 
 from bluegray import __version__
 from bluegray.web.deps import Service
+from bluegray.web.lobby_schemas import LobbyMessage
 from bluegray.web.metrics import CONTENT_TYPE
 from bluegray.web.schemas import Health, IncomingMessage, OutgoingMessage, Ready
 
@@ -53,7 +54,10 @@ async def metrics(service: Service) -> Response:
 
 @router.get("/ws/schema", summary="JSON Schema of the WebSocket messages")
 async def ws_schema() -> dict[str, Any]:
+    """The messages of a game's socket (``/ws/games/{id}``), and those the lobby's sockets
+    (``/ws/lobby``, ``/ws/account``) send (they take only ``{"type": "ping"}``)."""
     return {
         "client_to_server": TypeAdapter(IncomingMessage).json_schema(),
         "server_to_client": TypeAdapter(OutgoingMessage).json_schema(),
+        "lobby_server_to_client": TypeAdapter(LobbyMessage).json_schema(),
     }

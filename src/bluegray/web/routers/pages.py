@@ -26,6 +26,7 @@ from bluegray.web.deps import (
     set_browser_cookie,
 )
 from bluegray.web.errors import ApiError
+from bluegray.web.lobby import QUICK_PAIRINGS
 from bluegray.web.routers.rules import rules_list
 from bluegray.web.schemas import RULES_TEXT_LIMIT
 from bluegray.web.security import BROWSER_COOKIE, new_browser_id
@@ -89,6 +90,7 @@ async def lobby(
         catalogue=rules_list(),
         chosen=chosen,
         custom=rules if chosen == "custom" else "",
+        quick_pairings=QUICK_PAIRINGS,
     )
 
 

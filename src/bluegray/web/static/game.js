@@ -433,7 +433,10 @@ function render(previous, event) {
         : state.outcome.winner === mySide ? " You win!" : " You lose.";
       banner.append(you);
     }
+    if (state.ratings) banner.append(ratingChanges(state));
   }
+
+  main.dataset.rated = String(Boolean(state.rated));
 
   let status;
   if (over) status = "Game over.";
@@ -751,3 +754,23 @@ window.bluegray = {
 };
 
 joinFromLink().finally(connect);
+
+/** Each side's rating before a rated game and what its end changed it by ("ada 1500? +173"). */
+function ratingChanges(state) {
+  const list = document.createElement("ul");
+  list.className = "rating-changes";
+  list.id = "rating-changes";
+  for (const side of ["blue", "gray"]) {
+    const change = state.ratings[side];
+    const item = document.createElement("li");
+    item.dataset.side = side;
+    item.dataset.change = String(Math.round(change.change));
+    const account = state.seats[side].account;
+    const who = account ? account.name : title(side);
+    const sign = change.change >= 0 ? "+" : "−";
+    item.textContent = `${who} ${Math.round(change.rating)}${change.provisional ? "?" : ""} `
+      + `${sign}${Math.abs(Math.round(change.change))}`;
+    list.append(item);
+  }
+  return list;
+}

@@ -35,6 +35,8 @@ function showChoices() {
   $("level-row").hidden = checked("opponent") !== "ai";
   $("color-set").hidden = checked("opponent") === "hotseat";
   $("clock-row").hidden = checked("clock") !== "on";
+  const rated = $("rated-row");
+  if (rated) rated.hidden = checked("opponent") !== "friend" || select.value === "custom";
 }
 
 async function checkCustom() {
@@ -81,6 +83,8 @@ async function startGame(event) {
     opponent: kind === "ai" ? { type: "ai", level: Number($("level").value) } : { type: kind },
     color: kind === "hotseat" ? "blue" : checked("color"),
   };
+  const rated = $("rated");
+  if (rated && !$("rated-row").hidden && rated.checked) body.rated = true;
   if (checked("clock") === "on") {
     const minutes = Number($("minutes").value);
     const increment = Number($("increment").value);

@@ -1,0 +1,492 @@
+"""The lobby: seeks (open challenges) that everyone on the lobby page sees appear and vanish in
+real time, challenges to a named player (who hears of them wherever they are on the site), and
+quick pairings; taking any of them starts a game between the two accounts at once.
+
+Seeks are rows (``seeks``): any process lists them, and any process takes one (``take_seek``,
+in the transaction that stores the game, so exactly one taker wins). Every change is news on
+the bus's cluster channel: ``lobby`` news for every lobby socket, ``account:<id>`` news for
+one account's sockets (``/ws/account``, on every page), on whichever processes they are. A seek
+posted with a lobby socket goes when that socket closes; any seek goes after its time, or
+when the process it was posted on dies (each process sweeps every ``lobby_sweep_seconds``).
+
+Seeks are for accounts only: a game from the lobby is played by its two accounts, with their
+sessions (or API tokens), like the games of ``GameService.start_between``.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import logging
+import secrets
+from dataclasses import dataclass
+from typing import Any, Final
+
+from sqlalchemy import Connection, Row
+from sqlalchemy.orm import Session
+
+from bluegray.errors import BlueGrayError
+from bluegray.pieces import Side
+from bluegray.rules import RuleSet
+from bluegray.web.bus import News
+from bluegray.web.clocks import Clock, now_ms
+from bluegray.web.errors import ApiError, from_library, rate_limited
+from bluegray.web.glicko import DEFAULT_SETTINGS, Rating, is_provisional
+from bluegray.web.leaderboards import shown_rating
+from bluegray.web.lobby_hub import ACCOUNT_PREFIX, LOBBY, LobbyHub
+from bluegray.web.lobby_schemas import (
+    ChallengeList,
+    ChallengeRequest,
+    GameStartedMessage,
+    GoneReason,
+    QuickPairing,
+    QuickPairingList,
+    QuickPairingResult,
+    SeekGoneMessage,
+    SeekInfo,
+    SeekList,
+    SeekMessage,
+    SeekRequest,
+    StartedGame,
+)
+from bluegray.web.models import AccountRow, RatingRow, SeekRow
+from bluegray.web.players import Account, account_of_row, name_key
+from bluegray.web.rates import RateLimits
+from bluegray.web.ratings import pool_name, time_class
+from bluegray.web.schemas import ClockSettings
+from bluegray.web.security import new_game_id
+from bluegray.web.seeks import (
+    SeekGoneError,
+    TooManySeeksError,
+    by_connection,
+    by_id,
+    challenges_of,
+    expired_or_orphaned,
+    in_range,
+    insert_seek,
+    open_seeks,
+    read_seek,
+    remove_seeks,
+    seek_info,
+    take_seek,
+    waiting_quick,
+)
+from bluegray.web.service import GameService
+from bluegray.web.settings import Settings
+
+log = logging.getLogger("bluegray.web")
+
+QUICK_PAIRINGS: Final = (
+    QuickPairing(
+        key="sackson-3+2",
+        label="Sackson 3+2",
+        rules="sackson",
+        clock=ClockSettings(minutes=3, increment_seconds=2),
+        rated=True,
+    ),
+    QuickPairing(
+        key="sackson-5+3",
+        label="Sackson 5+3",
+        rules="sackson",
+        clock=ClockSettings(minutes=5, increment_seconds=3),
+        rated=True,
+    ),
+    QuickPairing(
+        key="sackson-10+5",
+        label="Sackson 10+5",
+        rules="sackson",
+        clock=ClockSettings(minutes=10, increment_seconds=5),
+        rated=True,
+    ),
+    QuickPairing(
+        key="cooper-5+3",
+        label="Cooper 5+3",
+        rules="cooper",
+        clock=ClockSettings(minutes=5, increment_seconds=3),
+        rated=True,
+    ),
+)
+"""The popular settings the lobby offers as buttons."""
+_QUICK: Final = {pairing.key: pairing for pairing in QUICK_PAIRINGS}
+
+
+@dataclass(frozen=True)
+class _Terms:
+    """What a seek or a challenge asks for, checked."""
+
+    rules: RuleSet
+    clock: ClockSettings | None
+    rated: bool
+    color: str
+    time_class: str
+    pool: str | None
+
+
+class Lobby:
+    """The lobby as this process serves it."""
+
+    def __init__(self, settings: Settings, service: GameService, rates: RateLimits) -> None:
+        self.settings = settings
+        self.service = service
+        self.db = service.db
+        self.bus = service.bus
+        self.process = service.process
+        self.rates = rates
+        self.hub = LobbyHub()
+        self._sweeper: asyncio.Task[None] | None = None
+
+    # -- running -------------------------------------------------------------------------------
+
+    async def start(self) -> None:
+        """Sweep at once (a seek left by a process that stopped, this one's last run included,
+        goes now), then every ``lobby_sweep_seconds``."""
+        with contextlib.suppress(Exception):
+            await self.sweep()
+        self._sweeper = asyncio.create_task(self._sweep_loop(), name="bluegray-lobby")
+
+    async def stop(self) -> None:
+        if self._sweeper is not None:
+            self._sweeper.cancel()
+            with contextlib.suppress(asyncio.CancelledError):
+                await self._sweeper
+        await self.hub.close_all()
+
+    def heard(self, news: News) -> None:
+        self.hub.deliver(news)
+
+    async def _sweep_loop(self) -> None:
+        while True:
+            await asyncio.sleep(self.settings.lobby_sweep_seconds)
+            try:
+                await self.sweep()
+            except Exception as error:
+                log.error("cannot sweep the lobby: %r", error)
+
+    async def sweep(self) -> None:
+        """Clear the seeks past their time, and those whose process has died."""
+        now = now_ms()
+        live = await self.service.presence.live_processes(now)  # embedded: this one alone
+        condition = expired_or_orphaned(now, live)
+        gone = await self.db.write(lambda connection: remove_seeks(connection, condition))
+        for row in gone:
+            await self._announce_gone(row, "expired" if row.expires_ms <= now else "left")
+
+    async def left(self, connection_id: str) -> None:
+        """A lobby socket closed: the seeks posted with it go."""
+        gone = await self.db.write(
+            lambda connection: remove_seeks(connection, by_connection(connection_id))
+        )
+        for row in gone:
+            await self._announce_gone(row, "left")
+
+    # -- news ----------------------------------------------------------------------------------
+
+    async def _publish(self, to: str, text: str) -> None:
+        try:
+            await self.bus.publish(News("cluster", to, 0, self.process, text))
+        except Exception as error:  # stored all the same: a reload shows it
+            log.error("cannot publish lobby news: %r", error)
+
+    async def _announce_new(self, info: SeekInfo, row_target: int | None, owner: int) -> None:
+        if row_target is None:
+            await self._publish(LOBBY, SeekMessage(type="seek", seek=info).model_dump_json())
+            return
+        text = SeekMessage(type="challenge", seek=info).model_dump_json()
+        for account_id in (row_target, owner):
+            await self._publish(f"{ACCOUNT_PREFIX}{account_id}", text)
+
+    async def _announce_gone(self, row: SeekRow | Row[Any], reason: GoneReason) -> None:
+        """A seek is gone (``row``: as read, or as a ``RETURNING`` row of its deletion)."""
+        if row.target_id is None:
+            message = SeekGoneMessage(type="seek_gone", id=row.id, reason=reason)
+            await self._publish(LOBBY, message.model_dump_json())
+            return
+        message = SeekGoneMessage(type="challenge_gone", id=row.id, reason=reason)
+        for account_id in (row.target_id, row.account_id):
+            await self._publish(f"{ACCOUNT_PREFIX}{account_id}", message.model_dump_json())
+
+    # -- reading -------------------------------------------------------------------------------
+
+    async def seeks(self) -> SeekList:
+        now = now_ms()
+        return SeekList(seeks=await self.db.read(lambda session: open_seeks(session, now)))
+
+    async def challenges(self, account: Account) -> ChallengeList:
+        now = now_ms()
+        incoming, outgoing = await self.db.read(
+            lambda session: challenges_of(session, account.id, now)
+        )
+        return ChallengeList(incoming=incoming, outgoing=outgoing)
+
+    def quick_pairings(self) -> QuickPairingList:
+        return QuickPairingList(
+            pairings=list(QUICK_PAIRINGS), rating_range=self.settings.quick_pairing_range
+        )
+
+    async def rating(self, account_id: int, pool: str | None) -> Rating:
+        """The account's rating in a pool as shown now (a new player's if it has none)."""
+        if pool is None:
+            return DEFAULT_SETTINGS.new_player
+        now = now_ms()
+
+        def read(session: Session) -> Rating:
+            row = session.get(RatingRow, (account_id, pool))
+            if row is None:
+                return DEFAULT_SETTINGS.new_player
+            stored = Rating(row.rating, row.deviation, row.volatility)
+            return shown_rating(stored, row.rated_ms, now)
+
+        return await self.db.read(read)
+
+    # -- posting -------------------------------------------------------------------------------
+
+    def _terms(
+        self, rules_text: str, clock: ClockSettings | None, rated: bool, color: str, kind: str
+    ) -> _Terms:
+        try:
+            rules = RuleSet.parse(rules_text)
+        except BlueGrayError as error:
+            raise from_library(error) from None
+        what = time_class(None)  # a seek's days per move, once seeks have them
+        pool = pool_name(rules, what)
+        if rated and pool is None:
+            raise ApiError(
+                422,
+                "cannot_be_rated",
+                f"this {kind} cannot be rated: a custom rule set is never rated",
+            )
+        return _Terms(rules, clock, rated, color, what, pool)
+
+    async def _limit(self, account: Account, challenge: bool) -> None:
+        if not self.settings.rate_limits:
+            return
+        item = self.rates.challenging if challenge else self.rates.seeking
+        wait = await self.rates.take(item, f"account:{account.id}")
+        if wait:
+            raise rate_limited(wait, "too many challenges" if challenge else "too many seeks")
+
+    async def _store(
+        self,
+        account: Account,
+        terms: _Terms,
+        *,
+        rating_min: int | None = None,
+        rating_max: int | None = None,
+        target: Account | None = None,
+        quick: str | None = None,
+        connection: str | None = None,
+    ) -> SeekRow:
+        rating = await self.rating(account.id, terms.pool)
+        now = now_ms()
+        lifetime = self.settings.challenge_seconds if target else self.settings.seek_seconds
+        clock = terms.clock
+        row = SeekRow(
+            id=new_game_id(),
+            account_id=account.id,
+            account_name=account.name,
+            bot=account.bot,
+            rating=rating.rating,
+            provisional=is_provisional(rating),
+            rules=str(terms.rules),
+            time_class=terms.time_class,
+            clock_initial_ms=None if clock is None else round(clock.minutes * 60_000),
+            clock_increment_ms=None if clock is None else round(clock.increment_seconds * 1000),
+            rated=terms.rated,
+            color=terms.color,
+            rating_min=rating_min,
+            rating_max=rating_max,
+            target_id=None if target is None else target.id,
+            target_name=None if target is None else target.name,
+            quick=quick,
+            connection=connection,
+            process=self.process,
+            created_ms=now,
+            expires_ms=now + round(lifetime * 1000),
+        )
+        values = {column.name: getattr(row, column.name) for column in SeekRow.__table__.columns}
+        most = self.settings.max_seeks
+        try:
+            await self.db.write(lambda c: insert_seek(c, values, most, now))
+        except TooManySeeksError:
+            raise ApiError(
+                409,
+                "too_many_seeks",
+                f"you have {most} open seeks and challenges: cancel one, or wait for an answer",
+            ) from None
+        await self._announce_new(seek_info(row), row.target_id, account.id)
+        return row
+
+    async def post(self, account: Account, request: SeekRequest) -> SeekInfo:
+        await self._limit(account, challenge=False)
+        terms = self._terms(request.rules, request.clock, request.rated, request.color, "seek")
+        low, high = request.rating_min, request.rating_max
+        if low is not None and high is not None and low > high:
+            raise ApiError(422, "invalid_range", f"the rating range {low}-{high} is empty")
+        row = await self._store(
+            account, terms, rating_min=low, rating_max=high, connection=request.connection
+        )
+        return seek_info(row)
+
+    async def challenge(self, account: Account, request: ChallengeRequest) -> SeekInfo:
+        target = await self._account(request.to)
+        if target is None or target.closed:
+            raise ApiError(404, "not_found", "no player of that name")
+        if target.id == account.id:
+            raise ApiError(409, "not_allowed", "you cannot challenge yourself")
+        await self._limit(account, challenge=True)
+        terms = self._terms(request.rules, request.clock, request.rated, request.color, "challenge")
+        return seek_info(await self._store(account, terms, target=target))
+
+    async def cancel(self, account: Account, seek_id: str) -> None:
+        """The owner withdraws a seek or a challenge."""
+        row = await self.db.read(lambda session: read_seek(session, seek_id, now_ms()))
+        if row is None:
+            raise ApiError(404, "not_found", "no such seek (taken, cancelled or expired)")
+        if row.account_id != account.id:
+            raise ApiError(403, "forbidden", "only its player can cancel a seek")
+        gone = await self.db.write(lambda connection: remove_seeks(connection, by_id(seek_id)))
+        for removed in gone:
+            await self._announce_gone(removed, "cancelled")
+
+    async def decline(self, account: Account, seek_id: str) -> None:
+        row = await self.db.read(lambda session: read_seek(session, seek_id, now_ms()))
+        if row is None or row.target_id != account.id:
+            raise ApiError(404, "not_found", "no such challenge to you")
+        gone = await self.db.write(lambda connection: remove_seeks(connection, by_id(seek_id)))
+        for removed in gone:
+            await self._announce_gone(removed, "declined")
+
+    # -- taking --------------------------------------------------------------------------------
+
+    async def accept(self, account: Account, seek_id: str) -> StartedGame:
+        """Take a seek, or a challenge sent to this account: the game starts for both."""
+        row = await self.db.read(lambda session: read_seek(session, seek_id, now_ms()))
+        if row is None:
+            raise ApiError(404, "not_found", "no such seek (taken, cancelled or expired)")
+        if row.account_id == account.id:
+            raise ApiError(409, "not_allowed", "this is your own seek")
+        if row.target_id is not None and row.target_id != account.id:
+            raise ApiError(404, "not_found", "no such challenge to you")
+        if row.target_id is None:
+            pool = pool_name(RuleSet.parse(row.rules), row.time_class)
+            rating = await self.rating(account.id, pool)
+            if not in_range(row, rating.rating):
+                raise ApiError(
+                    409,
+                    "out_of_range",
+                    f"your rating {rating.rating:.0f} is outside this seek's range "
+                    f"{row.rating_min or 0}-{row.rating_max or '∞'}",
+                )
+        return await self._start(row, account)
+
+    async def _start(
+        self, row: SeekRow, taker: Account, withdraw: SeekRow | None = None
+    ) -> StartedGame:
+        owner = await self._account_by_id(row.account_id)
+        if owner is None or owner.closed:
+            raise ApiError(404, "not_found", "the seek's player is no longer here")
+        own = Side(row.color if row.color != "random" else secrets.choice(("blue", "gray")))
+        rules = RuleSet.parse(row.rules)
+        clock = None
+        if row.clock_initial_ms is not None:
+            clock = Clock.new(row.clock_initial_ms, row.clock_increment_ms or 0)
+
+        def also(connection: Connection) -> None:
+            take_seek(connection, row.id)
+            if withdraw is not None:  # the taker's own quick seek goes in the same transaction
+                take_seek(connection, withdraw.id)
+
+        try:
+            live = await self.service.start_between(
+                {own: owner, own.other: taker},
+                rules,
+                clock,
+                rated=row.rated,
+                time_class=row.time_class,
+                also=also,
+            )
+        except SeekGoneError:
+            raise ApiError(
+                409, "seek_gone", "someone else took this seek first (or it was withdrawn)"
+            ) from None
+        await self._announce_gone(row, "accepted")
+        if withdraw is not None:
+            await self._announce_gone(withdraw, "cancelled")
+        path = f"/game/{live.id}"
+        for player, side, opponent in ((owner, own, taker), (taker, own.other, owner)):
+            started = StartedGame(
+                game_id=live.id, path=path, side=side.value, opponent=opponent.name, rated=row.rated
+            )
+            message = GameStartedMessage(game=started)
+            await self._publish(f"{ACCOUNT_PREFIX}{player.id}", message.model_dump_json())
+        return StartedGame(
+            game_id=live.id, path=path, side=own.other.value, opponent=owner.name, rated=row.rated
+        )
+
+    async def quick(self, account: Account, key: str, connection: str | None) -> QuickPairingResult:
+        """Pair with someone waiting in this quick pairing within the rating range, or wait in
+        it. Two players pressing at once on two processes: the later of the two seeks takes
+        the earlier."""
+        pairing = _QUICK.get(key)
+        if pairing is None:
+            raise ApiError(404, "not_found", f"no quick pairing {key!r}: " + ", ".join(_QUICK))
+        await self._limit(account, challenge=False)
+        terms = self._terms(pairing.rules, pairing.clock, pairing.rated, "random", "seek")
+        rating = (await self.rating(account.id, terms.pool)).rating
+        span = self.settings.quick_pairing_range
+        started = await self._pair_quick(account, key, rating, None)
+        if started is not None:
+            return QuickPairingResult(game=started, seek=None)
+        row = await self._store(
+            account,
+            terms,
+            rating_min=max(0, round(rating - span)),
+            rating_max=round(rating + span),
+            quick=key,
+            connection=connection,
+        )
+        started = await self._pair_quick(account, key, rating, (row.created_ms, row.id), row)
+        if started is not None:
+            return QuickPairingResult(game=started, seek=None)
+        return QuickPairingResult(game=None, seek=seek_info(row))
+
+    async def _pair_quick(
+        self,
+        account: Account,
+        key: str,
+        rating: float,
+        before: tuple[int, str] | None,
+        mine: SeekRow | None = None,
+    ) -> StartedGame | None:
+        now = now_ms()
+        span = self.settings.quick_pairing_range
+        waiting = await self.db.read(
+            lambda session: waiting_quick(session, key, account.id, now, before)
+        )
+        for row in waiting:
+            if abs(row.rating - rating) > span or not in_range(row, rating):
+                continue
+            try:
+                return await self._start(row, account, mine)
+            except ApiError as error:
+                if error.code != "seek_gone":
+                    raise
+        return None
+
+    # -- accounts ------------------------------------------------------------------------------
+
+    async def _account(self, name: str) -> Account | None:
+        key = name_key(name)
+
+        def read(session: Session) -> Account | None:
+            row = session.query(AccountRow).filter(AccountRow.name_key == key).one_or_none()
+            return None if row is None else account_of_row(row)
+
+        return await self.db.read(read)
+
+    async def _account_by_id(self, account_id: int) -> Account | None:
+        def read(session: Session) -> Account | None:
+            row = session.get(AccountRow, account_id)
+            return None if row is None else account_of_row(row)
+
+        return await self.db.read(read)

@@ -1,0 +1,266 @@
+"""The lobby's API: ``/api/seeks`` (open challenges), ``/api/challenges`` (to a named player),
+``/api/lobby/quick`` (quick pairings), and the sockets ``/ws/lobby`` (seeks appearing and
+vanishing, for everyone on the lobby page) and ``/ws/account`` (an account's own news on any
+page: challenges, and the games that start for it). docs/web.md describes every message."""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import secrets
+from typing import Annotated, Any, Final
+
+from fastapi import APIRouter, Depends, Path, Request, Response, WebSocket, WebSocketDisconnect
+
+from bluegray.web.callers import Caller, Callers, csrf_refusal
+from bluegray.web.clocks import now_ms
+from bluegray.web.deps import CurrentCaller
+from bluegray.web.errors import ApiError
+from bluegray.web.lobby import Lobby
+from bluegray.web.lobby_schemas import (
+    ChallengeList,
+    ChallengeRequest,
+    LobbyPong,
+    LobbyWelcome,
+    QuickPairingList,
+    QuickPairingRequest,
+    QuickPairingResult,
+    SeekInfo,
+    SeekList,
+    SeekRequest,
+    SeeksMessage,
+    StartedGame,
+)
+from bluegray.web.players import Account
+from bluegray.web.schemas import ErrorResponse
+from bluegray.web.security import origin_allowed
+from bluegray.web.ws import Connection
+
+router = APIRouter(tags=["lobby"])
+
+ERRORS: dict[int | str, dict[str, Any]] = {
+    status: {"model": ErrorResponse} for status in (401, 403, 404, 409, 422, 429)
+}
+CLOSE_POLICY: Final = 1008
+CLOSE_UNAUTHORIZED: Final = 4401
+SeekId = Annotated[str, Path(pattern=r"^[A-Za-z0-9_-]{1,32}$")]
+
+
+def get_lobby(request: Request) -> Lobby:
+    lobby: Lobby = request.app.state.lobby
+    return lobby
+
+
+LobbyService = Annotated[Lobby, Depends(get_lobby)]
+
+
+def _player(caller: Caller) -> Account:
+    """The account that seeks and plays: a person's (session, with its CSRF token on changes)
+    or any account's by its API token; 401 for nobody."""
+    player = caller.player
+    if player is not None:
+        return player
+    if caller.refused_csrf:
+        raise csrf_refusal()
+    raise ApiError(401, "unauthorized", "the lobby is for accounts: log in (or send an API token)")
+
+
+# -- seeks --------------------------------------------------------------------------------------
+
+
+@router.get("/api/seeks", response_model=SeekList, summary="The lobby's open seeks")
+async def list_seeks(lobby: LobbyService) -> SeekList:
+    """Every open challenge in the lobby, oldest first (challenges to a named player are not
+    listed)."""
+    return await lobby.seeks()
+
+
+@router.post(
+    "/api/seeks",
+    response_model=SeekInfo,
+    status_code=201,
+    summary="Post a seek (an open challenge)",
+    responses=ERRORS,
+)
+async def post_seek(body: SeekRequest, caller: CurrentCaller, lobby: LobbyService) -> SeekInfo:
+    """Everyone on the lobby page sees it at once. It goes when the lobby socket named by
+    ``connection`` closes, when it is cancelled or taken, or after ``seek_seconds``."""
+    return await lobby.post(_player(caller), body)
+
+
+@router.delete(
+    "/api/seeks/{seek_id}",
+    status_code=204,
+    summary="Cancel a seek or a challenge",
+    responses=ERRORS,
+)
+async def cancel_seek(seek_id: SeekId, caller: CurrentCaller, lobby: LobbyService) -> Response:
+    await lobby.cancel(_player(caller), seek_id)
+    return Response(status_code=204)
+
+
+@router.post(
+    "/api/seeks/{seek_id}/accept",
+    response_model=StartedGame,
+    summary="Accept a seek: the game starts for both",
+    responses=ERRORS,
+)
+async def accept_seek(seek_id: SeekId, caller: CurrentCaller, lobby: LobbyService) -> StartedGame:
+    """Both players are told where the game is (``game_started`` on their ``/ws/account``
+    sockets); the answer says it too. 409 ``seek_gone`` if someone took it first,
+    ``out_of_range`` if the accepter's rating is outside the seek's range."""
+    return await lobby.accept(_player(caller), seek_id)
+
+
+# -- challenges ---------------------------------------------------------------------------------
+
+
+@router.get(
+    "/api/challenges",
+    response_model=ChallengeList,
+    summary="The challenges sent to the account and by it",
+    responses=ERRORS,
+)
+async def list_challenges(caller: CurrentCaller, lobby: LobbyService) -> ChallengeList:
+    return await lobby.challenges(_player(caller))
+
+
+@router.post(
+    "/api/challenges",
+    response_model=SeekInfo,
+    status_code=201,
+    summary="Challenge a named player",
+    responses=ERRORS,
+)
+async def send_challenge(
+    body: ChallengeRequest, caller: CurrentCaller, lobby: LobbyService
+) -> SeekInfo:
+    """The player hears of it at once, on whatever page of the site they are
+    (``challenge`` on ``/ws/account``). Cancel it with ``DELETE /api/seeks/{id}``."""
+    return await lobby.challenge(_player(caller), body)
+
+
+@router.post(
+    "/api/challenges/{seek_id}/accept",
+    response_model=StartedGame,
+    summary="Accept a challenge: the game starts for both",
+    responses=ERRORS,
+)
+async def accept_challenge(
+    seek_id: SeekId, caller: CurrentCaller, lobby: LobbyService
+) -> StartedGame:
+    return await lobby.accept(_player(caller), seek_id)
+
+
+@router.post(
+    "/api/challenges/{seek_id}/decline",
+    status_code=204,
+    summary="Decline a challenge",
+    responses=ERRORS,
+)
+async def decline_challenge(
+    seek_id: SeekId, caller: CurrentCaller, lobby: LobbyService
+) -> Response:
+    await lobby.decline(_player(caller), seek_id)
+    return Response(status_code=204)
+
+
+# -- quick pairing ------------------------------------------------------------------------------
+
+
+@router.get("/api/lobby/quick", response_model=QuickPairingList, summary="The quick pairings")
+async def quick_pairings(lobby: LobbyService) -> QuickPairingList:
+    return lobby.quick_pairings()
+
+
+@router.post(
+    "/api/lobby/quick",
+    response_model=QuickPairingResult,
+    summary="Quick pairing: play the next player who presses the same button",
+    responses=ERRORS,
+)
+async def quick_pairing(
+    body: QuickPairingRequest, caller: CurrentCaller, lobby: LobbyService
+) -> QuickPairingResult:
+    """Pairs at once with someone waiting in the same pairing whose rating is within
+    ``rating_range`` of the player's; otherwise the player waits there (a seek, listed in the
+    lobby) until someone comes."""
+    return await lobby.quick(_player(caller), body.pairing, body.connection)
+
+
+# -- the sockets --------------------------------------------------------------------------------
+
+
+async def _identify(websocket: WebSocket) -> Account | None:
+    callers: Callers = websocket.app.state.callers
+    try:
+        caller = await callers.identify(websocket, changing=False)
+    except ApiError:
+        return None
+    return caller.account
+
+
+async def _listen(websocket: WebSocket, connection: Connection) -> None:
+    """Answer pings until the socket closes (the lobby's sockets only listen)."""
+    with contextlib.suppress(WebSocketDisconnect, RuntimeError):
+        while not connection.closed:
+            message = await websocket.receive()
+            if message["type"] == "websocket.disconnect":
+                return
+            if '"ping"' in (message.get("text") or ""):
+                connection.send(LobbyPong(server_time_ms=now_ms()).model_dump_json())
+
+
+@router.websocket("/ws/lobby")
+async def lobby_socket(websocket: WebSocket) -> None:
+    """Everyone on the lobby page: the seeks, then each new seek and each seek that goes."""
+    lobby: Lobby = websocket.app.state.lobby
+    if not origin_allowed(websocket.headers):
+        await websocket.close(CLOSE_POLICY)
+        return
+    account = await _identify(websocket)
+    await websocket.accept()
+    connection_id = secrets.token_urlsafe(12)
+    connection = Connection(websocket, "lobby", frozenset())
+    connection.start()
+    welcome = LobbyWelcome(
+        connection=connection_id,
+        account=None if account is None else account.name,
+        process=lobby.process,
+    )
+    connection.send(welcome.model_dump_json())
+    lobby.hub.join_lobby(connection)
+    try:
+        seeks = await lobby.seeks()
+        lobby.hub.lobby_ready(connection, SeeksMessage(seeks=seeks.seeks).model_dump_json())
+        await _listen(websocket, connection)
+    finally:
+        lobby.hub.leave_lobby(connection)
+        await connection.stop()
+        with contextlib.suppress(Exception):
+            await asyncio.shield(lobby.left(connection_id))
+
+
+@router.websocket("/ws/account")
+async def account_socket(websocket: WebSocket) -> None:
+    """An account's own news, on any page: challenges to it and by it, and the games that
+    start for it. Closed at once (4401) for a browser that is not logged in."""
+    lobby: Lobby = websocket.app.state.lobby
+    if not origin_allowed(websocket.headers):
+        await websocket.close(CLOSE_POLICY)
+        return
+    account = await _identify(websocket)
+    await websocket.accept()
+    if account is None:
+        await websocket.close(CLOSE_UNAUTHORIZED)
+        return
+    connection = Connection(websocket, f"account:{account.id}", frozenset())
+    connection.start()
+    welcome = LobbyWelcome(connection="", account=account.name, process=lobby.process)
+    connection.send(welcome.model_dump_json())
+    lobby.hub.join_account(account.id, connection)
+    try:
+        await _listen(websocket, connection)
+    finally:
+        lobby.hub.leave_account(account.id, connection)
+        await connection.stop()

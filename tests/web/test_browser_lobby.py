@@ -1,0 +1,132 @@
+"""The lobby in the real browser (headless Chromium driven by Playwright), at 1280 and at 360 px:
+two people who do not know each other make accounts, meet through the lobby (one posts a rated
+challenge, the other sees it appear and plays it), both are taken to the game at once, one
+resigns, the game's end shows both rating changes, and the winner's profile shows the rating
+with its chart; a challenge by name reaches a player on another page, in the header.
+
+Every page passes the newcomer's checks: its status line in sight, nothing wider than the
+screen."""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Callable
+
+import pytest
+from playwright.sync_api import Page, ViewportSize, expect
+
+from tests.web.test_browser_newcomer import DESKTOP, PHONE, TOO_WIDE, check_page
+
+PASSWORD = "a long enough password"
+
+
+def person(new_page: Callable[..., Page], viewport: ViewportSize, url: str, name: str) -> Page:
+    """A new browser that makes the account ``name`` on the signup page."""
+    phone = viewport["width"] < 500
+    page = new_page(viewport=viewport, has_touch=phone, is_mobile=phone)
+    page.goto(url + "/signup")
+    page.fill("#name", name)
+    page.fill("#password", PASSWORD)
+    page.fill("#password-again", PASSWORD)
+    page.locator("#signup-button").click()
+    page.wait_for_url(re.compile(rf"/player/{name}$"))
+    return page
+
+
+@pytest.mark.parametrize("viewport", [DESKTOP, PHONE], ids=["desktop", "phone"])
+def test_two_strangers_meet_in_the_lobby_and_play_a_rated_game(
+    live_url: str, new_page: Callable[..., Page], viewport: ViewportSize
+) -> None:
+    width = viewport["width"]
+    ada = person(new_page, viewport, live_url, "Ada_L")
+    bob = person(new_page, viewport, live_url, "bob99")
+    for page in (ada, bob):
+        page.goto(live_url + "/")
+        expect(page.locator("#people")).to_have_attribute("data-connected", "true")
+        expect(page.locator("#notices")).to_have_attribute("data-connected", "true")
+    check_page(bob, "h1", width)
+
+    # Ada posts a rated challenge; Bob sees it appear and plays it.
+    ada.locator("#post-seek summary").click()
+    ada.select_option("#seek-rules", "sackson")
+    ada.fill("#seek-minutes", "5")
+    ada.fill("#seek-increment", "3")
+    expect(ada.locator("#seek-rated")).to_be_checked()
+    ada.select_option("#seek-color", "blue")
+    ada.locator("#seek-post").click()
+    own = ada.locator('#seeks li.seek[data-player="Ada_L"]')
+    expect(own.locator(".cancel-seek")).to_be_visible()
+    seek = bob.locator('#seeks li.seek[data-player="Ada_L"]')
+    expect(seek).to_contain_text("sackson · 5+3 · rated")
+    expect(seek).to_contain_text("Ada_L (1500?)")
+    assert bob.evaluate(TOO_WIDE) == []
+    seek.locator(".accept-seek").click()
+
+    # Both are taken to the game at once.
+    bob.wait_for_url(re.compile(r"/game/[A-Za-z0-9_-]+$"))
+    game_id = bob.url.rsplit("/", 1)[1]
+    ada.wait_for_url(re.compile(rf"/game/{game_id}$"))
+    for page in (ada, bob):
+        expect(page.locator("#main")).to_have_attribute("data-rated", "true")
+        expect(page.locator("#main")).to_have_attribute("data-status", "active")
+    expect(ada.locator("#main")).to_have_attribute("data-my-turn", "true")
+
+    # Bob resigns: the end shows both ratings and their changes.
+    bob.click('#actions [data-action="resign"]')
+    bob.click("#resign-yes")
+    for page in (ada, bob):
+        expect(page.locator("#game-over")).to_contain_text("Blue wins: Gray resigned")
+        changes = page.locator("#rating-changes")
+        expect(changes.locator('li[data-side="blue"]')).to_contain_text(
+            re.compile(r"Ada_L 1500\? \+\d+")
+        )
+        expect(changes.locator('li[data-side="gray"]')).to_contain_text(
+            re.compile(r"bob99 1500\? \u2212\d+")
+        )
+        assert page.evaluate(TOO_WIDE) == []
+    gain = int(
+        ada.locator('#rating-changes li[data-side="blue"]').get_attribute("data-change") or 0
+    )
+    assert gain > 100
+
+    # Ada's profile shows the rating, its change and its chart.
+    ada.goto(live_url + "/player/Ada_L")
+    check_page(ada, "h1", width)
+    rating = ada.locator('#ratings li[data-pool="sackson/real-time"]')
+    expect(rating).to_have_attribute("data-rating", str(1500 + gain))
+    expect(rating.locator(".rating-change")).to_have_attribute("data-change", str(gain))
+    expect(rating.locator("svg.rating-chart polyline")).to_have_count(1)
+    expect(rating).to_contain_text("?")  # still provisional
+
+
+@pytest.mark.parametrize("viewport", [DESKTOP, PHONE], ids=["desktop", "phone"])
+def test_a_challenge_by_name_reaches_its_player_on_another_page(
+    live_url: str, new_page: Callable[..., Page], viewport: ViewportSize
+) -> None:
+    width = viewport["width"]
+    cal = person(new_page, viewport, live_url, "cal")
+    dee = person(new_page, viewport, live_url, "dee")
+    dee.goto(live_url + "/learn")  # not in the lobby
+    expect(dee.locator("#notices")).to_have_attribute("data-connected", "true")
+    cal.goto(live_url + "/")
+    cal.locator("#post-seek summary").click()
+    cal.fill("#challenge-name", "dee")
+    cal.locator("#challenge-send").click()
+    expect(cal.locator("#seek-error")).to_contain_text("Challenge sent to dee")
+    notice = dee.locator("#notices .notice.challenge")
+    expect(notice).to_contain_text("cal (1500?) challenges you: sackson, 5+3, rated")
+    assert dee.evaluate(TOO_WIDE) == [], width
+    notice.locator(".accept-challenge").click()
+    dee.wait_for_url(re.compile(r"/game/[A-Za-z0-9_-]+$"))
+    game_id = dee.url.rsplit("/", 1)[1]
+    cal.wait_for_url(re.compile(rf"/game/{game_id}$"))  # from the lobby, straight to the game
+
+    # A friend's game can be created rated from the new game's form too.
+    cal.goto(live_url + "/")
+    expect(cal.locator("#rated-row")).to_be_hidden()
+    cal.check('input[name="opponent"][value="friend"]')
+    expect(cal.locator("#rated-row")).to_be_visible()
+    cal.check("#rated")
+    cal.locator("#start").click()
+    cal.wait_for_url(re.compile(r"/game/[A-Za-z0-9_-]+$"))
+    expect(cal.locator("#main")).to_have_attribute("data-rated", "true")

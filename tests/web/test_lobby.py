@@ -1,0 +1,222 @@
+"""The lobby through the API and its sockets, on a real server: seeks appearing and vanishing
+for everyone on the lobby page, accepting one starting the game for both at once, seeks that go
+with their socket or their time, challenges to a named player heard on any page, quick
+pairings, rating ranges and rate limits. On SQLite and on PostgreSQL."""
+
+from __future__ import annotations
+
+import time
+from collections.abc import Callable
+
+import httpx
+
+from tests.web.conftest import LiveServer, Socket
+from tests.web.lobby_clients import LiveSocket, Player
+
+CLOCK = {"minutes": 5, "increment_seconds": 3}
+
+
+def code_of(answer: object) -> tuple[int, str]:
+    status: int = answer.status_code  # type: ignore[attr-defined]
+    return status, answer.json()["error"]["code"]  # type: ignore[attr-defined]
+
+
+def test_a_seek_appears_for_everyone_and_accepting_it_starts_the_game_for_both(
+    make_server: Callable[..., LiveServer],
+) -> None:
+    server = make_server(rate_limits=False)
+    ada, bob = Player(server.url, "ada"), Player(server.url, "bob")
+    with (
+        bob.socket("/ws/lobby") as watching,
+        ada.socket("/ws/account") as ada_news,
+        bob.socket("/ws/account") as bob_news,
+    ):
+        assert watching.receive("seeks")["seeks"] == []
+        seek = ada.seek(rules="sackson", clock=CLOCK, rated=True, color="blue")
+        shown = watching.receive("seek")["seek"]
+        assert shown == seek and shown["player"] == "ada" and shown["provisional"] is True
+        assert bob.get("/api/seeks")["seeks"] == [seek]
+        # An anonymous visitor sees the lobby but cannot seek or accept.
+        with LiveSocket(server.url.replace("http", "ws") + "/ws/lobby", None) as visitor:
+            assert visitor.welcome["account"] is None
+            assert visitor.receive("seeks")["seeks"] == [seek]
+        with httpx.Client(base_url=server.url) as nobody:
+            refused = nobody.post(f"/api/seeks/{seek['id']}/accept")
+            assert code_of(refused) == (401, "unauthorized")
+            assert code_of(nobody.post("/api/seeks", json={})) == (401, "unauthorized")
+        assert code_of(ada.post(f"/api/seeks/{seek['id']}/accept")) == (409, "not_allowed")
+        answer = bob.post(f"/api/seeks/{seek['id']}/accept")
+        assert answer.status_code == 200, answer.text
+        started = answer.json()
+        assert started["side"] == "gray" and started["opponent"] == "ada" and started["rated"]
+        game_id = started["game_id"]
+        told_ada = ada_news.receive("game_started")["game"]
+        told_bob = bob_news.receive("game_started")["game"]
+        assert told_ada == {
+            "game_id": game_id,
+            "path": f"/game/{game_id}",
+            "side": "blue",
+            "opponent": "bob",
+            "rated": True,
+        }
+        assert told_bob == started
+        assert watching.receive("seek_gone") == {
+            "type": "seek_gone",
+            "id": seek["id"],
+            "reason": "accepted",
+        }
+    # The game is the two accounts', rated, and each plays it with their account.
+    state = bob.get(f"/api/games/{game_id}")
+    assert state["status"] == "active" and state["rated"] is True
+    assert state["seats"]["blue"]["account"]["name"] == "ada"
+    assert state["seats"]["gray"]["account"]["name"] == "bob"
+    assert state["clock"]["initial_ms"] == 300_000
+    with Socket(server.ws_url(game_id), ada.token) as playing:
+        assert playing.welcome["side"] == "blue"
+    assert code_of(bob.post(f"/api/seeks/{seek['id']}/accept")) == (404, "not_found")
+    assert bob.get("/api/seeks")["seeks"] == []
+
+
+def test_a_seek_goes_with_its_lobby_socket_or_its_time(
+    make_server: Callable[..., LiveServer],
+) -> None:
+    server = make_server(rate_limits=False, seek_seconds=1.5, lobby_sweep_seconds=0.2)
+    ada, bob = Player(server.url, "ada"), Player(server.url, "bob")
+    with bob.socket("/ws/lobby") as watching:
+        watching.receive("seeks")
+        with ada.socket("/ws/lobby") as own:
+            connection = own.welcome["connection"]
+            seek = ada.seek(connection=connection)
+            assert watching.receive("seek")["seek"]["id"] == seek["id"]
+        assert watching.receive("seek_gone") == {
+            "type": "seek_gone",
+            "id": seek["id"],
+            "reason": "left",
+        }
+        started = time.monotonic()
+        lasting = ada.seek()  # no socket: it lasts its time
+        assert watching.receive("seek")["seek"]["id"] == lasting["id"]
+        gone = watching.receive("seek_gone", timeout=10)
+        assert gone["id"] == lasting["id"] and gone["reason"] == "expired"
+        assert time.monotonic() - started >= 1.0
+    assert ada.get("/api/seeks")["seeks"] == []
+
+
+def test_a_challenge_reaches_its_player_on_any_page_who_declines_or_accepts(
+    make_server: Callable[..., LiveServer],
+) -> None:
+    server = make_server(rate_limits=False)
+    ada, bob = Player(server.url, "ada"), Player(server.url, "Bob_B")
+    with ada.socket("/ws/account") as ada_news, bob.socket("/ws/account") as bob_news:
+        sent = ada.post("/api/challenges", {"to": "bob_b", "clock": CLOCK, "color": "gray"})
+        assert sent.status_code == 201, sent.text
+        challenge = sent.json()
+        assert challenge["to"] == "Bob_B" and challenge["player"] == "ada"
+        assert bob_news.receive("challenge")["seek"] == challenge
+        assert ada_news.receive("challenge")["seek"] == challenge
+        assert bob.get("/api/challenges")["incoming"] == [challenge]
+        assert ada.get("/api/challenges")["outgoing"] == [challenge]
+        assert ada.get("/api/seeks")["seeks"] == []  # not in the lobby
+        assert bob.post(f"/api/challenges/{challenge['id']}/decline").status_code == 204
+        gone = {"type": "challenge_gone", "id": challenge["id"], "reason": "declined"}
+        assert ada_news.receive("challenge_gone") == gone
+        assert bob_news.receive("challenge_gone") == gone
+        second = ada.post("/api/challenges", {"to": "Bob_B"}).json()
+        bob_news.receive("challenge")
+        cal = Player(server.url, "cal")
+        assert code_of(cal.post(f"/api/challenges/{second['id']}/accept")) == (404, "not_found")
+        accepted = bob.post(f"/api/challenges/{second['id']}/accept").json()
+        assert ada_news.receive("game_started")["game"]["game_id"] == accepted["game_id"]
+        for bad, expected in (
+            ({"to": "nobody"}, (404, "not_found")),
+            ({"to": "ada"}, (409, "not_allowed")),
+            ({"to": "cal", "rules": "sackson lead=5", "rated": True}, (422, "cannot_be_rated")),
+        ):
+            assert code_of(ada.post("/api/challenges", bad)) == expected
+
+
+def test_quick_pairing_pairs_the_second_player_who_presses_within_the_range(
+    make_server: Callable[..., LiveServer],
+) -> None:
+    server = make_server(rate_limits=False, quick_pairing_range=100)
+    ada, bob = Player(server.url, "ada"), Player(server.url, "bob")
+    pairings = ada.get("/api/lobby/quick")
+    assert "sackson-5+3" in [pairing["key"] for pairing in pairings["pairings"]]
+    with ada.socket("/ws/account") as ada_news:
+        waiting = ada.post("/api/lobby/quick", {"pairing": "sackson-5+3"}).json()
+        assert waiting["game"] is None and waiting["seek"]["quick"] == "sackson-5+3"
+        assert (waiting["seek"]["rating_min"], waiting["seek"]["rating_max"]) == (1400, 1600)
+        other = bob.post("/api/lobby/quick", {"pairing": "cooper-5+3"}).json()
+        assert other["game"] is None  # another pairing: no game
+        paired = bob.post("/api/lobby/quick", {"pairing": "sackson-5+3"}).json()
+        assert paired["seek"] is None and paired["game"]["opponent"] == "ada"
+        assert ada_news.receive("game_started")["game"]["game_id"] == paired["game"]["game_id"]
+    left = [seek["quick"] for seek in ada.get("/api/seeks")["seeks"]]
+    assert left == ["cooper-5+3"]  # bob's other seek still waits; ada's was taken
+    assert code_of(ada.post("/api/lobby/quick", {"pairing": "nosuch"})) == (404, "not_found")
+
+
+def test_a_seek_s_rating_range_and_the_limits_on_seeking(
+    make_server: Callable[..., LiveServer],
+) -> None:
+    server = make_server(seek_burst=3, challenge_burst=1, max_seeks=10)
+    ada, bob = Player(server.url, "ada"), Player(server.url, "bob")
+    strong = ada.seek(rating_min=1600)
+    refused = bob.post(f"/api/seeks/{strong['id']}/accept")
+    assert code_of(refused) == (409, "out_of_range")
+    assert "1500" in refused.json()["error"]["message"]
+    assert code_of(ada.post("/api/seeks", {"rating_min": 1700, "rating_max": 1600})) == (
+        422,
+        "invalid_range",
+    )
+    ada.seek()
+    limited = ada.post("/api/seeks", {})
+    assert code_of(limited) == (429, "rate_limited") and "Retry-After" in limited.headers
+    assert ada.post("/api/challenges", {"to": "bob"}).status_code == 201
+    assert code_of(ada.post("/api/challenges", {"to": "bob"})) == (429, "rate_limited")
+    assert len(ada.get("/api/seeks")["seeks"]) == 2
+    assert ada.http.delete(f"/api/seeks/{strong['id']}").status_code == 204
+    assert code_of(bob.http.delete(f"/api/seeks/{strong['id']}")) == (404, "not_found")
+
+
+def test_the_lobby_is_in_the_openapi_schema(make_server: Callable[..., LiveServer]) -> None:
+    server = make_server()
+    paths = httpx.get(server.url + "/openapi.json").json()["paths"]
+    for path in (
+        "/api/seeks",
+        "/api/seeks/{seek_id}/accept",
+        "/api/challenges",
+        "/api/challenges/{seek_id}/decline",
+        "/api/lobby/quick",
+        "/api/leaderboards/{rules}/{time_class}",
+    ):
+        assert path in paths, path
+    lobby = str(httpx.get(server.url + "/api/ws/schema").json()["lobby_server_to_client"])
+    for message in ("seek_gone", "challenge_gone", "game_started", "welcome"):
+        assert message in lobby, message
+
+
+def test_an_account_has_at_most_max_seeks_open(make_server: Callable[..., LiveServer]) -> None:
+    server = make_server(rate_limits=False, max_seeks=2)
+    ada, bob = Player(server.url, "ada"), Player(server.url, "bob")
+    ada.seek()
+    ada.post("/api/challenges", {"to": "bob"})
+    refused = ada.post("/api/seeks", {})
+    assert code_of(refused) == (409, "too_many_seeks")
+    assert len(ada.get("/api/seeks")["seeks"]) == 1
+    assert bob.seek()["player"] == "bob"  # the limit is each account's
+
+
+def test_a_seek_left_by_a_stopped_server_goes_when_it_starts_again(
+    make_server: Callable[..., LiveServer],
+) -> None:
+    first = make_server(rate_limits=False)
+    ada = Player(first.url, "ada")
+    kept = ada.seek()  # no socket: it lasts its time
+    # A seek tied to a socket whose closing the server never saw (it was killed, say).
+    tied = ada.seek(connection="socket-of-a-killed-server")
+    first.server.should_exit = True
+    first.thread.join(timeout=20)
+    second = make_server(rate_limits=False)
+    left = [seek["id"] for seek in Player(second.url, "ada", ada.token).get("/api/seeks")["seeks"]]
+    assert left == [kept["id"]] and tied["id"] not in left
