@@ -13,7 +13,7 @@ from bluegray.moves import Move
 from bluegray.outcome import Outcome
 from bluegray.pieces import Side
 from bluegray.rules import RuleSet
-from bluegray.web.clocks import Clock
+from bluegray.web.clocks import Clock, Correspondence, TimeClass, time_class
 from bluegray.web.schemas import Mode, SideCounts, Status
 
 SeatKind = Literal["human", "ai"]
@@ -74,6 +74,7 @@ class LiveGame:
     seats: dict[Side, Seat] = field(default_factory=dict)
     ai_level: int | None = None
     clock: Clock | None = None
+    correspondence: Correspondence | None = None
     played: list[Played] = field(default_factory=list)
     draw_offer: Side | None = None
     takeback_offer: Side | None = None
@@ -180,6 +181,33 @@ class LiveGame:
         """A game the rules (or a declaration) have ended is finished."""
         if self.status in ("active", "waiting") and self.game.outcome() is not None:
             self.status = "finished"
+
+    def time_class(self) -> TimeClass:
+        return time_class(self.clock, self.correspondence)
+
+    def sync_deadline(self, now_ms: int) -> None:
+        """A correspondence game's deadline after a change at ``now_ms``: a new turn of a
+        person (a move, a takeback, the game's start) gets the full allowance from now; the
+        AI's turn, a game not yet started and a game over have none; any other change keeps
+        the deadline as it was."""
+        correspondence = self.correspondence
+        if correspondence is None:
+            return
+        seat = self.seats.get(self.game.turn)
+        if self.status != "active" or self.is_over() or seat is None or seat.kind == "ai":
+            if correspondence.deadline_ms is not None:
+                self.correspondence = correspondence.stopped()
+        elif not correspondence.running_for(self.game.ply):
+            self.correspondence = correspondence.started(self.game.ply, now_ms)
+
+    def deadline_ms(self) -> int | None:
+        """When the side to move runs out of time: its correspondence deadline, or its
+        clock's flag (``None``: no time runs)."""
+        if self.is_over():
+            return None
+        if self.correspondence is not None:
+            return self.correspondence.deadline_ms
+        return None if self.clock is None else self.clock.flag_at()
 
 
 def captures(live: LiveGame, plies: int | None = None) -> SideCounts:

@@ -28,7 +28,7 @@ from bluegray.rules import RuleSet
 from bluegray.web import actions
 from bluegray.web.ai_moves import ai_job, play_ai_move
 from bluegray.web.bus import Bus, News
-from bluegray.web.clocks import Clock, now_ms
+from bluegray.web.clocks import Clock, Correspondence, now_ms
 from bluegray.web.db import Database
 from bluegray.web.deadlines import DONE, Due, Timers, Verdict
 from bluegray.web.errors import ApiError, from_library
@@ -274,9 +274,13 @@ class GameService:
             seats=seats,
             ai_level=opponent.level if opponent.type == "ai" else None,
             clock=clock,
+            correspondence=None
+            if request.correspondence is None
+            else Correspondence(request.correspondence.days),
             invite_hash=invite_hash,
         )
         live.sync_status()
+        live.sync_deadline(now)
         await self.games.add(live, [(browser, role)])
         return await self.games.state(live, stored_note=False), grant, invite
 
@@ -433,7 +437,7 @@ class GameService:
         if stored is not None:
             return DONE
         live = (await self.games.get(due.subject)).live
-        flag_at = None if live.clock is None or live.is_over() else live.clock.flag_at()
+        flag_at = live.deadline_ms()
         if flag_at is not None and live.version == due.version and flag_at > due.due_ms:
             return Verdict(again_at_ms=flag_at)  # the clock was credited: it falls later
         return DONE

@@ -23,7 +23,7 @@ from bluegray.game import Game
 from bluegray.outcome import Outcome, Termination
 from bluegray.pieces import Side
 from bluegray.record import read_record
-from bluegray.web.clocks import Clock
+from bluegray.web.clocks import Clock, Correspondence
 from bluegray.web.db import ConflictError
 from bluegray.web.live import LiveGame, Played, Seat, side_name
 from bluegray.web.models import Base, GameRow, MoveRow, SeatRow
@@ -41,6 +41,7 @@ def game_values(live: LiveGame) -> dict[str, Any]:
     game = live.game
     outcome = game.outcome()
     clock = live.clock
+    correspondence = live.correspondence
     derived = live.derived()
     return {
         "mode": live.mode,
@@ -58,6 +59,9 @@ def game_values(live: LiveGame) -> dict[str, Any]:
         "blue_ms": None if clock is None else clock.blue_ms,
         "gray_ms": None if clock is None else clock.gray_ms,
         "clock_since_ms": None if clock is None or clock.running is None else clock.since_ms,
+        "corr_days": None if correspondence is None else correspondence.days,
+        "corr_deadline_ms": None if correspondence is None else correspondence.deadline_ms,
+        "corr_ply": None if correspondence is None else correspondence.ply,
         "termination": None if outcome is None else outcome.termination.value,
         "winner": None if outcome is None or outcome.winner is None else outcome.winner.value,
         "result": None if outcome is None else outcome.result,
@@ -133,10 +137,11 @@ GameValues = Any
 
 
 def timer_values(live: LiveGame) -> list[dict[str, Any]]:
-    """The timers a game needs: its running clock's flag, and the AI's move when it is the AI's
-    turn (due at once: whichever process claims it first starts the job)."""
+    """The timers a game needs: the side to move's flag (its running clock's, or its
+    correspondence deadline), and the AI's move when it is the AI's turn (due at once:
+    whichever process claims it first starts the job)."""
     timers: list[dict[str, Any]] = []
-    flag_at = None if live.clock is None or live.is_over() else live.clock.flag_at()
+    flag_at = live.deadline_ms()
     if flag_at is not None:
         timers.append(_timer("flag", live, flag_at))
     if live.ai_to_move():
@@ -358,6 +363,9 @@ def live_from_values(
             running,
             row.clock_since_ms,
         )
+    correspondence = None
+    if row.corr_days is not None:
+        correspondence = Correspondence(row.corr_days, row.corr_deadline_ms, row.corr_ply)
     return LiveGame(
         id=row.id,
         mode=row.mode,
@@ -369,6 +377,7 @@ def live_from_values(
         seats=seats,
         ai_level=row.ai_level,
         clock=clock,
+        correspondence=correspondence,
         played=played if row.record is None else [Played(row.created_ms) for _ in game.moves],
         draw_offer=_side_or_none(row.draw_offer),
         takeback_offer=_side_or_none(row.takeback_offer),
