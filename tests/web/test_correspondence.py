@@ -10,7 +10,7 @@ from typing import Any
 
 import pytest
 
-from bluegray.web.clocks import DAY_MS, Clock, Correspondence, time_class
+from bluegray.web.clocks import DAY_MS, Clock, time_class
 from tests.servers import free_port
 from tests.web.conftest import Json, ServeProcess, TestClient
 from tests.web.test_api import BLUE_MOVE, GRAY_MOVE, create, error_of, move
@@ -30,7 +30,7 @@ def settle(client: TestClient, game_id: str, test: Callable[[Json], bool], secon
 
 def test_the_time_class_of_a_game() -> None:
     assert time_class(Clock.new(60_000, 0), None) == "real-time"
-    assert time_class(None, Correspondence(3)) == "correspondence"
+    assert time_class(None, 3) == "correspondence"
     assert time_class(None, None) == "correspondence"  # no time limit at all, as on lichess
 
 

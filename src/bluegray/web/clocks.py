@@ -125,6 +125,13 @@ class Correspondence:
     def allowance_ms(self) -> int:
         return self.days * DAY_MS
 
+    def warning_at(self) -> int | None:
+        """When the side to move is told its time is running out: a day before its deadline (a
+        quarter of the allowance before it, with less than four days a move)."""
+        if self.deadline_ms is None:
+            return None
+        return self.deadline_ms - min(DAY_MS, self.allowance_ms // 4)
+
     def running_for(self, ply: int) -> bool:
         return self.deadline_ms is not None and self.ply == ply
 
@@ -140,10 +147,11 @@ class Correspondence:
         return None if self.deadline_ms is None else self.deadline_ms - now_ms
 
 
-def time_class(clock: Clock | None, correspondence: Correspondence | None) -> TimeClass:
-    """A game's time class (what its rating is kept by): ``real-time`` with a clock,
-    ``correspondence`` with days per move, and, as on lichess, a game without any time limit
-    counts as correspondence."""
-    if clock is not None and correspondence is None:
+def time_class(clock: object | None, days_per_move: int | None) -> TimeClass:
+    """A game's time class (what its rating is kept by), from its real-time clock (a ``Clock``,
+    the settings of one, a stored clock's column: anything, ``None`` for none) and its
+    correspondence days per move: ``real-time`` with a clock, ``correspondence`` with days per
+    move, and, as on lichess, a game without any time limit counts as correspondence."""
+    if clock is not None and days_per_move is None:
         return "real-time"
     return "correspondence"

@@ -183,7 +183,8 @@ class LiveGame:
             self.status = "finished"
 
     def time_class(self) -> TimeClass:
-        return time_class(self.clock, self.correspondence)
+        correspondence = self.correspondence
+        return time_class(self.clock, None if correspondence is None else correspondence.days)
 
     def sync_deadline(self, now_ms: int) -> None:
         """A correspondence game's deadline after a change at ``now_ms``: a new turn of a

@@ -35,6 +35,7 @@ from bluegray.web.errors import ApiError, from_library
 from bluegray.web.jobs import AiBusyError, JobQueue, MoveJob, MoveSink, Owner
 from bluegray.web.live import LiveGame, Played, Seat
 from bluegray.web.metrics import Metrics
+from bluegray.web.notices import NOTICE_KINDS, Notices
 from bluegray.web.players import Account
 from bluegray.web.presence import PresenceBook
 from bluegray.web.queries import count_games, list_games
@@ -107,6 +108,9 @@ class GameService:
         self.queue = make_queue(self.apply_ai_move)
         self.timers.on("flag", self._flag_due)
         self.timers.on("ai", self._ai_due)
+        self.notices = Notices(settings, db, self.games)
+        for kind in NOTICE_KINDS:
+            self.timers.on(kind, self.notices.due)
         self._heartbeat: asyncio.Task[None] | None = None
         self._addresses: dict[str, str] = {}
 

@@ -28,8 +28,9 @@ from bluegray.web.db import ConflictError
 from bluegray.web.live import LiveGame, Played, Seat, side_name
 from bluegray.web.models import Base, GameRow, MoveRow, SeatRow
 
-GAME_TIMERS: Final = ("flag", "ai")
-"""The kinds of timer a game's own state sets (a clock's flag, the AI's move)."""
+GAME_TIMERS: Final = ("flag", "ai", "mail-turn", "mail-time")
+"""The kinds of timer a game's own state sets (a clock's flag, the AI's move, and in a
+correspondence game the notices of the account to move: its turn, its time running out)."""
 
 
 def _side_or_none(text: str | None) -> Side | None:
@@ -130,7 +131,7 @@ class Save:
     timer rows)."""
 
 
-TimerKind = Literal["flag", "ai"]
+TimerKind = Literal["flag", "ai", "mail-turn", "mail-time"]
 
 GameValues = Any
 """A game's row: a ``GameRow``, or the same values as attributes (a change's published rows)."""
@@ -146,6 +147,20 @@ def timer_values(live: LiveGame) -> list[dict[str, Any]]:
         timers.append(_timer("flag", live, flag_at))
     if live.ai_to_move():
         timers.append(_timer("ai", live, live.updated_ms))
+    correspondence = live.correspondence
+    seat = live.seats.get(live.game.turn)
+    warning_at = None if correspondence is None else correspondence.warning_at()
+    if (
+        correspondence is not None
+        and correspondence.deadline_ms is not None
+        and warning_at is not None
+        and not live.is_over()
+        and seat is not None
+        and seat.account_id is not None
+    ):
+        started = correspondence.deadline_ms - correspondence.allowance_ms
+        timers.append(_timer("mail-turn", live, started))
+        timers.append(_timer("mail-time", live, warning_at))
     return timers
 
 

@@ -35,6 +35,7 @@ function showChoices() {
   $("level-row").hidden = checked("opponent") !== "ai";
   $("color-set").hidden = checked("opponent") === "hotseat";
   $("clock-row").hidden = checked("clock") !== "on";
+  $("days-row").hidden = checked("clock") !== "days";
 }
 
 async function checkCustom() {
@@ -89,6 +90,8 @@ async function startGame(event) {
       return;
     }
     body.clock = { minutes, increment_seconds: increment };
+  } else if (checked("clock") === "days") {
+    body.correspondence = { days: Number($("days").value) };
   }
   $("start").disabled = true;
   try {
