@@ -10,7 +10,7 @@ from typing import Final
 from sqlalchemy import select
 from sqlalchemy.orm import Session
 
-from bluegray.web.account_schemas import TurnGame, YourTurn
+from bluegray.web.account_schemas import Opponent, TurnGame, YourTurn
 from bluegray.web.clocks import time_class
 from bluegray.web.db import Database
 from bluegray.web.models import GameRow, SeatRow
@@ -18,6 +18,17 @@ from bluegray.web.profiles import opponent_of
 
 TURN_LIMIT: Final = 200
 """The most games the list shows."""
+
+
+def opponent_text(opponent: Opponent) -> str:
+    """Who a game is against, in words ("against ada_l", "against the AI, level 3")."""
+    if opponent.kind == "account":
+        return f"against {opponent.name}" + (" (bot)" if opponent.bot else "")
+    if opponent.kind == "ai":
+        return f"against the AI, level {opponent.level}"
+    if opponent.kind == "anonymous":
+        return "against a player without an account"
+    return "a game of your own"
 
 
 def deadline_of(row: GameRow) -> int | None:
