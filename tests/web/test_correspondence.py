@@ -6,12 +6,15 @@ from __future__ import annotations
 
 import time
 from collections.abc import Callable
+from pathlib import Path
 from typing import Any
 
+import httpx
 import pytest
 
 from bluegray.web.clocks import DAY_MS, Clock, time_class
 from tests.servers import free_port
+from tests.web.cluster import Node, nodes, service_env
 from tests.web.conftest import Json, ServeProcess, TestClient
 from tests.web.test_api import BLUE_MOVE, GRAY_MOVE, create, error_of, move
 
@@ -229,3 +232,39 @@ def test_a_deadline_set_by_a_process_that_died_falls_in_the_next_one_days_later(
     shown = running["correspondence"]["gray_deadline_ms"]
     assert deadline <= shown <= deadline + 60_000  # from Blue's move, not moved by the restart
     assert running["correspondence"]["server_time_ms"] > deadline - DAY_MS // 2 - 60_000
+
+
+@pytest.mark.slow
+def test_a_worker_keeps_the_services_time_offset(
+    tmp_path: Path, postgres_url: str, redis_url: str
+) -> None:
+    """Scaled out, the AI's move is played by a worker: the next deadline is counted from the
+    worker's clock, which must run at the same offset as the web processes' (else the player
+    would find their time gone, ten days before they were given it)."""
+    env = service_env(postgres_url, redis_url, time_offset_seconds=10 * DAY)
+    with nodes() as started:
+        web = Node.serve("A", env, tmp_path)
+        started.append(web)
+        web.wait_ready()
+        started.append(Node.worker("W1", env, tmp_path, processes=1))
+        client = httpx.Client(base_url=web.url, timeout=20)
+        created = client.post(
+            "/api/games",
+            json={
+                "opponent": {"type": "ai", "level": 1},
+                "color": "gray",
+                "correspondence": {"days": 3},
+            },
+        ).json()
+        game_id = created["game"]["id"]
+        state: Json = created["game"]
+        limit = time.monotonic() + 60
+        while state["ply"] < 1 and time.monotonic() < limit:
+            time.sleep(0.2)
+            state = client.get(f"/api/games/{game_id}").json()
+        client.close()
+    assert state["ply"] == 1 and state["outcome"] is None, state
+    running = state["correspondence"]
+    assert running["running"] == "gray"
+    now = running["server_time_ms"]
+    assert now - 60_000 < running["gray_deadline_ms"] - 3 * DAY_MS <= now
