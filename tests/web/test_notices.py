@@ -13,7 +13,12 @@ from typing import Any
 
 import httpx
 import pytest
+from alembic import command
+from alembic.config import Config
+from sqlalchemy import Connection, func, inspect, select
 
+from bluegray.web.db import MIGRATIONS, make_engine, upgrade_schema
+from bluegray.web.models import AccountRow, GameRow, SeatRow, SessionRow
 from tests.servers import MailSink, free_port
 from tests.web.accounts import PASSWORD, Browser, friend_game, sign_up
 from tests.web.conftest import ServeProcess, TestClient
@@ -200,3 +205,46 @@ def _game_with_move(server: ServeProcess) -> str:
     finally:
         for browser in browsers:
             browser.close()
+
+
+def test_the_schema_goes_down_before_notices_and_up_again_keeping_everything(
+    database_url: str, make_client: Callable[..., TestClient]
+) -> None:
+    """Down to revision 0003 and up again: the games (with their seats' accounts), the accounts'
+    sessions and the correspondence games' columns come back as they were, emptied of what 0006
+    added (on SQLite too, where copying a table to change it would cascade to its rows)."""
+    client = make_client()
+    ada = Browser(client)
+    sign_up(ada, "ada_l")
+    choose(ada, email="ada@example.org", turn=True)
+    game = ada.post(
+        "/api/games",
+        json={"opponent": {"type": "hotseat"}},
+        headers={"X-CSRF-Token": ada.get("/api/account").json()["csrf_token"]},
+    ).json()["game"]
+    engine = make_engine(database_url)
+    config = Config()
+    config.set_main_option("script_location", str(MIGRATIONS))
+
+    def counts(connection: Connection) -> tuple[int, int, list[Any]]:
+        sessions = connection.execute(select(func.count()).select_from(SessionRow)).scalar()
+        seats = connection.execute(
+            select(SeatRow.account_name).where(SeatRow.game_id == game["id"])
+        ).all()
+        games = connection.execute(select(func.count()).select_from(GameRow.__table__)).scalar()
+        return int(sessions or 0), int(games or 0), [tuple(row) for row in seats]
+
+    with engine.begin() as connection:
+        before = counts(connection)
+        config.attributes["connection"] = connection
+        command.downgrade(config, "0003")
+        assert "email" not in {
+            column["name"] for column in inspect(connection).get_columns("accounts")
+        }
+        assert counts(connection) == before
+    upgrade_schema(engine)
+    with engine.connect() as connection:
+        assert counts(connection) == before == (1, 1, [("ada_l",), ("ada_l",)])
+        assert connection.execute(select(AccountRow.email)).scalar() is None
+    engine.dispose()
+    assert ada.get("/api/account").json()["account"]["name"] == "ada_l"  # still logged in

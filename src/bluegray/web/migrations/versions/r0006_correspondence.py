@@ -17,27 +17,23 @@ branch_labels = None
 depends_on = None
 
 
+# Plain ALTER TABLE, never a batch: on SQLite a batch copies the table and drops the old one,
+# and dropping ``games`` or ``accounts`` would cascade to the rows that refer to them (the moves,
+# seats and listings; the sessions and tokens). SQLite has ADD and DROP COLUMN (3.35 and later).
+
+
 def upgrade() -> None:
-    with op.batch_alter_table("games") as batch:
-        batch.add_column(sa.Column("corr_days", sa.Integer, nullable=True))
-        batch.add_column(sa.Column("corr_deadline_ms", sa.BigInteger, nullable=True))
-        batch.add_column(sa.Column("corr_ply", sa.Integer, nullable=True))
-    with op.batch_alter_table("accounts") as batch:
-        batch.add_column(sa.Column("email", sa.String(254), nullable=True))
-        batch.add_column(
-            sa.Column("notify_turn", sa.Boolean, nullable=False, server_default=sa.false())
-        )
-        batch.add_column(
-            sa.Column("notify_time", sa.Boolean, nullable=False, server_default=sa.false())
-        )
+    op.add_column("games", sa.Column("corr_days", sa.Integer, nullable=True))
+    op.add_column("games", sa.Column("corr_deadline_ms", sa.BigInteger, nullable=True))
+    op.add_column("games", sa.Column("corr_ply", sa.Integer, nullable=True))
+    op.add_column("accounts", sa.Column("email", sa.String(254), nullable=True))
+    for name in ("notify_turn", "notify_time"):
+        column = sa.Column(name, sa.Boolean, nullable=False, server_default=sa.false())
+        op.add_column("accounts", column)
 
 
 def downgrade() -> None:
-    with op.batch_alter_table("accounts") as batch:
-        batch.drop_column("notify_time")
-        batch.drop_column("notify_turn")
-        batch.drop_column("email")
-    with op.batch_alter_table("games") as batch:
-        batch.drop_column("corr_ply")
-        batch.drop_column("corr_deadline_ms")
-        batch.drop_column("corr_days")
+    for name in ("notify_time", "notify_turn", "email"):
+        op.drop_column("accounts", name)
+    for name in ("corr_ply", "corr_deadline_ms", "corr_days"):
+        op.drop_column("games", name)
