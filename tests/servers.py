@@ -18,7 +18,10 @@ user of the machine cannot reach it. The fixtures are in ``tests/conftest.py``.
 from __future__ import annotations
 
 import contextlib
+import email
+import email.message
 import glob
+import mailbox
 import os
 import pwd
 import secrets
@@ -26,6 +29,7 @@ import shutil
 import signal
 import socket
 import subprocess
+import sys
 import tempfile
 import time
 from collections.abc import Sequence
@@ -390,3 +394,57 @@ class ReverseProxy(_Server):
         with socket.socket() as sock:
             sock.settimeout(1)
             return sock.connect_ex((HOST, self.port)) == 0
+
+
+class MailSink(_Server):
+    """An SMTP server that keeps what it receives: ``aiosmtpd`` (its command line, in a process
+    of its own) with its ``Mailbox`` handler writing every message to a Maildir. ``port``: a
+    port chosen in advance (to start the sink after the service was told where it would be)."""
+
+    name = "SMTP sink"
+
+    def __init__(self, port: int | None = None) -> None:
+        super().__init__(Path(tempfile.mkdtemp(prefix="bluegray-mail-")))
+        self.maildir = self.directory / "Maildir"
+        self.fixed_port = port
+
+    def start(self) -> None:
+        if self.fixed_port is None:
+            super().start()
+            return
+        self.port = self.fixed_port
+        command, _ = self._command(self.port)
+        with self.log.open("ab") as log:
+            self.process = _spawn(command, log)
+        deadline = time.monotonic() + START_SECONDS
+        while self.process.poll() is None and time.monotonic() < deadline:
+            if self._ready():
+                return
+            time.sleep(0.05)
+        raise ServerError(f"the test {self.name} did not start:\n{_tail(self.log)}")
+
+    def _command(self, port: int) -> tuple[list[str], str | None]:
+        command = [sys.executable, "-m", "aiosmtpd", "-n", "-l", f"{HOST}:{port}"]
+        return [*command, "-c", "aiosmtpd.handlers.Mailbox", str(self.maildir)], None
+
+    def _ready(self) -> bool:
+        try:
+            with socket.create_connection((HOST, self.port), timeout=1) as connection:
+                return connection.recv(3) == b"220"
+        except OSError:
+            return False
+
+    def messages(self) -> list[email.message.Message]:
+        """What it has received, oldest first."""
+        if not self.maildir.exists():
+            return []
+        box = mailbox.Maildir(self.maildir, create=False)
+        found = [(message.get_date(), message) for message in box]
+        return [email.message_from_bytes(message.as_bytes()) for _, message in sorted(found)]
+
+    def wait_for(self, count: int, seconds: float = 20) -> list[email.message.Message]:
+        """The messages once there are ``count`` (or all there are after ``seconds``)."""
+        deadline = time.monotonic() + seconds
+        while len(found := self.messages()) < count and time.monotonic() < deadline:
+            time.sleep(0.1)
+        return found

@@ -48,6 +48,11 @@ class Browser:
             response: httpx.Response = client.post(url, **options)
             return response
 
+    def put(self, url: str, **options: Any) -> httpx.Response:
+        with self._as_me() as client:
+            response: httpx.Response = client.put(url, **options)
+            return response
+
     def delete(self, url: str, **options: Any) -> httpx.Response:
         with self._as_me() as client:
             response: httpx.Response = client.delete(url, **options)

@@ -477,12 +477,23 @@ def test_the_accounts_api_is_in_the_openapi_schema(client: TestClient) -> None:
         ("GET", "/api/account/tokens"),
         ("POST", "/api/account/tokens"),
         ("DELETE", "/api/account/tokens/{token_id}"),
+        ("GET", "/api/account/turn"),
+        ("GET", "/api/account/notifications"),
+        ("PUT", "/api/account/notifications"),
         ("GET", "/api/players/{name}"),
         ("GET", "/api/players/{name}/games"),
         ("POST", "/api/players/{name}/close"),
     }
     components = schema["components"]["schemas"]
-    for model in ("AccountState", "SignUpRequest", "PlayerProfile", "RatingInfo", "NewToken"):
+    for model in (
+        "AccountState",
+        "SignUpRequest",
+        "PlayerProfile",
+        "RatingInfo",
+        "NewToken",
+        "YourTurn",
+        "NotificationRequest",
+    ):
         assert model in components, model
     seat = components["SeatState"]["properties"]["account"]
     assert {"$ref": "#/components/schemas/SeatAccount"} in seat["anyOf"]

@@ -52,7 +52,13 @@ def test_the_lobby_offers_every_rule_set_opponent_colour_and_clock(client: TestC
     for value in ["blue", "gray", "random"]:
         assert f'name="color" value="{value}"' in html
     assert 'name="clock" value="none" checked' in html and 'id="minutes"' in html
-    assert re.findall(r'<option value="(\d)"', html) == [str(level) for level in range(1, 9)]
+    assert 'name="clock" value="days"' in html
+    levels = html[html.index('<select id="level"') :]
+    levels = levels[: levels.index("</select>")]
+    assert re.findall(r'<option value="(\d)"', levels) == [str(level) for level in range(1, 9)]
+    days = html[html.index('<select id="days"') :]
+    days = days[: days.index("</select>")]
+    assert re.findall(r'<option value="(\d+)"', days) == ["1", "2", "3", "5", "7", "14"]
     assert 'id="import"' in html and 'id="games"' in html
     assert '<script src="/static/lobby.js" type="module">' in html
     assert "script-src 'self'" in page.headers["content-security-policy"]

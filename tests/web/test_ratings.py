@@ -14,7 +14,7 @@ from bluegray.cli.main import main
 from bluegray.game import Game
 from bluegray.web.glicko import DEFAULT_SETTINGS, Rating
 from bluegray.web.models import Base
-from bluegray.web.ratings import NEW_STANDING, Standing, rate_pair, time_class
+from bluegray.web.ratings import NEW_STANDING, Standing, rate_pair
 from tests.web.accounts import Browser, friend_game, post, sign_up
 from tests.web.conftest import Json, TestClient
 
@@ -281,9 +281,7 @@ def test_leaderboards_list_established_ratings_of_open_accounts_page_by_page(
     assert app.get("/leaderboard/sackson/blitz").status_code == 404
 
 
-def test_every_game_without_a_correspondence_setting_is_real_time() -> None:
-    assert time_class(None) == "real-time"
-    assert time_class(3) == "correspondence"
+def test_a_new_standing_is_a_new_rating() -> None:
     assert Standing(Rating(), None, 0) == NEW_STANDING
 
 

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from typing import Literal
 
-from pydantic import BaseModel, Field
+from pydantic import BaseModel, EmailStr, Field
 
 from bluegray.web.schemas import Mode, OutcomeInfo, Request, SideName, Status
 
@@ -194,3 +194,55 @@ class PlayerProfile(BaseModel):
 class PlayerGames(BaseModel):
     games: list[PlayerGame]
     next_before_ms: int | None
+
+
+class TurnGame(BaseModel):
+    """A game waiting for the account's move."""
+
+    id: str
+    mode: Literal["ai", "friend"]
+    rules: str
+    side: SideName
+    opponent: Opponent
+    ply: int
+    time_class: Literal["real-time", "correspondence"]
+    days_per_move: int | None = Field(description="A correspondence game's days per move.")
+    deadline_ms: int | None = Field(
+        description="When the account's time for this move runs out, in server time (ms since "
+        "the epoch); null: no time limit."
+    )
+    path: str = Field(examples=["/game/mT2T4IADb3CE"])
+
+
+class YourTurn(BaseModel):
+    """The account's games where it is its move, the most urgent first (the nearest deadline;
+    games without a time limit last, the longest waiting first)."""
+
+    games: list[TurnGame]
+    server_time_ms: int
+
+
+class NotificationRequest(Request):
+    """Where the account's notices go, and which it wants (both need an address)."""
+
+    email: EmailStr | None = Field(
+        default=None,
+        max_length=254,
+        description="The account's email address (optional; never shown to anyone else).",
+        examples=["ada@example.org"],
+    )
+    turn: bool = Field(
+        default=False, description="Email when it becomes your move in a correspondence game."
+    )
+    time: bool = Field(
+        default=False, description="Email when your time to move in one is running out."
+    )
+
+
+class NotificationSettings(BaseModel):
+    email: str | None
+    turn: bool
+    time: bool
+    mail_enabled: bool = Field(
+        description="Whether this site sends email at all (its operator set up a mail server)."
+    )

@@ -17,7 +17,7 @@ from typing import Final
 
 from bluegray.game import Game
 from bluegray.pieces import Side
-from bluegray.web.clocks import Clock
+from bluegray.web.clocks import Clock, Correspondence
 from bluegray.web.errors import ApiError
 from bluegray.web.live import LiveGame, Played
 from bluegray.web.presence import Presence
@@ -70,27 +70,39 @@ def play(live: LiveGame, text: str, now: int) -> GameEvent:
 def play_in_time(live: LiveGame, text: str, now: int) -> GameEvent:
     """Play the move, unless the mover's time has run out: then that ends the game."""
     turn = live.game.turn
-    clock = live.clock
-    if clock is not None and clock.running is turn and clock.left(turn, now) <= 0:
+    if out_of_time(live, now) is turn:
         time_out(live, turn, now)
         return GameEvent(kind="time", side=turn.value)
     return play(live, text, now)
 
 
-def time_out(live: LiveGame, side: Side, now: int) -> None:
+def out_of_time(live: LiveGame, now: int) -> Side | None:
+    """The side whose time (its running clock, or its correspondence deadline) has run out at
+    ``now``, if any."""
+    if live.is_over():
+        return None
+    correspondence = live.correspondence
+    if correspondence is not None:
+        left = correspondence.left(now)
+        return live.game.turn if left is not None and left <= 0 else None
     clock = live.clock
-    assert clock is not None
-    live.clock = clock.switched(None, now)
+    if clock is None or clock.running is None:
+        return None
+    return clock.running if clock.left(clock.running, now) <= 0 else None
+
+
+def time_out(live: LiveGame, side: Side, now: int) -> None:
+    if live.clock is not None:
+        live.clock = live.clock.switched(None, now)
+    if live.correspondence is not None:
+        live.correspondence = live.correspondence.stopped()
     live.game.time_out(side)
 
 
 def flag(live: LiveGame, now: int) -> GameEvent | None:
-    """The running clock's side loses on time if its time has run out (else nothing)."""
-    clock = live.clock
-    if live.is_over() or clock is None or clock.running is None:
-        return None
-    side = clock.running
-    if clock.left(side, now) > 0:
+    """The side to move loses on time if its time has run out (else nothing)."""
+    side = out_of_time(live, now)
+    if side is None:
         return None
     time_out(live, side, now)
     return GameEvent(kind="time", side=side.value)
@@ -133,11 +145,14 @@ def start_rematch(live: LiveGame, actor: Side, context: ActionContext) -> GameEv
         seats=seats,
         ai_level=live.ai_level,
         clock=None if clock is None else Clock.new(clock.initial_ms, clock.increment_ms),
+        correspondence=None
+        if live.correspondence is None
+        else Correspondence(live.correspondence.days),
         parent_id=live.id,
         rated=live.rated,
-        time_class=live.time_class,
     )
     new.sync_status()
+    new.sync_deadline(now)
     live.rematch_id = new.id
     live.rematch_offer = None
     context.new_games.append(new)
@@ -294,13 +309,10 @@ def abort(live: LiveGame, actor: Side, context: ActionContext) -> GameEvent:
 
 def abort_unstarted(live: LiveGame, now: int, first_move_ms: int | None) -> GameEvent | None:
     """A game between two people whose side to move has not made its first move within
-    ``first_move_ms`` of when it could ends as aborted (else nothing changes): unrated, and a
-    loss for nobody."""
-    if first_move_ms is None or live.mode != "friend" or live.status != "active":
-        return None
-    if live.is_over() or live.outcome() is not None or live.game.ply >= 2:
-        return None
-    if now < live.turn_started_ms() + first_move_ms:
+    ``first_move_ms`` of when it could (a correspondence game: by its deadline) ends as aborted
+    (else nothing changes): unrated, and a loss for nobody."""
+    abort_at = live.abort_at(first_move_ms)
+    if abort_at is None or now < abort_at:
         return None
     late = live.game.turn
     live.status = "aborted"

@@ -11,6 +11,7 @@ from __future__ import annotations
 import dataclasses
 import time
 from dataclasses import dataclass
+from typing import Final, Literal
 
 from bluegray.pieces import Side
 
@@ -97,3 +98,64 @@ class Clock:
         if self.since_ms is None:
             return self
         return dataclasses.replace(self, since_ms=self.since_ms + by_ms)
+
+
+DAY_MS: Final = 86_400_000
+DAYS_PER_MOVE: Final = (1, 2, 3, 5, 7, 14)
+"""The correspondence settings a game may have: days per move."""
+TimeClass = Literal["real-time", "correspondence"]
+"""What a rating is kept by (``time_class``)."""
+REAL_TIME: Final[TimeClass] = "real-time"
+CORRESPONDENCE: Final[TimeClass] = "correspondence"
+TIME_CLASSES: Final[tuple[TimeClass, ...]] = (REAL_TIME, CORRESPONDENCE)
+
+
+@dataclass(frozen=True)
+class Correspondence:
+    """Correspondence time: each move must come within ``days`` of the turn's start (the
+    opponent's move, or the game's start), the whole allowance every turn, as on lichess.
+
+    ``deadline_ms`` is when the side to move runs out (``None`` while nobody's time runs: before
+    the friend has joined, on the AI's turn, after the end); ``ply`` is the ply of the turn it
+    was set for, so that a new turn (a move, a takeback) gets a new deadline and anything else
+    (an offer, a presence change) keeps it.
+    """
+
+    days: int
+    deadline_ms: int | None = None
+    ply: int | None = None
+
+    @property
+    def allowance_ms(self) -> int:
+        return self.days * DAY_MS
+
+    def warning_at(self) -> int | None:
+        """When the side to move is told its time is running out: a day before its deadline (a
+        quarter of the allowance before it, with less than four days a move)."""
+        if self.deadline_ms is None:
+            return None
+        return self.deadline_ms - min(DAY_MS, self.allowance_ms // 4)
+
+    def running_for(self, ply: int) -> bool:
+        return self.deadline_ms is not None and self.ply == ply
+
+    def started(self, ply: int, now_ms: int) -> Correspondence:
+        """The full allowance for the turn at ``ply``, from ``now_ms``."""
+        return dataclasses.replace(self, deadline_ms=now_ms + self.allowance_ms, ply=ply)
+
+    def stopped(self) -> Correspondence:
+        return dataclasses.replace(self, deadline_ms=None, ply=None)
+
+    def left(self, now_ms: int) -> int | None:
+        """The time the side to move has left (negative once it has run out)."""
+        return None if self.deadline_ms is None else self.deadline_ms - now_ms
+
+
+def time_class(clock: object | None, days_per_move: int | None) -> TimeClass:
+    """A game's time class (what its rating is kept by), from its real-time clock (a ``Clock``,
+    the settings of one, a stored clock's column: anything, ``None`` for none) and its
+    correspondence days per move: ``real-time`` with a clock, ``correspondence`` with days per
+    move, and, as on lichess, a game without any time limit counts as correspondence."""
+    if clock is not None and days_per_move is None:
+        return REAL_TIME
+    return CORRESPONDENCE

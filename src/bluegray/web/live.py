@@ -13,7 +13,7 @@ from bluegray.moves import Move
 from bluegray.outcome import Outcome
 from bluegray.pieces import Side
 from bluegray.rules import RuleSet
-from bluegray.web.clocks import Clock
+from bluegray.web.clocks import Clock, Correspondence, TimeClass, time_class
 from bluegray.web.schemas import Mode, SideCounts, Status
 
 SeatKind = Literal["human", "ai"]
@@ -74,6 +74,7 @@ class LiveGame:
     seats: dict[Side, Seat] = field(default_factory=dict)
     ai_level: int | None = None
     clock: Clock | None = None
+    correspondence: Correspondence | None = None
     played: list[Played] = field(default_factory=list)
     draw_offer: Side | None = None
     takeback_offer: Side | None = None
@@ -89,8 +90,6 @@ class LiveGame:
     the game can still say what happened last."""
     rated: bool = False
     """Whether the game counts for both accounts' ratings."""
-    time_class: str = "real-time"
-    """``real-time`` or ``correspondence`` (``ratings.time_class``)."""
     rating_result: str | None = None
     """What the end of a rated game did to each side's rating (``RatingResult`` as JSON), written
     in the transaction that ends it."""
@@ -187,6 +186,52 @@ class LiveGame:
         """A game the rules (or a declaration) have ended is finished."""
         if self.status in ("active", "waiting") and self.game.outcome() is not None:
             self.status = "finished"
+
+    def time_class(self) -> TimeClass:
+        correspondence = self.correspondence
+        return time_class(self.clock, None if correspondence is None else correspondence.days)
+
+    def sync_deadline(self, now_ms: int) -> None:
+        """A correspondence game's deadline after a change at ``now_ms``: a new turn of a
+        person (a move, a takeback, the game's start) gets the full allowance from now; the
+        AI's turn, a game not yet started and a game over have none; any other change keeps
+        the deadline as it was."""
+        correspondence = self.correspondence
+        if correspondence is None:
+            return
+        seat = self.seats.get(self.game.turn)
+        if self.status != "active" or self.is_over() or seat is None or seat.kind == "ai":
+            if correspondence.deadline_ms is not None:
+                self.correspondence = correspondence.stopped()
+        elif not correspondence.running_for(self.game.ply):
+            self.correspondence = correspondence.started(self.game.ply, now_ms)
+
+    def abort_at(self, first_move_ms: int | None) -> int | None:
+        """When a game between two people is aborted because its side to move has not made its
+        first move: ``first_move_ms`` after that side could first move, or, in a correspondence
+        game, at its deadline (instead of a loss on time). ``None``: both sides have moved, or it
+        is not such a game, or ``first_move_ms`` is ``None`` (no aborts)."""
+        if (
+            first_move_ms is None
+            or self.mode != "friend"
+            or self.status != "active"
+            or self.is_over()
+            or self.outcome() is not None
+            or self.game.ply >= 2
+        ):
+            return None
+        if self.correspondence is not None:
+            return self.correspondence.deadline_ms
+        return self.turn_started_ms() + first_move_ms
+
+    def deadline_ms(self) -> int | None:
+        """When the side to move runs out of time: its correspondence deadline, or its
+        clock's flag (``None``: no time runs)."""
+        if self.is_over():
+            return None
+        if self.correspondence is not None:
+            return self.correspondence.deadline_ms
+        return None if self.clock is None else self.clock.flag_at()
 
 
 def captures(live: LiveGame, plies: int | None = None) -> SideCounts:

@@ -29,7 +29,7 @@ from bluegray.errors import BlueGrayError
 from bluegray.pieces import Side
 from bluegray.rules import RuleSet
 from bluegray.web.bus import News
-from bluegray.web.clocks import Clock, now_ms
+from bluegray.web.clocks import Clock, now_ms, time_class
 from bluegray.web.errors import ApiError, from_library, rate_limited
 from bluegray.web.glicko import DEFAULT_SETTINGS, Rating, is_provisional
 from bluegray.web.leaderboards import shown_rating
@@ -52,7 +52,7 @@ from bluegray.web.lobby_schemas import (
 from bluegray.web.models import AccountRow, RatingRow, SeekRow
 from bluegray.web.players import Account, account_of_row, name_key
 from bluegray.web.rates import RateLimits
-from bluegray.web.ratings import pool_name, time_class
+from bluegray.web.ratings import pool_name
 from bluegray.web.schemas import ClockSettings
 from bluegray.web.security import new_game_id
 from bluegray.web.seeks import (
@@ -247,7 +247,7 @@ class Lobby:
             rules = RuleSet.parse(rules_text)
         except BlueGrayError as error:
             raise from_library(error) from None
-        what = time_class(None)  # a seek's days per move, once seeks have them
+        what = time_class(clock, None)
         pool = pool_name(rules, what)
         if rated and pool is None:
             raise ApiError(
@@ -402,7 +402,6 @@ class Lobby:
                 rules,
                 clock,
                 rated=row.rated,
-                time_class=row.time_class,
                 also=also,
             )
         except SeekGoneError:

@@ -55,6 +55,12 @@ class GameRow(Base):
     """Each side's remaining time when the running clock last started."""
     clock_since_ms: Mapped[int | None] = mapped_column(BigInteger)
     """When the side to move's clock started running (``None``: no clock runs)."""
+    corr_days: Mapped[int | None] = mapped_column(Integer)
+    """A correspondence game's days per move (``None``: not a correspondence game)."""
+    corr_deadline_ms: Mapped[int | None] = mapped_column(BigInteger)
+    """When the side to move runs out of its days (``None``: nobody's time runs)."""
+    corr_ply: Mapped[int | None] = mapped_column(Integer)
+    """The ply of the turn the deadline was set for."""
 
     termination: Mapped[str | None] = mapped_column(String(16))
     winner: Mapped[str | None] = mapped_column(String(8))
@@ -129,6 +135,12 @@ class AccountRow(Base):
     moderator: Mapped[bool] = mapped_column(Boolean, server_default=false())
     closed_ms: Mapped[int | None] = mapped_column(BigInteger)
     """When a moderator closed it (``None``: open). A closed account cannot log in."""
+    email: Mapped[str | None] = mapped_column(String(254))
+    """Where its notifications go (optional; never shown to others)."""
+    notify_turn: Mapped[bool] = mapped_column(Boolean, server_default=false())
+    """Whether to email it when it becomes its move in a correspondence game."""
+    notify_time: Mapped[bool] = mapped_column(Boolean, server_default=false())
+    """Whether to email it when its time in a correspondence game is running out."""
 
 
 class RatingRow(Base):

@@ -19,7 +19,7 @@ UNCOUNTED_MODES: Final = ("hotseat", "imported")
 """Games that count for nobody's record: one person played both sides, or nobody played."""
 
 
-def _opponent(
+def opponent_of(
     mine: list[SeatRow], seats: list[SeatRow], account_id: int, ai_level: int | None
 ) -> Opponent:
     others = [seat for seat in seats if seat.account_id != account_id]
@@ -49,7 +49,7 @@ def _game(row: GameRow, seats: list[SeatRow], account_id: int) -> PlayerGame:
         status=row.status,  # type: ignore[arg-type]
         rules=row.rules,
         side=side,  # type: ignore[arg-type]
-        opponent=_opponent(mine, seats, account_id, row.ai_level),
+        opponent=opponent_of(mine, seats, account_id, row.ai_level),
         result=result,  # type: ignore[arg-type]
         outcome=outcome,
         ply=row.ply,

@@ -24,13 +24,14 @@ from __future__ import annotations
 import datetime
 from collections.abc import Iterable
 from dataclasses import dataclass
-from typing import Any, Final, Literal
+from typing import Any, Final
 
 from sqlalchemy import Connection, Row, delete, select, update
 
 from bluegray.game import Game
 from bluegray.pieces import Side
 from bluegray.rules import RuleSet
+from bluegray.web.clocks import TIME_CLASSES, TimeClass
 from bluegray.web.db import upsert
 from bluegray.web.errors import ApiError
 from bluegray.web.glicko import DEFAULT_SETTINGS, Rating, RatingSettings, is_provisional
@@ -41,11 +42,6 @@ from bluegray.web.models import Base
 from bluegray.web.players import Account
 from bluegray.web.schemas import CreateGameRequest, RatingChange, RatingResult
 
-TimeClass = Literal["real-time", "correspondence"]
-REAL_TIME: Final[TimeClass] = "real-time"
-CORRESPONDENCE: Final[TimeClass] = "correspondence"
-TIME_CLASSES: Final[tuple[TimeClass, ...]] = (REAL_TIME, CORRESPONDENCE)
-
 _ACCOUNTS: Final = Base.metadata.tables["accounts"]
 _RATINGS: Final = Base.metadata.tables["ratings"]
 _HISTORY: Final = Base.metadata.tables["rating_history"]
@@ -53,13 +49,6 @@ _HISTORY: Final = Base.metadata.tables["rating_history"]
 
 class RatedGameError(ApiError):
     """A rated game refused: it cannot be rated, or this player cannot play it."""
-
-
-def time_class(days_per_move: int | None = None) -> TimeClass:
-    """The time class of a game: correspondence if it has days per move (the correspondence
-    setting), otherwise real-time. Every game without a correspondence setting (``None``, as
-    every game, seek and challenge passes today) is real-time."""
-    return CORRESPONDENCE if days_per_move is not None else REAL_TIME
 
 
 def pool_name(rules: RuleSet, time_class: str) -> str | None:
@@ -239,7 +228,7 @@ def rate_ended(
     ``live.rating_result``. An aborted game, one not rated, or one with a closed account,
     changes nothing."""
     score = blue_score(live)
-    pool = pool_name(live.rules, live.time_class)
+    pool = pool_name(live.rules, live.time_class())
     if not live.rated or score is None or pool is None:
         return
     blue_id = live.seats[Side.BLUE].account_id

@@ -370,6 +370,7 @@ class Games:
             after.version = before.version + 1
             after.updated_ms = now
             after.sync_status()
+            after.sync_deadline(now)
             if after.is_over() and after.clock is not None and after.clock.running is not None:
                 after.clock = after.clock.switched(None, now)
             if after.is_over():

@@ -6,7 +6,7 @@ from __future__ import annotations
 
 from typing import Annotated, Any, Literal
 
-from pydantic import BaseModel, ConfigDict, Field
+from pydantic import BaseModel, ConfigDict, Field, model_validator
 
 SideName = Literal["blue", "gray"]
 SeatSide = Literal["blue", "gray", "both"]
@@ -111,6 +111,16 @@ class ClockSettings(Request):
     increment_seconds: float = Field(default=0, ge=0, le=60, examples=[3])
 
 
+DaysPerMove = Literal[1, 2, 3, 5, 7, 14]
+
+
+class CorrespondenceSettings(Request):
+    """Days per move: each move must come within this many days of the turn's start (the
+    opponent's move), the whole allowance every turn."""
+
+    days: DaysPerMove = Field(examples=[3])
+
+
 class CreateGameRequest(Request):
     rules: str = Field(default="sackson", max_length=RULES_TEXT_LIMIT, examples=["cooper"])
     position: str | None = Field(
@@ -127,6 +137,18 @@ class CreateGameRequest(Request):
         "friend, created and joined by two accounts, under a preset rule set from its start "
         "(a custom rule set or a set-up position is never rated: 422 cannot_be_rated).",
     )
+    correspondence: CorrespondenceSettings | None = Field(
+        default=None,
+        description="A correspondence game (days per move) instead of a real-time clock.",
+    )
+
+    @model_validator(mode="after")
+    def _one_time_control(self) -> CreateGameRequest:
+        if self.clock is not None and self.correspondence is not None:
+            raise ValueError(
+                "a game has a real-time clock or correspondence days per move, not both"
+            )
+        return self
 
 
 class JoinRequest(Request):
@@ -159,6 +181,22 @@ class ClockState(BaseModel):
     blue_ms: int = Field(description="Blue's time left at server_time_ms.")
     gray_ms: int
     running: SideName | None = Field(description="Whose time is going down.")
+    server_time_ms: int = Field(description="The server's clock (ms since the epoch).")
+
+
+class CorrespondenceState(BaseModel):
+    """A correspondence game's time: the side to move must move before its deadline."""
+
+    days_per_move: int = Field(examples=[3])
+    running: SideName | None = Field(
+        description="Whose deadline runs: the side to move (null: nobody's, e.g. on the AI's "
+        "turn, before the friend has joined, or after the end)."
+    )
+    blue_deadline_ms: int | None = Field(
+        description="When Blue runs out of time, in server time (ms since the epoch); null "
+        "unless Blue is to move."
+    )
+    gray_deadline_ms: int | None
     server_time_ms: int = Field(description="The server's clock (ms since the epoch).")
 
 
@@ -249,6 +287,13 @@ class GameState(BaseModel):
     captures: SideCounts = Field(description="How many enemy pieces each side has captured.")
     advancement: SideCounts = Field(description="How far each captain has come (0-17).")
     clock: ClockState | None
+    correspondence: CorrespondenceState | None = Field(
+        default=None, description="A correspondence game's days per move and deadline."
+    )
+    time_class: Literal["real-time", "correspondence"] = Field(
+        default="correspondence",
+        description="real-time (a clock) or correspondence (days per move, or no time limit).",
+    )
     outcome: OutcomeInfo | None
     offers: Offers
     seats: Seats
@@ -267,7 +312,6 @@ class GameState(BaseModel):
     parent_id: str | None
     tags: dict[str, str] | None = Field(default=None, description="The tags of an imported record.")
     rated: bool = Field(default=False, description="Whether the game counts for the ratings.")
-    time_class: Literal["real-time", "correspondence"] = "real-time"
     ratings: RatingResult | None = Field(
         default=None,
         description="Once a rated game has ended: each side's rating before it and the change.",

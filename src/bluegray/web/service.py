@@ -28,17 +28,18 @@ from bluegray.rules import RuleSet
 from bluegray.web import actions
 from bluegray.web.ai_moves import ai_job, play_ai_move
 from bluegray.web.bus import Bus, News
-from bluegray.web.clocks import Clock, now_ms
+from bluegray.web.clocks import Clock, Correspondence, now_ms
 from bluegray.web.db import Database
 from bluegray.web.deadlines import DONE, Due, Timers, Verdict
 from bluegray.web.errors import ApiError, from_library
 from bluegray.web.jobs import AiBusyError, JobQueue, MoveJob, MoveSink, Owner
 from bluegray.web.live import LiveGame, Played, Seat
 from bluegray.web.metrics import Metrics
+from bluegray.web.notices import NOTICE_KINDS, Notices
 from bluegray.web.players import Account
 from bluegray.web.presence import PresenceBook
 from bluegray.web.queries import count_games, list_games
-from bluegray.web.ratings import check_rated, check_rated_seat, rate_ended, time_class
+from bluegray.web.ratings import check_rated, check_rated_seat, rate_ended
 from bluegray.web.runtime import Games, Runtime
 from bluegray.web.schemas import (
     Action,
@@ -54,7 +55,7 @@ from bluegray.web.schemas import (
 )
 from bluegray.web.security import digest, new_game_id, new_invite_code, new_token
 from bluegray.web.settings import Settings
-from bluegray.web.store import Save, first_move_deadline, new_game_save, timer_values
+from bluegray.web.store import Save, new_game_save, timer_values
 from bluegray.web.uptime import credit_outage, note_alive
 from bluegray.web.ws import Hub
 
@@ -111,6 +112,9 @@ class GameService:
         self.timers.on("flag", self._flag_due)
         self.timers.on("ai", self._ai_due)
         self.timers.on("abort", self._abort_due)
+        self.notices = Notices(settings, db, self.games)
+        for kind in NOTICE_KINDS:
+            self.timers.on(kind, self.notices.due)
         self._heartbeat: asyncio.Task[None] | None = None
         self._addresses: dict[str, str] = {}
         self.on_cluster: Callable[[News], None] | None = None
@@ -287,11 +291,14 @@ class GameService:
             seats=seats,
             ai_level=opponent.level if opponent.type == "ai" else None,
             clock=clock,
+            correspondence=None
+            if request.correspondence is None
+            else Correspondence(request.correspondence.days),
             invite_hash=invite_hash,
             rated=request.rated,
-            time_class=time_class(None),  # the game's days per move, once it has them
         )
         live.sync_status()
+        live.sync_deadline(now)
         await self.games.add(live, [(browser, role)])
         return await self.games.state(live, stored_note=False), grant, invite
 
@@ -301,8 +308,8 @@ class GameService:
         rules: RuleSet,
         clock: Clock | None,
         *,
+        correspondence: Correspondence | None = None,
         rated: bool,
-        time_class: str,
         also: Callable[[Connection], None] | None = None,
     ) -> LiveGame:
         """A game between two accounts that starts at once (a seek, a challenge or a quick
@@ -325,9 +332,10 @@ class GameService:
             updated_ms=now,
             seats=seats,
             clock=clock,
+            correspondence=correspondence,
             rated=rated,
-            time_class=time_class,
         )
+        live.sync_deadline(now)
         await self.games.add(live, [], also)
         return live
 
@@ -488,7 +496,7 @@ class GameService:
         if stored is not None:
             return DONE
         live = (await self.games.get(due.subject)).live
-        flag_at = None if live.clock is None or live.is_over() else live.clock.flag_at()
+        flag_at = live.deadline_ms()
         if flag_at is not None and live.version == due.version and flag_at > due.due_ms:
             return Verdict(again_at_ms=flag_at)  # the clock was credited: it falls later
         return DONE
@@ -502,7 +510,7 @@ class GameService:
         )
         if stored is None:
             live = (await self.games.get(due.subject)).live
-            due_at = first_move_deadline(live, first_move_ms)
+            due_at = live.abort_at(first_move_ms)
             if due_at is not None and live.version == due.version and due_at > due.due_ms:
                 return Verdict(again_at_ms=due_at)
         return DONE

@@ -18,10 +18,10 @@ import os
 import socket
 from collections.abc import Mapping
 from pathlib import Path
-from typing import Annotated, Any, Final
+from typing import Annotated, Any, Final, Literal
 
 from platformdirs import user_data_dir
-from pydantic import Field, ValidationError, field_validator
+from pydantic import Field, ValidationError, field_validator, model_validator
 from pydantic_settings import BaseSettings, NoDecode, SettingsConfigDict
 
 from bluegray.errors import BlueGrayError
@@ -183,6 +183,28 @@ class Settings(BaseSettings):
     """How often each process looks for due timers (clock flags, AI moves) that no live
     process holds."""
 
+    # -- email -----------------------------------------------------------------------------------
+
+    smtp_host: str = Field(default="", max_length=255)
+    """The mail server that sends players' notifications ("your turn", "time running out");
+    empty (the default): no email is sent."""
+    smtp_port: int = Field(default=587, ge=1, le=65535)
+    smtp_security: Literal["starttls", "ssl", "none"] = "starttls"
+    """``starttls`` (port 587: plain, then STARTTLS, required), ``ssl`` (port 465: TLS from
+    the start) or ``none`` (a relay on this machine or a test's sink only)."""
+    smtp_user: str = Field(default="", max_length=255)
+    """The login at the mail server (empty: send without logging in)."""
+    smtp_password: str = Field(default="", max_length=1000, repr=False)
+    smtp_from: str = Field(default="", max_length=255)
+    """The From address of the notifications, e.g. ``Blue and Gray <noreply@example.org>``."""
+    smtp_timeout_seconds: float = Field(default=20.0, gt=0, le=300)
+    smtp_retry_seconds: float = Field(default=60.0, gt=0, le=86_400)
+    """How soon a notification the mail server did not take is tried again (until the game
+    has moved on: a "your turn" mail for a move already made is not sent)."""
+    public_url: str = Field(default="", max_length=300, pattern=r"^(https?://[^\s/]+)?$")
+    """The site's address as players reach it (``https://bluegray.example.org``), for the
+    links in emails; needed with ``smtp_host``."""
+
     # -- the site --------------------------------------------------------------------------------
 
     secure_cookies: bool = False
@@ -191,6 +213,19 @@ class Settings(BaseSettings):
     """The Site tag of downloaded records."""
     log_json: bool = False
     """Log one JSON object per line (for log collectors) instead of plain text."""
+
+    @model_validator(mode="after")
+    def _mail_complete(self) -> Settings:
+        if self.smtp_host and not (self.smtp_from and self.public_url):
+            raise ValueError(
+                "BLUEGRAY_SMTP_HOST needs BLUEGRAY_SMTP_FROM and BLUEGRAY_PUBLIC_URL (the "
+                "sender, and the site's address for the links in the mails)"
+            )
+        return self
+
+    @property
+    def mail_enabled(self) -> bool:
+        return bool(self.smtp_host)
 
     @field_validator("allowed_hosts", "trusted_proxies", mode="before")
     @classmethod

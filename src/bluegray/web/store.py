@@ -23,14 +23,15 @@ from bluegray.game import Game
 from bluegray.outcome import Outcome, Termination
 from bluegray.pieces import Side
 from bluegray.record import read_record
-from bluegray.web.clocks import Clock
+from bluegray.web.clocks import Clock, Correspondence
 from bluegray.web.db import ConflictError
 from bluegray.web.live import LiveGame, Played, Seat, side_name
 from bluegray.web.models import Base, GameRow, MoveRow, SeatRow
 
-GAME_TIMERS: Final = ("flag", "ai", "abort")
-"""The kinds of timer a game's own state sets (a clock's flag, the AI's move, the abort of a
-game whose first moves never come)."""
+GAME_TIMERS: Final = ("flag", "ai", "abort", "mail-turn", "mail-time")
+"""The kinds of timer a game's own state sets (a clock's flag or a correspondence deadline, the
+AI's move, the abort of a game whose first moves never come, and in a correspondence game the
+notices of the account to move: its turn, its time running out)."""
 
 
 def _side_or_none(text: str | None) -> Side | None:
@@ -42,6 +43,7 @@ def game_values(live: LiveGame) -> dict[str, Any]:
     game = live.game
     outcome = game.outcome()
     clock = live.clock
+    correspondence = live.correspondence
     derived = live.derived()
     return {
         "mode": live.mode,
@@ -59,6 +61,9 @@ def game_values(live: LiveGame) -> dict[str, Any]:
         "blue_ms": None if clock is None else clock.blue_ms,
         "gray_ms": None if clock is None else clock.gray_ms,
         "clock_since_ms": None if clock is None or clock.running is None else clock.since_ms,
+        "corr_days": None if correspondence is None else correspondence.days,
+        "corr_deadline_ms": None if correspondence is None else correspondence.deadline_ms,
+        "corr_ply": None if correspondence is None else correspondence.ply,
         "termination": None if outcome is None else outcome.termination.value,
         "winner": None if outcome is None or outcome.winner is None else outcome.winner.value,
         "result": None if outcome is None else outcome.result,
@@ -72,7 +77,7 @@ def game_values(live: LiveGame) -> dict[str, Any]:
         "record": live.record,
         "last_event": live.last_event,
         "rated": live.rated,
-        "time_class": live.time_class,
+        "time_class": live.time_class(),
         "rating_result": live.rating_result,
     }
 
@@ -130,42 +135,43 @@ class Save:
     timer rows)."""
 
 
-TimerKind = Literal["flag", "ai", "abort"]
+TimerKind = Literal["flag", "ai", "abort", "mail-turn", "mail-time"]
 
 GameValues = Any
 """A game's row: a ``GameRow``, or the same values as attributes (a change's published rows)."""
 
 
 def timer_values(live: LiveGame, first_move_ms: int | None = None) -> list[dict[str, Any]]:
-    """The timers a game needs: its running clock's flag, the AI's move when it is the AI's
-    turn (due at once: whichever process claims it first starts the job), and, in a game between
-    two people whose side to move has not made its first move, its abort ``first_move_ms``
-    after that side could first move."""
+    """The timers a game needs: the side to move's flag (its running clock's, or its
+    correspondence deadline), the AI's move when it is the AI's turn (due at once: whichever
+    process claims it first starts the job), in a game between two people whose side to move
+    has not made its first move its abort ``first_move_ms`` after that side could first move
+    (in a correspondence game: at its deadline, instead of a loss on time), and a
+    correspondence game's notices."""
     timers: list[dict[str, Any]] = []
-    flag_at = None if live.clock is None or live.is_over() else live.clock.flag_at()
-    if flag_at is not None:
-        timers.append(_timer("flag", live, flag_at))
+    abort_at = live.abort_at(first_move_ms)
+    flag_at = live.deadline_ms()
+    if flag_at is not None and (abort_at is None or live.correspondence is None):
+        timers.append(_timer("flag", live, flag_at))  # (a correspondence game aborts instead)
     if live.ai_to_move():
         timers.append(_timer("ai", live, live.updated_ms))
-    abort_at = first_move_deadline(live, first_move_ms)
     if abort_at is not None:
         timers.append(_timer("abort", live, abort_at))
-    return timers
-
-
-def first_move_deadline(live: LiveGame, first_move_ms: int | None) -> int | None:
-    """When a game between two people is aborted if its side to move has not made its first
-    move (``None``: no such deadline: both have moved, or it is not such a game)."""
+    correspondence = live.correspondence
+    seat = live.seats.get(live.game.turn)
+    warning_at = None if correspondence is None else correspondence.warning_at()
     if (
-        first_move_ms is None
-        or live.mode != "friend"
-        or live.status != "active"
-        or live.is_over()
-        or live.outcome() is not None
-        or live.game.ply >= 2
+        correspondence is not None
+        and correspondence.deadline_ms is not None
+        and warning_at is not None
+        and not live.is_over()
+        and seat is not None
+        and seat.account_id is not None
     ):
-        return None
-    return live.turn_started_ms() + first_move_ms
+        started = correspondence.deadline_ms - correspondence.allowance_ms
+        timers.append(_timer("mail-turn", live, started))
+        timers.append(_timer("mail-time", live, warning_at))
+    return timers
 
 
 def _timer(kind: TimerKind, live: LiveGame, due_ms: int) -> dict[str, Any]:
@@ -385,6 +391,9 @@ def live_from_values(
             running,
             row.clock_since_ms,
         )
+    correspondence = None
+    if row.corr_days is not None:
+        correspondence = Correspondence(row.corr_days, row.corr_deadline_ms, row.corr_ply)
     return LiveGame(
         id=row.id,
         mode=row.mode,
@@ -396,6 +405,7 @@ def live_from_values(
         seats=seats,
         ai_level=row.ai_level,
         clock=clock,
+        correspondence=correspondence,
         played=played if row.record is None else [Played(row.created_ms) for _ in game.moves],
         draw_offer=_side_or_none(row.draw_offer),
         takeback_offer=_side_or_none(row.takeback_offer),
@@ -408,7 +418,6 @@ def live_from_values(
         tags=tags,
         last_event=row.last_event,
         rated=bool(row.rated),
-        time_class=row.time_class,
         rating_result=row.rating_result,
     )
 

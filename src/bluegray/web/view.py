@@ -8,12 +8,13 @@ from bluegray.pieces import Side
 from bluegray.points import point_name
 from bluegray.position import Position
 from bluegray.rules import RuleSet
-from bluegray.web.clocks import Clock
+from bluegray.web.clocks import Clock, Correspondence
 from bluegray.web.live import LiveGame, side_name
 from bluegray.web.presence import Presence
 from bluegray.web.schemas import (
     AiStatus,
     ClockState,
+    CorrespondenceState,
     GameState,
     LastMove,
     Offers,
@@ -77,6 +78,21 @@ def clock_state(clock: Clock | None, now_ms: int) -> ClockState | None:
         blue_ms=max(0, clock.left(Side.BLUE, now_ms)),
         gray_ms=max(0, clock.left(Side.GRAY, now_ms)),
         running=None if clock.running is None else clock.running.value,
+        server_time_ms=now_ms,
+    )
+
+
+def correspondence_state(
+    correspondence: Correspondence | None, turn: Side, now_ms: int
+) -> CorrespondenceState | None:
+    if correspondence is None:
+        return None
+    deadline = correspondence.deadline_ms
+    return CorrespondenceState(
+        days_per_move=correspondence.days,
+        running=None if deadline is None else turn.value,
+        blue_deadline_ms=deadline if turn is Side.BLUE else None,
+        gray_deadline_ms=deadline if turn is Side.GRAY else None,
         server_time_ms=now_ms,
     )
 
@@ -156,6 +172,8 @@ def game_state(
         captures=derived.captures,
         advancement=derived.advancement,
         clock=clock_state(live.clock, now_ms),
+        correspondence=correspondence_state(live.correspondence, game.turn, now_ms),
+        time_class=live.time_class(),
         outcome=outcome_info(live),
         offers=Offers(
             draw=side_name(live.draw_offer),
@@ -171,7 +189,6 @@ def game_state(
         parent_id=live.parent_id,
         tags=live.tags,
         rated=live.rated,
-        time_class=live.time_class,  # type: ignore[arg-type]
         ratings=None
         if live.rating_result is None
         else RatingResult.model_validate_json(live.rating_result),

@@ -25,6 +25,7 @@ from bluegray.web import redis_queue
 from bluegray.web.ai_moves import play_ai_move
 from bluegray.web.backends import redis_client, stale_ms
 from bluegray.web.bus import RedisBus
+from bluegray.web.clocks import set_time_offset
 from bluegray.web.db import Database
 from bluegray.web.jobs import AnalysisOutput, MoveJob, prepare_engine_process, reserved_for_short
 from bluegray.web.jobs import run_job as run_engine_job
@@ -56,6 +57,7 @@ def run_slot(
 ) -> None:
     """An engine process of a worker (started with multiprocessing's spawn)."""
     settings = Settings.model_validate_json(settings_json)
+    set_time_offset(settings.time_offset_seconds)
     logging.basicConfig(level=logging.INFO, format=f"%(asctime)s {consumer} %(message)s")
     prepare_engine_process(parent_pid)
     ready.set()
@@ -111,6 +113,7 @@ async def _slot(settings: Settings, consumer: str, short_only: bool) -> None:
 
 async def supervise(settings: Settings, name: str, count: int) -> None:
     """Run ``count`` engine slots until SIGTERM or SIGINT, keeping them beating and alive."""
+    set_time_offset(settings.time_offset_seconds)
     client = redis_client(settings)
     await redis_queue.wait_for_redis(client, 30)
     await redis_queue.ensure_groups(client)

@@ -11,18 +11,21 @@ from __future__ import annotations
 
 import datetime
 import re
-from typing import Annotated, Final
+from typing import Annotated, Any, Final
 
 from fastapi import APIRouter, Depends, Query, Request
 from fastapi.responses import HTMLResponse, RedirectResponse, Response
 
 from bluegray.web.clocks import now_ms
+from bluegray.web.db import Database
 from bluegray.web.deps import AccountService, AppSettings, CurrentCaller, current_caller
 from bluegray.web.leaderboards import player_ratings, rating_chart
+from bluegray.web.notices import preferences
 from bluegray.web.players import is_name
 from bluegray.web.profiles import game_counts, player_games
 from bluegray.web.routers.pages import render_page
 from bluegray.web.security import BROWSER_COOKIE, digest
+from bluegray.web.turns import opponent_text, your_turn
 
 router = APIRouter(include_in_schema=False, dependencies=[Depends(current_caller)])
 
@@ -44,6 +47,18 @@ async def _unclaimed(request: Request, accounts: AccountService) -> int:
     if not re.fullmatch(r"[A-Za-z0-9_-]{16,64}", cookie):
         return 0
     return len(await accounts.unclaimed(digest(cookie)))
+
+
+async def turn_view(db: Database, account_id: int) -> dict[str, Any]:
+    """The "your turn" list as the account page shows it."""
+    turn = await your_turn(db, account_id, now_ms())
+    return {
+        "server_time_ms": turn.server_time_ms,
+        "games": [
+            game.model_dump() | {"opponent_text": opponent_text(game.opponent)}
+            for game in turn.games
+        ],
+    }
 
 
 NextPath = Annotated[str, Query(alias="next", max_length=200)]
@@ -104,6 +119,9 @@ async def account_page(
         tokens=await accounts.tokens.held_by(account),
         unclaimed=0 if account.bot else await _unclaimed(request, accounts),
         has_games=bool((await player_games(accounts.db, account.id, 1, None)).games),
+        turn=await turn_view(accounts.db, account.id),
+        notices=await preferences(accounts.db, account.id),
+        mail_enabled=settings.mail_enabled,
     )
 
 

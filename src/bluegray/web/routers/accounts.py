@@ -19,12 +19,15 @@ from bluegray.web.account_schemas import (
     ClaimedGames,
     LogInRequest,
     NewToken,
+    NotificationRequest,
+    NotificationSettings,
     PlayerGames,
     PlayerProfile,
     SignUpRequest,
     TokenInfo,
     TokenList,
     TokenRequest,
+    YourTurn,
 )
 from bluegray.web.api_tokens import TokenInfo as StoredToken
 from bluegray.web.clocks import now_ms
@@ -40,11 +43,13 @@ from bluegray.web.deps import (
 )
 from bluegray.web.errors import ApiError
 from bluegray.web.leaderboards import player_ratings
+from bluegray.web.notices import Preferences, preferences, store_preferences
 from bluegray.web.players import Account
 from bluegray.web.profiles import game_counts, player_games
 from bluegray.web.schemas import ErrorResponse
 from bluegray.web.sessions import SESSION_COOKIE, SESSION_MS, csrf_token
 from bluegray.web.settings import Settings
+from bluegray.web.turns import your_turn
 
 router = APIRouter(tags=["accounts"])
 
@@ -255,6 +260,57 @@ async def become_bot(caller: FormCaller, accounts: AccountService) -> AccountInf
     """Only before the account has played a game (409 after). A bot plays through the API
     with its token; its session plays nothing from the pages."""
     return account_info(await accounts.make_bot(caller.signed_in()))
+
+
+@router.get(
+    "/api/account/turn",
+    response_model=YourTurn,
+    summary="Your turn: the games waiting for the account's move",
+    responses=ERRORS,
+)
+async def games_to_move(account: SignedIn, accounts: AccountService) -> YourTurn:
+    """The account's running games (with a person or the AI) where it is its move, the most
+    urgent first: the nearest deadline (a correspondence game's, or a running clock's flag),
+    then the games without a time limit."""
+    return await your_turn(accounts.db, account.id, now_ms())
+
+
+def _notifications(chosen: Preferences, settings: Settings) -> NotificationSettings:
+    return NotificationSettings(
+        email=chosen.email, turn=chosen.turn, time=chosen.time, mail_enabled=settings.mail_enabled
+    )
+
+
+@router.get(
+    "/api/account/notifications",
+    response_model=NotificationSettings,
+    summary="The account's email address and notices",
+    responses=ERRORS,
+)
+async def get_notifications(
+    account: SignedIn, accounts: AccountService, settings: AppSettings
+) -> NotificationSettings:
+    return _notifications(await preferences(accounts.db, account.id), settings)
+
+
+@router.put(
+    "/api/account/notifications",
+    response_model=NotificationSettings,
+    summary="Set the account's email address and notices",
+    responses=ERRORS,
+)
+async def set_notifications(
+    body: NotificationRequest, caller: FormCaller, accounts: AccountService, settings: AppSettings
+) -> NotificationSettings:
+    """The address replaces the stored one (none: no address, and no notices). 422
+    ``invalid_request`` for an address that is not one, or a notice asked for without an
+    address."""
+    account = caller.signed_in()
+    if (body.turn or body.time) and body.email is None:
+        raise ApiError(422, "invalid_request", "email notices need an email address")
+    chosen = Preferences(body.email, body.turn, body.time)
+    await store_preferences(accounts.db, account.id, chosen)
+    return _notifications(chosen, settings)
 
 
 # -- tokens ----------------------------------------------------------------------------------------

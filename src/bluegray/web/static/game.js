@@ -2,6 +2,7 @@
 // game-over message, kept current over the WebSocket. When the socket drops it reconnects with
 // backoff and the server's full state replaces whatever was shown (docs/web.md).
 import { Board, lastMoveView, movePoints, parsePosition, travelled } from "./board.js";
+import { notifyTurn, setUpNotifyButton, sideTime } from "./correspondence.js";
 import { outcomeText } from "./play-outcome.js";
 
 const main = document.getElementById("main");
@@ -450,6 +451,10 @@ function render(previous, event) {
   main.dataset.ply = String(state.ply);
   main.dataset.turn = state.turn;
   main.dataset.myTurn = String(canMove());
+  $("notify").hidden = !(state.correspondence && mySide !== null && mySide !== "both" && !over);
+  if (canMove() && mySide !== "both" && (!previous || previous.turn !== state.turn || previous.ply !== state.ply)) {
+    notifyTurn("Blue and Gray: your move", `${title(state.turn)} to move (move ${state.ply + 1}).`, location.pathname);
+  }
 
   renderMoves();
   renderMoveForm();
@@ -624,11 +629,20 @@ function renderClocks() {
   if (!state) return;
   for (const box of document.querySelectorAll("[data-clock]")) {
     const side = box.dataset.clock;
-    if (!state.clock) {
+    if (!state.clock && !state.correspondence) {
       box.hidden = true;
       continue;
     }
     box.hidden = false;
+    if (state.correspondence) {
+      const time = sideTime(state.correspondence, side, Date.now() + serverOffset);
+      box.textContent = time.text;
+      box.classList.toggle("running", time.running && !state.outcome);
+      box.classList.toggle("low", time.low);
+      if (time.deadline) box.dataset.deadline = String(time.deadline);
+      else delete box.dataset.deadline;
+      continue;
+    }
     const left = clockLeft(side);
     box.textContent = formatMs(left);
     box.classList.toggle("running", state.clock.running === side && !state.outcome);
@@ -676,6 +690,7 @@ function action(name) {
 
 $("move-form").addEventListener("submit", typedMove);
 $("hint").addEventListener("click", askHint);
+setUpNotifyButton($("notify-button"), $("notify-line"));
 
 for (const button of document.querySelectorAll("#actions button")) {
   button.addEventListener("click", () => {

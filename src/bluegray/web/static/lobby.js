@@ -35,6 +35,7 @@ function showChoices() {
   $("level-row").hidden = checked("opponent") !== "ai";
   $("color-set").hidden = checked("opponent") === "hotseat";
   $("clock-row").hidden = checked("clock") !== "on";
+  $("days-row").hidden = checked("clock") !== "days";
   const rated = $("rated-row");
   if (rated) rated.hidden = checked("opponent") !== "friend" || select.value === "custom";
 }
@@ -93,6 +94,8 @@ async function startGame(event) {
       return;
     }
     body.clock = { minutes, increment_seconds: increment };
+  } else if (checked("clock") === "days") {
+    body.correspondence = { days: Number($("days").value) };
   }
   $("start").disabled = true;
   try {
