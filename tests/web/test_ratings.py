@@ -18,7 +18,8 @@ from bluegray.web.ratings import NEW_STANDING, Standing, rate_pair
 from tests.web.accounts import Browser, friend_game, post, sign_up
 from tests.web.conftest import Json, TestClient
 
-RATED: Json = {"rated": True}
+RATED: Json = {"rated": True, "clock": {"minutes": 10}}
+"""A rated real-time game (a game without a clock counts as correspondence)."""
 MOVED = "ggggcgggg/ggggggggg/9/9/9/9/G8/1GGGGGGGG/GGGGCGGGG g 1 1"
 """Sackson's start after Blue's first move: a set-up position."""
 
@@ -149,6 +150,22 @@ def test_a_rated_game_s_end_rates_both_players_once_as_glicko_2_says(
     assert second["gray"]["rating"] == round(gray.rating, 2)
     assert second["blue"]["change"] < state["ratings"]["blue"]["change"]
     assert len(history(app, "ada")[0]["history"]) == 2
+
+
+def test_a_game_without_a_clock_is_rated_by_correspondence(
+    make_client: Callable[..., TestClient],
+) -> None:
+    app = app_of(make_client)
+    ada, bob = Browser(app), Browser(app)
+    sign_up(ada, "ada")
+    sign_up(bob, "bob")
+    pools = []
+    for terms in ({"correspondence": {"days": 3}}, {}):
+        game_id, _, bob_token = friend_game(ada, bob, rated=True, **terms)
+        pools.append(resign(bob, game_id, bob_token)["ratings"]["pool"])
+    assert pools == ["sackson/correspondence"] * 2
+    [ada_rating] = history(app, "ada")
+    assert ada_rating["perf"] == "sackson/correspondence" and ada_rating["games"] == 2
 
 
 def test_an_aborted_or_casual_game_changes_no_rating(
