@@ -28,6 +28,7 @@ SOURCES = (
     "engine/fastboard.py",
     "engine/fasteval.py",
     "engine/fastmcts.py",
+    "engine/fastmoves.py",
     "engine/fastsearch.py",
     "engine/fastsim.py",
     "engine/evaluation.py",

@@ -29,19 +29,16 @@ from bluegray.engine.fastboard import (
     STALEMATE,
     CompiledBoard,
     CompiledRules,
-    capture_stack,
     compiled_board,
     compiled_rules,
     end_by_move,
-    generate_captures,
-    generate_moves,
-    has_capture,
     is_impasse,
     make,
     unmake,
     winner,
 )
 from bluegray.engine.fasteval import CompiledEvaluation, compiled_evaluation, evaluate
+from bluegray.engine.fastmoves import capture_stack, generate_captures, generate_moves, has_capture
 from bluegray.engine.kernel import (
     STATIC_ENTRIES,
     Kernel,
@@ -163,7 +160,7 @@ class SearchArrays(NamedTuple):
     stop: np.ndarray
     """One element: set to stop the search."""
     work: np.ndarray
-    """The move generator's working space (``fastboard.capture_stack``)."""
+    """The move generator's working space (``fastmoves.capture_stack``)."""
 
 
 # -- the compiled twins of the shared functions ---------------------------------------------

@@ -40,7 +40,8 @@ from bluegray.engine.fastbatch import (
     reset_game,
     settle_all,
 )
-from bluegray.engine.fastboard import MAX_MOVES, capture_stack, compiled_rules
+from bluegray.engine.fastboard import compiled_rules
+from bluegray.engine.fastmoves import MAX_MOVES, capture_stack
 from bluegray.engine.fastsim import (
     END,
     LANDINGS_WIDTH,
