@@ -47,7 +47,9 @@ SOURCES = (
     "pieces.py",
     "points.py",
     "position.py",
+    "rule_tables.py",
     "rules.py",
+    "steps.py",
 )
 """The compiled modules and every module of the package they import (package-relative): their
 code and constants are what the compiled functions are built from."""
