@@ -544,10 +544,11 @@ def test_comments_are_joined_once_so_reading_them_is_linear(
 ) -> None:
     """Joining each comment to those before it as it came made n comments cost n² characters
     (16,000 comments took 14 s). Counted, not timed: every comment is tidied once."""
+    import bluegray.game_record as game_record_module
     import bluegray.record_reader as record_module
 
     tidied: list[int] = []
-    tidy = record_module.normal_comment
+    tidy = game_record_module.normal_comment
 
     def counting(text: str) -> str:
         tidied.append(len(text))
