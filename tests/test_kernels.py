@@ -11,7 +11,8 @@ import pytest
 
 from bluegray import Game
 from bluegray.engine import readiness
-from bluegray.engine.fastsearch import FRAMES, CompiledKernel
+from bluegray.engine.fastframes import FRAMES
+from bluegray.engine.fastsearch import CompiledKernel
 from bluegray.engine.kernel import Kernel
 from bluegray.engine.limits import Limits, SearchResult
 from bluegray.engine.plainsearch import PlainKernel

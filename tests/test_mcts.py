@@ -10,7 +10,7 @@ import pytest
 from bluegray import Game
 from bluegray.engine import fastmcts, fastsearch, readiness, simulation
 from bluegray.engine.limits import Limits
-from bluegray.engine.mcts import MctsPlayer
+from bluegray.engine.mcts_player import MctsPlayer
 from bluegray.engine.players import InvalidPlayerError, RandomPlayer, player_from_spec
 from bluegray.errors import GameOverError
 from bluegray.outcome import Termination

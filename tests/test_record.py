@@ -544,16 +544,17 @@ def test_comments_are_joined_once_so_reading_them_is_linear(
 ) -> None:
     """Joining each comment to those before it as it came made n comments cost n² characters
     (16,000 comments took 14 s). Counted, not timed: every comment is tidied once."""
-    import bluegray.record as record_module
+    import bluegray.game_record as game_record_module
+    import bluegray.record_reader as record_module
 
     tidied: list[int] = []
-    tidy = record_module._normal_comment
+    tidy = game_record_module.normal_comment
 
     def counting(text: str) -> str:
         tidied.append(len(text))
         return tidy(text)
 
-    monkeypatch.setattr(record_module, "_normal_comment", counting)
+    monkeypatch.setattr(record_module, "normal_comment", counting)
     text = "{a}" * 2000 + " 1. d2-d3 " + "{b}" * 2000 + " *"
     record = read_record(text)
     assert record.comments == {0: " ".join("a" * 2000), 1: " ".join("b" * 2000)}
@@ -562,7 +563,7 @@ def test_comments_are_joined_once_so_reading_them_is_linear(
 
 def test_a_tag_line_is_looked_up_only_for_an_error_message(monkeypatch: pytest.MonkeyPatch) -> None:
     """Finding the line around every tag read a long line once per tag on it."""
-    import bluegray.record as record_module
+    import bluegray.record_reader as record_module
 
     looked_up: list[int] = []
     line_at = record_module._line_at

@@ -1,8 +1,10 @@
 """The fast board: bitboards, move generation, make/unmake and the end-of-game checks.
 
 This is the one move generator of the project; everything else (positions, games, the engine)
-goes through it. It trades beauty for speed, so it lives here alone, behind the clean API of
-``position`` and ``game``; ``tests/reference_rules.py`` is the plain version it is tested against.
+goes through it. It trades beauty for speed, so it lives here alone (with its tables: ``steps``,
+the masks, steps and jumps and the search for capture sequences; ``rule_tables``, what it needs
+from a rule set), behind the clean API of ``position`` and ``game``;
+``tests/reference_rules.py`` is the plain version it is tested against.
 
 Representation
 --------------
@@ -18,37 +20,30 @@ visited (``None`` for steps and captain moves).
 
 from __future__ import annotations
 
-import functools
 import random
 from typing import Final
 
-from bluegray.points import (
-    BLUE_PATH,
-    CENTER,
-    DIAGONAL_LINES,
-    GRAY_PATH,
-    SIZE,
-    Point,
+from bluegray.points import CENTER, SIZE
+from bluegray.rule_tables import RuleTables, rule_tables
+from bluegray.rules import RuleSet
+from bluegray.steps import (
+    DIAGONAL,
+    DIAGONAL_ANY,
+    FAR_RANK,
+    FORWARD,
+    GUARD_JUMPS,
+    GUARD_STEPS,
+    NOT_FILE_A,
+    NOT_FILE_I,
+    PRIVATE_JUMPS,
+    PRIVATE_STEPS,
+    SOLDIER_SQUARES,
+    RawMove,
+    any_jump,
+    bits,
+    collect_jumps,
+    jump_exists,
 )
-from bluegray.rules import Captain, Capture, Impasse, RuleSet, Stalemate, Start
-
-RawMove = tuple[int, int, int, "tuple[int, ...] | None"]
-
-FULL: Final = (1 << 81) - 1
-CENTER_BB: Final = 1 << CENTER
-FILE_A: Final = sum(1 << (rank * SIZE) for rank in range(SIZE))
-FILE_I: Final = FILE_A << 8
-NOT_FILE_A: Final = FULL & ~FILE_A
-NOT_FILE_I: Final = FULL & ~FILE_I
-RANK_1: Final = (1 << SIZE) - 1
-RANK_9: Final = RANK_1 << (8 * SIZE)
-SOLDIER_SQUARES: Final = FULL & ~CENTER_BB
-"""Where a soldier may stand or land: everywhere but the centre."""
-
-FAR_RANK: Final = (RANK_9, RANK_1)
-"""The rank each side's privates move towards and are promoted on."""
-FORWARD: Final = (SIZE, -SIZE)
-"""The step a private of each side takes forward."""
 
 # Game-end codes, in the order docs/rules-reference.md §4 checks them.
 ONGOING: Final = 0
@@ -58,62 +53,6 @@ REPETITION: Final = 3
 NO_PROGRESS: Final = 4
 STALEMATE: Final = 5
 
-
-def _diagonal_source_masks() -> dict[int, int]:
-    """For each diagonal step (+10, +8, -8, -10), the points with a diagonal line that way."""
-    masks = {10: 0, 8: 0, -8: 0, -10: 0}
-    for a, b in DIAGONAL_LINES:
-        masks[b - a] |= 1 << a
-        masks[a - b] |= 1 << b
-    return masks
-
-
-_DIAGONAL: Final = _diagonal_source_masks()
-
-GUARD_STEPS: Final = (
-    (SIZE, FULL),
-    (-SIZE, FULL),
-    (1, NOT_FILE_I),
-    (-1, NOT_FILE_A),
-    (10, _DIAGONAL[10]),
-    (8, _DIAGONAL[8]),
-    (-8, _DIAGONAL[-8]),
-    (-10, _DIAGONAL[-10]),
-)
-"""Every direction a guard steps in, with the points that have a line that way."""
-
-PRIVATE_STEPS: Final = (
-    ((SIZE, FULL), (1, NOT_FILE_I), (-1, NOT_FILE_A)),
-    ((-SIZE, FULL), (1, NOT_FILE_I), (-1, NOT_FILE_A)),
-)
-"""For each side, the directions a private steps in: forward and sideways."""
-
-
-def _jump_table(
-    directions: tuple[tuple[int, int], ...],
-) -> tuple[tuple[tuple[int, int, int], ...], ...]:
-    """For each point, the jumps ``(over bit, landing point, landing bit)`` in these directions."""
-    table = []
-    for point in range(81):
-        file, rank = point % SIZE, point // SIZE
-        jumps = []
-        for df, dr in directions:
-            lf, lr = file + 2 * df, rank + 2 * dr
-            if 0 <= lf < SIZE and 0 <= lr < SIZE:
-                over = (rank + dr) * SIZE + file + df
-                land = lr * SIZE + lf
-                if land != CENTER:
-                    jumps.append((1 << over, land, 1 << land))
-        table.append(tuple(jumps))
-    return tuple(table)
-
-
-GUARD_JUMPS: Final = _jump_table(((0, 1), (0, -1), (1, 0), (-1, 0)))
-PRIVATE_JUMPS: Final = (
-    _jump_table(((0, 1), (1, 0), (-1, 0))),
-    _jump_table(((0, -1), (1, 0), (-1, 0))),
-)
-
 # Zobrist keys: one per (piece, point) and one for Gray to move. A fixed seed makes hashes the
 # same in every process, so that they can be stored and compared across runs.
 _rng = random.Random(0xB1E6A7)
@@ -122,63 +61,6 @@ ZOBRIST_GUARD: Final = tuple(tuple(_rng.getrandbits(64) for _ in range(81)) for 
 ZOBRIST_PRIVATE: Final = tuple(tuple(_rng.getrandbits(64) for _ in range(81)) for _ in range(2))
 ZOBRIST_GRAY_TO_MOVE: Final = _rng.getrandbits(64)
 del _rng
-
-
-def bits(bitboard: int) -> list[int]:
-    """The points of a bitboard, lowest first."""
-    points = []
-    while bitboard:
-        low = bitboard & -bitboard
-        points.append(low.bit_length() - 1)
-        bitboard ^= low
-    return points
-
-
-class RuleTables:
-    """What the generator needs from a rule set, precomputed: paths, advancement, switches."""
-
-    __slots__ = (
-        "advancement",
-        "impasse_by_advance",
-        "impasse_plies",
-        "lead",
-        "maximal",
-        "next_point",
-        "paths",
-        "rules",
-        "stalemate_loses",
-        "turbo",
-    )
-
-    def __init__(self, rules: RuleSet) -> None:
-        self.rules = rules
-        own = (BLUE_PATH, GRAY_PATH)
-        self.paths: tuple[tuple[Point, ...], tuple[Point, ...]] = (
-            own if rules.start is Start.HOME else (GRAY_PATH, BLUE_PATH)
-        )
-        self.next_point: tuple[tuple[int, ...], ...] = tuple(
-            tuple(
-                path[path.index(point) + 1] if point in path and point != CENTER else -1
-                for point in range(81)
-            )
-            for path in self.paths
-        )
-        self.advancement: tuple[tuple[int, ...], ...] = tuple(
-            tuple(path.index(point) if point in path else -1 for point in range(81))
-            for path in self.paths
-        )
-        self.turbo = rules.captain is Captain.TURBO
-        self.maximal = rules.capture is Capture.MAXIMAL
-        self.lead = rules.lead
-        self.impasse_plies = rules.impasse_plies
-        self.stalemate_loses = rules.stalemate is Stalemate.LOSS
-        self.impasse_by_advance = rules.impasse is Impasse.ADVANCE
-
-
-@functools.lru_cache(maxsize=64)
-def rule_tables(rules: RuleSet) -> RuleTables:
-    """The tables for a rule set, built once per rule set."""
-    return RuleTables(rules)
 
 
 class Board:
@@ -400,15 +282,15 @@ class Board:
         empty = SOLDIER_SQUARES & ~occupied
         found: list[RawMove] = []
         guards = self.guards[side]
-        if guards and _any_jump(guards, enemy, empty, GUARD_STEPS[:4]):
+        if guards and any_jump(guards, enemy, empty, GUARD_STEPS[:4]):
             for frm in bits(guards):
-                _collect_jumps(frm, (frm,), 0, enemy, empty | (1 << frm), GUARD_JUMPS, 0, found)
+                collect_jumps(frm, (frm,), 0, enemy, empty | (1 << frm), GUARD_JUMPS, 0, found)
         privates = self.privates[side]
-        if privates and _any_jump(privates, enemy, empty, PRIVATE_STEPS[side]):
+        if privates and any_jump(privates, enemy, empty, PRIVATE_STEPS[side]):
             table = PRIVATE_JUMPS[side]
             far = FAR_RANK[side]
             for frm in bits(privates):
-                _collect_jumps(frm, (frm,), 0, enemy, empty | (1 << frm), table, far, found)
+                collect_jumps(frm, (frm,), 0, enemy, empty | (1 << frm), table, far, found)
         if found and self.tables.maximal:
             most = max(len(move[3]) for move in found)  # type: ignore[arg-type]
             found = [move for move in found if len(move[3]) == most]  # type: ignore[arg-type]
@@ -424,7 +306,7 @@ class Board:
         captains = self.captains
         occupied = guards | privates | enemy | (1 << captains[0]) | (1 << captains[1])
         empty = SOLDIER_SQUARES & ~occupied
-        if enemy and _jump_exists(side, guards, privates, enemy, empty):
+        if enemy and jump_exists(side, guards, privates, enemy, empty):
             return self.captures()
         found: list[RawMove] = []
         if guards:
@@ -467,7 +349,7 @@ class Board:
         empty = SOLDIER_SQUARES & ~(
             guards | privates | enemy | (1 << captains[0]) | (1 << captains[1])
         )
-        return _jump_exists(side, guards, privates, enemy, empty)
+        return jump_exists(side, guards, privates, enemy, empty)
 
     def count_moves(self) -> int:
         """How many legal moves the side to move has (faster than ``len(moves())``)."""
@@ -478,7 +360,7 @@ class Board:
         enemy = self.guards[other] | self.privates[other]
         occupied = guards | privates | enemy | (1 << self.captains[0]) | (1 << self.captains[1])
         empty = SOLDIER_SQUARES & ~occupied
-        if enemy and _jump_exists(side, guards, privates, enemy, empty):
+        if enemy and jump_exists(side, guards, privates, enemy, empty):
             return len(self.captures())
         total = 0
         if guards:
@@ -488,13 +370,13 @@ class Board:
                 + (((guards & NOT_FILE_I) << 1) & empty).bit_count()
                 + (((guards & NOT_FILE_A) >> 1) & empty).bit_count()
             )
-            diagonal = guards & _DIAGONAL_ANY
+            diagonal = guards & DIAGONAL_ANY
             if diagonal:
                 total += (
-                    (((diagonal & _DIAGONAL[10]) << 10) & empty).bit_count()
-                    + (((diagonal & _DIAGONAL[8]) << 8) & empty).bit_count()
-                    + (((diagonal & _DIAGONAL[-8]) >> 8) & empty).bit_count()
-                    + (((diagonal & _DIAGONAL[-10]) >> 10) & empty).bit_count()
+                    (((diagonal & DIAGONAL[10]) << 10) & empty).bit_count()
+                    + (((diagonal & DIAGONAL[8]) << 8) & empty).bit_count()
+                    + (((diagonal & DIAGONAL[-8]) >> 8) & empty).bit_count()
+                    + (((diagonal & DIAGONAL[-10]) >> 10) & empty).bit_count()
                 )
         if privates:
             if side:
@@ -605,86 +487,20 @@ class Board:
         return code == STALEMATE and not self.tables.stalemate_loses
 
 
-_DIAGONAL_ANY: Final = _DIAGONAL[10] | _DIAGONAL[8] | _DIAGONAL[-8] | _DIAGONAL[-10]
-
-
-def _jump_exists(side: int, guards: int, privates: int, enemy: int, empty: int) -> bool:
-    """Whether a soldier of ``side`` can jump an enemy: an enemy next to it along a line it may
-    jump on, and an empty point straight beyond (guards: four ways; privates: forward, sideways)."""
-    sideways = guards | privates
-    east = ((sideways & NOT_FILE_I) << 1) & enemy
-    west = ((sideways & NOT_FILE_A) >> 1) & enemy
-    if side:
-        forward = (sideways >> SIZE) & enemy
-        backward = (guards << SIZE) & enemy
-        return bool(
-            (
-                ((east & NOT_FILE_I) << 1)
-                | ((west & NOT_FILE_A) >> 1)
-                | (forward >> SIZE)
-                | (backward << SIZE)
-            )
-            & empty
-        )
-    forward = (sideways << SIZE) & enemy
-    backward = (guards >> SIZE) & enemy
-    return bool(
-        (
-            ((east & NOT_FILE_I) << 1)
-            | ((west & NOT_FILE_A) >> 1)
-            | (forward << SIZE)
-            | (backward >> SIZE)
-        )
-        & empty
-    )
-
-
-def _any_jump(pieces: int, enemy: int, empty: int, directions: tuple[tuple[int, int], ...]) -> bool:
-    """Whether any of ``pieces`` can jump an enemy in one of the (orthogonal) directions."""
-    for delta, source in directions:
-        if delta > 0:
-            over = ((pieces & source) << delta) & enemy
-            if ((over & source) << delta) & empty:
-                return True
-        else:
-            over = ((pieces & source) >> -delta) & enemy
-            if ((over & source) >> -delta) & empty:
-                return True
-    return False
-
-
-def _collect_jumps(
-    point: int,
-    path: tuple[int, ...],
-    captured: int,
-    enemy: int,
-    empty: int,
-    table: tuple[tuple[tuple[int, int, int], ...], ...],
-    promotion_rank: int,
-    found: list[RawMove],
-) -> None:
-    """Add every complete capture sequence continuing from ``point`` to ``found``.
-
-    Jumped pieces leave the board at once, so their points become landable and they cannot be
-    jumped again; the mover's start point is empty, so a sequence may come back through it.
-    """
-    extended = False
-    for over_bit, land, land_bit in table[point]:
-        if enemy & over_bit and empty & land_bit:
-            extended = True
-            longer = (*path, land)
-            if land_bit & promotion_rank:
-                found.append((path[0], land, captured | over_bit, longer))
-            else:
-                _collect_jumps(
-                    land,
-                    longer,
-                    captured | over_bit,
-                    enemy ^ over_bit,
-                    empty | over_bit,
-                    table,
-                    promotion_rank,
-                    found,
-                )
-    if not extended and captured:
-        found.append((path[0], point, captured, path))
+__all__ = [
+    "CENTER_REACHED",
+    "LEAD",
+    "NO_PROGRESS",
+    "ONGOING",
+    "REPETITION",
+    "STALEMATE",
+    "ZOBRIST_CAPTAIN",
+    "ZOBRIST_GRAY_TO_MOVE",
+    "ZOBRIST_GUARD",
+    "ZOBRIST_PRIVATE",
+    "Board",
+    "RawMove",
+    "RuleTables",
+    "bits",
+    "rule_tables",
+]

@@ -8,7 +8,7 @@ from __future__ import annotations
 from collections.abc import Iterator
 from dataclasses import dataclass, field
 
-from bluegray import bitboard
+from bluegray import bitboard, steps
 from bluegray.errors import (
     GameOverError,
     IllegalMoveError,
@@ -395,7 +395,7 @@ def _validate(position: Position) -> None:
         raise InvalidPositionError(f"invalid position: {rules!r} is not a rule set")
     if not isinstance(position.turn, Side):
         raise InvalidPositionError(f"invalid position: side to move {position.turn!r}")
-    full = bitboard.FULL
+    full = steps.FULL
     boards = [*position.guards, *position.privates]
     if len(position.guards) != 2 or len(position.privates) != 2 or len(position.captains) != 2:
         raise InvalidPositionError("invalid position: expected one value per side for each kind")
@@ -430,7 +430,7 @@ def _validate(position: Position) -> None:
                 f"invalid position {text!r}: {name}'s captain on {point_name(captain)} is not on "
                 f"the path it follows under these rules ({which} path)"
             )
-    if seen & ~(1 << position.captains[0]) & ~(1 << position.captains[1]) & bitboard.CENTER_BB:
+    if seen & ~(1 << position.captains[0]) & ~(1 << position.captains[1]) & steps.CENTER_BB:
         raise InvalidPositionError(
             f"invalid position {text!r}: a soldier stands on the centre e5, where only a captain "
             "may stand"
@@ -443,7 +443,7 @@ def _validate(position: Position) -> None:
                 "of this rule set are guards"
             )
         for side, name, rank in ((0, "Blue", "9"), (1, "Gray", "1")):
-            on_far_rank = position.privates[side] & bitboard.FAR_RANK[side]
+            on_far_rank = position.privates[side] & steps.FAR_RANK[side]
             if on_far_rank:
                 point = bitboard.bits(on_far_rank)[0]
                 raise InvalidPositionError(

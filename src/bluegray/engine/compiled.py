@@ -1,7 +1,7 @@
 """How the engine's compiled functions are compiled: numba's ``njit``, cached on disk in the
 folder ``compiled_cache`` names after the sources, and without numba's runtime.
 
-Each compiled module (``fastboard``, ``fasteval``, ``fastsearch``) calls
+Each compiled module (``fastboard``, ``fastmoves``, ``fasteval``, ``fastsearch``, ...) calls
 ``use_source_keyed_cache`` before it defines anything, and decorates its functions with
 ``compiled``.
 """

@@ -27,9 +27,14 @@ SOURCES = (
     "engine/fastbatch.py",
     "engine/fastboard.py",
     "engine/fasteval.py",
+    "engine/fastframes.py",
     "engine/fastmcts.py",
+    "engine/fastmoves.py",
+    "engine/fastnode.py",
+    "engine/fastorder.py",
     "engine/fastsearch.py",
     "engine/fastsim.py",
+    "engine/fasttable.py",
     "engine/evaluation.py",
     "engine/kernel.py",
     "engine/limits.py",
@@ -42,7 +47,9 @@ SOURCES = (
     "pieces.py",
     "points.py",
     "position.py",
+    "rule_tables.py",
     "rules.py",
+    "steps.py",
 )
 """The compiled modules and every module of the package they import (package-relative): their
 code and constants are what the compiled functions are built from."""

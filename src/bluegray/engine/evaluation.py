@@ -22,19 +22,12 @@ from functools import lru_cache
 from importlib import resources
 from typing import Final
 
-from bluegray.bitboard import (
-    CENTER_BB,
-    FULL,
-    NOT_FILE_A,
-    NOT_FILE_I,
-    SOLDIER_SQUARES,
-    Board,
-    RuleTables,
-    rule_tables,
-)
+from bluegray.bitboard import Board
 from bluegray.points import PATH_LENGTH, SIZE
 from bluegray.position import Position
+from bluegray.rule_tables import RuleTables, rule_tables
 from bluegray.rules import Captain, RuleSet, Soldiers, Start
+from bluegray.steps import CENTER_BB, FULL, NOT_FILE_A, NOT_FILE_I, SOLDIER_SQUARES
 
 NEAR: Final = 2
 """How many points ahead of a captain count as the near part of its path."""

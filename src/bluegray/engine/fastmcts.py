@@ -17,22 +17,19 @@ from bluegray.bitboard import Board, RawMove
 from bluegray.engine.compiled import compiled, entry_point, use_source_keyed_cache
 from bluegray.engine.evaluation import Evaluator
 from bluegray.engine.fastboard import (
-    MAX_MOVES,
     ONGOING,
     STALEMATE,
     CompiledBoard,
     CompiledRules,
-    capture_stack,
     compiled_board,
     compiled_rules,
     end_by_move,
-    generate_moves,
-    has_capture,
     make,
     unmake,
     winner,
 )
 from bluegray.engine.fasteval import CompiledEvaluation, compiled_evaluation, evaluate
+from bluegray.engine.fastmoves import MAX_MOVES, capture_stack, generate_moves, has_capture
 from bluegray.engine.mcts_board import WIN_VALUE, Leaf, MctsBoard, PlyChoices, ScoredMove
 from bluegray.engine.records import (
     CAPTAIN_POINT,

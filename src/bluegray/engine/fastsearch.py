@@ -6,500 +6,105 @@ on-disk cache cannot hold recursive functions (it crashes when it loads them). A
 or an interface's cancel, ``request_stop``) is told to the compiled code through a one-element
 array that another Python thread sets; the compiled search releases the GIL so that it can.
 
-The board, the rule set's tables, the evaluation's tables and the search's own arrays travel as
-four named tuples (``fastboard.CompiledBoard``, ``fastboard.CompiledRules``,
-``fasteval.CompiledEvaluation``, ``SearchArrays``); a record's fields are read through the
-constants and accessors of ``records``, compiled from the very functions the plain kernel calls.
+This module holds the search's main loop, its root and the Python kernel around them; a node's
+entry and leaves are ``fastnode``'s, the move ordering ``fastorder``'s, the table ``fasttable``'s
+and the arrays' layout ``fastframes``'s. The board, the rule set's tables, the evaluation's tables
+and the search's own arrays travel as four named tuples (``fastboard.CompiledBoard``,
+``fastboard.CompiledRules``, ``fasteval.CompiledEvaluation``, ``fastframes.SearchArrays``); a
+record's fields are read through the constants and accessors of ``records``, compiled from the
+very functions the plain kernel calls.
 """
 
 from __future__ import annotations
 
-from typing import ClassVar, Final, NamedTuple
+from typing import ClassVar
 
 import numpy as np
 
 from bluegray import bitboard
 from bluegray.bitboard import Board
-from bluegray.engine import parameters, records
 from bluegray.engine.compiled import NUMBA_VERSION, compiled, use_source_keyed_cache
 from bluegray.engine.compiled_cache import mark_ready
 from bluegray.engine.evaluation import Evaluator
 from bluegray.engine.fastboard import (
-    CAPTAIN,
-    STALEMATE,
     CompiledBoard,
     CompiledRules,
-    capture_stack,
     compiled_board,
     compiled_rules,
     end_by_move,
-    generate_captures,
-    generate_moves,
-    has_capture,
-    is_impasse,
     make,
     unmake,
-    winner,
 )
-from bluegray.engine.fasteval import CompiledEvaluation, compiled_evaluation, evaluate
-from bluegray.engine.kernel import (
-    STATIC_ENTRIES,
-    Kernel,
-    KernelOverflowError,
-    Memory,
+from bluegray.engine.fasteval import CompiledEvaluation, compiled_evaluation
+from bluegray.engine.fastframes import (
+    ALPHA,
+    BEST,
+    BEST_MOVE,
+    BETA,
+    CONTEMPT,
+    CONTROL_SIZE,
+    DEPTH,
+    FADE,
+    FRAME_WIDTH,
+    FRAMES,
+    FULL_WINDOW,
+    GENERATION,
+    IMPASSE_PLIES,
+    INDEX,
+    KIND,
+    MOVES,
+    NARROW,
+    NEAR_LIMIT,
+    NODE_LIMIT,
+    NODES,
+    NOT_STORED,
+    NULL_OUT,
+    NULL_PENDING,
+    ORIGINAL_ALPHA,
+    OVERFLOW,
+    PENDING,
+    QPLY,
+    REDUCTION,
+    ROOT_SIDE,
+    SEARCH_MOVES,
+    SELDEPTH,
+    STAGE,
+    STOPPED,
+    SearchArrays,
 )
-from bluegray.engine.limits import DECIDED, IMPASSE_WIN, INFINITY, MAX_PLY, WIN
+from bluegray.engine.fastmoves import capture_stack, generate_moves
+from bluegray.engine.fastnode import enter, make_null, terminal_score, unmake_null
+from bluegray.engine.fastorder import reward_cutoff
+from bluegray.engine.fasttable import position_key, store_entry
+from bluegray.engine.kernel import STATIC_ENTRIES, Kernel, KernelOverflowError, Memory
+from bluegray.engine.limits import DECIDED, INFINITY
 from bluegray.engine.parameters import (
-    CAPTAIN_BONUS,
     DEEP_REDUCTION_INDEX,
     FUTILITY_DEPTH,
-    FUTILITY_MARGIN,
-    KILLER_BONUS,
     LATE_MOVE_COUNT,
-    NULL_MOVE_COUNT_MARGIN,
     NULL_MOVE_REDUCTION,
-    NULL_MOVE_SOLDIERS,
-    QUIESCENCE_PLIES,
     REDUCED_FROM_INDEX,
     counted_from,
 )
 from bluegray.engine.records import (
     CAPTAIN_POINT,
-    COUNT,
     EMPTY,
     EXACT,
-    HISTORY_LENGTH,
     LOWER,
-    MADE,
     MOVE_FROM,
     MOVE_TAKEN,
     MOVE_TO,
     MOVE_WIDTH,
     TURN,
-    UNDO_COUNT,
     UPPER,
     TableEntry,
 )
-from bluegray.points import CENTER
 from bluegray.position import Position
 
 use_source_keyed_cache()
 
-FRAMES: Final = MAX_PLY + QUIESCENCE_PLIES + 2
-"""Plies the stack has room for: the main search's, then the quiescence search's."""
-SEARCH_MOVES: Final = 256
-"""Room for the moves of one position in the search; a position with more stops the compiled
-kernel (``KernelOverflowError``), and the plain one searches the move instead."""
-PENDING: Final = 1 << 40
-"""What ``_enter`` returns when it has set up a frame to search rather than a value."""
-
-# control[...]: the search's counters and settings.
-NODES: Final = 0
-NODE_LIMIT: Final = 1
-SELDEPTH: Final = 2
-STOPPED: Final = 3
-ROOT_SIDE: Final = 4
-CONTEMPT: Final = 5
-NEAR_LIMIT: Final = 6
-OVERFLOW: Final = 7
-FADE: Final = 8
-IMPASSE_PLIES: Final = 9
-GENERATION: Final = 10
-"""Which search this is, modulo ``records.GENERATIONS``: table scores of earlier searches are
-not trusted (see ``_enter``)."""
-CONTROL_SIZE: Final = 11
-
-# frames[ply, ...]: one ply of the search in progress.
-KIND: Final = 0
-"""0: the main search; 1: the quiescence search."""
-DEPTH: Final = 1
-ALPHA: Final = 2
-BETA: Final = 3
-ORIGINAL_ALPHA: Final = 4
-BEST: Final = 5
-BEST_MOVE: Final = 6
-MOVES: Final = 7
-INDEX: Final = 8
-STAGE: Final = 9
-"""For the main search: 1 while a move's first, narrow-window search is out; 2 for a full one."""
-REDUCTION: Final = 10
-QPLY: Final = 11
-FRAME_WIDTH: Final = 12
-
-NARROW: Final = 1
-FULL_WINDOW: Final = 2
-NULL_PENDING: Final = 3
-"""The frame will try a null move before its moves (null-move pruning)."""
-NULL_OUT: Final = 4
-"""The frame's null move is made and its reply is being searched."""
-NOT_STORED: Final = -(1 << 62)
-NEAR_LIMIT_KEY: Final = np.uint64(parameters.NEAR_LIMIT_KEY)
-
-
-class SearchArrays(NamedTuple):
-    """The compiled kernel's own arrays, made and kept by ``CompiledKernel`` (the compiled
-    functions allocate nothing)."""
-
-    control: np.ndarray
-    """The counters and settings: ``NODES``, ``NODE_LIMIT``, ... ."""
-    buffers: np.ndarray
-    """A move buffer a ply (move rows, ``records.MOVE_WIDTH`` wide)."""
-    frames: np.ndarray
-    """A frame a ply (``KIND``, ``DEPTH``, ...)."""
-    orders: np.ndarray
-    """A ply's order to try its moves in (indices into its buffer)."""
-    static_keys: np.ndarray
-    static_values: np.ndarray
-    """Static evaluations by hash and count."""
-    tt_keys: np.ndarray
-    tt_data: np.ndarray
-    """The transposition table: a slot's key and packed entry (``records.pack_entry``)."""
-    killers: np.ndarray
-    """Two killer moves (from, to) a ply."""
-    history: np.ndarray
-    """The history of quiet moves, by (from, to)."""
-    order_keys: np.ndarray
-    """Working space of ``_order``."""
-    stop: np.ndarray
-    """One element: set to stop the search."""
-    work: np.ndarray
-    """The move generator's working space (``fastboard.capture_stack``)."""
-
-
-# -- the compiled twins of the shared functions ---------------------------------------------
-
-_pack_entry = compiled(inline=True)(records.pack_entry)
-_entry_score = compiled(inline=True)(records.entry_score)
-_entry_move = compiled(inline=True)(records.entry_move)
-_entry_flag = compiled(inline=True)(records.entry_flag)
-_entry_depth = compiled(inline=True)(records.entry_depth)
-_entry_generation = compiled(inline=True)(records.entry_generation)
-_faded = compiled(inline=True)(parameters.faded)
-
-
-# -- small pieces ------------------------------------------------------------------------
-
-
-@compiled(inline=True)
-def _store(
-    arrays: SearchArrays,
-    key: np.uint64,
-    depth: int,
-    flag: int,
-    score: int,
-    move: int,
-    ply: int,
-) -> None:
-    """Store an entry in the transposition table (its slot is always replaced)."""
-    # Decided scores are stored relative to this node, so they stay right at any ply.
-    if score > DECIDED:
-        score += ply
-    elif score < -DECIDED:
-        score -= ply
-    slot = key & np.uint64(arrays.tt_keys.shape[0] - 1)
-    arrays.tt_keys[slot] = key
-    arrays.tt_data[slot] = _pack_entry(depth, flag, score, move, arrays.control[GENERATION])
-
-
-@compiled(inline=True)
-def _terminal(
-    code: int, ply: int, mover: int, state: np.ndarray, rules: CompiledRules, control: np.ndarray
-) -> int:
-    """The score, for the side that just moved, of a game that has ended at ``ply``."""
-    won = winner(code, state, rules.switches, rules.advancement)
-    if won < 0:
-        return -control[CONTEMPT] if mover == control[ROOT_SIDE] else control[CONTEMPT]
-    base = IMPASSE_WIN if is_impasse(code, rules.switches) else WIN
-    return base - ply if won == mover else ply - base
-
-
-@compiled()
-def _can_step(cells: np.ndarray, side: int, private_steps: np.ndarray) -> bool:
-    """``Board.can_step`` on the compiled board: a cheap test that the side to move is not
-    stalemated (one of its soldiers has an empty point beside it or ahead)."""
-    for point in range(81):
-        code = cells[point]
-        if code == 0 or code >> 2 != side or code & 3 == CAPTAIN:
-            continue
-        for index in range(3):
-            to = private_steps[side, point, index]
-            if to >= 0 and to != CENTER and cells[to] == 0:
-                return True
-    return False
-
-
-@compiled(inline=True)
-def _key(state: np.ndarray, history: np.ndarray, control: np.ndarray) -> np.uint64:
-    """``kernel.table_key`` on the compiled board: near the no-progress limit the count changes
-    what a position is worth."""
-    h = history[state[HISTORY_LENGTH] - 1]
-    count = state[COUNT]
-    if count >= control[NEAR_LIMIT]:
-        return h ^ (np.uint64(count) * NEAR_LIMIT_KEY)
-    return h
-
-
-@compiled()
-def _order(
-    moves: np.ndarray,
-    n: int,
-    order: np.ndarray,
-    keys: np.ndarray,
-    tt_move: int,
-    captain: int,
-    killers: np.ndarray,
-    history_table: np.ndarray,
-) -> None:
-    """Write the order to try the moves in: the hash move, then captures taking most, or
-    killers, the captain's move (progress) and then by history; ties keep generation order."""
-    for i in range(n):
-        order[i] = i
-        if moves[0, MOVE_TAKEN]:
-            keys[i] = moves[i, MOVE_TAKEN]
-        else:
-            frm = moves[i, MOVE_FROM]
-            to = moves[i, MOVE_TO]
-            value = history_table[frm, to]
-            if frm == captain:
-                value += CAPTAIN_BONUS
-            if killers[0, 0] == frm and killers[0, 1] == to:
-                value += KILLER_BONUS
-            if killers[1, 0] == frm and killers[1, 1] == to:
-                value += KILLER_BONUS >> 1
-            keys[i] = value
-    for i in range(1, n):  # insertion sort, best first, stable
-        item = order[i]
-        value = keys[item]
-        j = i - 1
-        while j >= 0 and keys[order[j]] < value:
-            order[j + 1] = order[j]
-            j -= 1
-        order[j + 1] = item
-    if 0 <= tt_move < n and order[0] != tt_move:
-        j = 0
-        while order[j] != tt_move:
-            j += 1
-        while j > 0:
-            order[j] = order[j - 1]
-            j -= 1
-        order[0] = tt_move
-
-
-@compiled()
-def _reward(
-    moves: np.ndarray,
-    order: np.ndarray,
-    index: int,
-    depth: int,
-    killers: np.ndarray,
-    history_table: np.ndarray,
-) -> None:
-    """A quiet move cut off: make it a killer, raise its history, lower the quiet moves tried
-    before it."""
-    best = order[index]
-    frm = moves[best, MOVE_FROM]
-    to = moves[best, MOVE_TO]
-    if killers[0, 0] != frm or killers[0, 1] != to:
-        killers[1, 0] = killers[0, 0]
-        killers[1, 1] = killers[0, 1]
-        killers[0, 0] = frm
-        killers[0, 1] = to
-    bonus = depth * depth
-    history_table[frm, to] += bonus
-    for i in range(index):
-        other = order[i]
-        history_table[moves[other, MOVE_FROM], moves[other, MOVE_TO]] -= bonus
-
 
 # -- the search --------------------------------------------------------------------------
-
-
-@compiled(inline=True)
-def _static(
-    board: CompiledBoard,
-    rules: CompiledRules,
-    scoring: CompiledEvaluation,
-    arrays: SearchArrays,
-    ply: int,
-) -> int:
-    """A quiet position's value: the evaluation (remembered by hash and count), or the end of a
-    stalemated game."""
-    cells, state, history, _ = board
-    control = arrays.control
-    static_keys, static_values = arrays.static_keys, arrays.static_values
-    key = history[state[HISTORY_LENGTH] - 1] ^ np.uint64(state[COUNT])
-    slot = key & np.uint64(static_keys.shape[0] - 1)
-    if static_keys[slot] == key and static_values[slot] != NOT_STORED:
-        return static_values[slot]
-    side = state[TURN]
-    if not _can_step(cells, side, rules.private_steps):
-        buffer = arrays.buffers[FRAMES - 1]
-        if generate_moves(cells, state, rules, buffer, arrays.work) == 0:
-            return -_terminal(STALEMATE, ply, side ^ 1, state, rules, control)
-    value = evaluate(cells, state, rules, scoring)
-    if control[FADE] > 0:
-        value = _faded(value, state[COUNT], control[IMPASSE_PLIES], control[FADE])
-    static_keys[slot] = key
-    static_values[slot] = value
-    return value
-
-
-@compiled(inline=True)
-def _enter(
-    board: CompiledBoard,
-    rules: CompiledRules,
-    scoring: CompiledEvaluation,
-    arrays: SearchArrays,
-    ply: int,
-    kind: int,
-    depth: int,
-    alpha: int,
-    beta: int,
-    qply: int,
-) -> int:
-    """Start searching the position on the board at ``ply``: return its value when that needs
-    no moves searched (a leaf, a table hit, a stalemate, a stop), else set up the frame and
-    return ``PENDING``."""
-    cells, state, history, _ = board
-    control = arrays.control
-    guard_jumps, private_jumps = rules.guard_jumps, rules.private_jumps
-    if kind == 0 and (depth <= 0 or ply >= MAX_PLY):
-        kind = 1
-        qply = 0
-    if (control[NODE_LIMIT] and control[NODES] >= control[NODE_LIMIT]) or arrays.stop[0]:
-        control[STOPPED] = 1
-        return 0
-    control[NODES] += 1
-    if ply > control[SELDEPTH]:
-        control[SELDEPTH] = ply
-    frame = arrays.frames[ply]
-    moves = arrays.buffers[ply]
-    order = arrays.orders[ply]
-    if kind == 1:
-        if qply >= QUIESCENCE_PLIES or not has_capture(cells, state, guard_jumps, private_jumps):
-            return _static(board, rules, scoring, arrays, ply)
-        n = generate_captures(
-            cells, state, rules.switches, guard_jumps, private_jumps, moves, arrays.work
-        )
-        if n < 0:
-            control[OVERFLOW] = 1
-            control[STOPPED] = 1
-            return 0
-        for i in range(n):
-            order[i] = i
-    else:
-        key = _key(state, history, control)
-        slot = key & np.uint64(arrays.tt_keys.shape[0] - 1)
-        tt_move = -1
-        if arrays.tt_keys[slot] == key and arrays.tt_data[slot] != EMPTY:
-            data = arrays.tt_data[slot]
-            tt_move = _entry_move(data)
-            # A score from an earlier search (an earlier move of the game) may be wrong now: it
-            # was computed with a shorter game history, so a repetition that ends the game now
-            # was not one then. Its move still orders the search.
-            if _entry_depth(data) >= depth and _entry_generation(data) == control[GENERATION]:
-                score = _entry_score(data)
-                if score > DECIDED:
-                    score -= ply
-                elif score < -DECIDED:
-                    score += ply
-                flag = _entry_flag(data)
-                if flag == EXACT:
-                    return score
-                if flag == LOWER:
-                    if score >= beta:
-                        return score
-                elif score <= alpha:
-                    return score
-        if (
-            beta - alpha == 1
-            and depth <= FUTILITY_DEPTH
-            and abs(beta) < DECIDED
-            and not has_capture(cells, state, guard_jumps, private_jumps)
-        ):
-            # Reverse futility pruning.
-            static = _static(board, rules, scoring, arrays, ply)
-            if abs(static) < DECIDED and static - FUTILITY_MARGIN * depth >= beta:
-                return static
-        n = generate_moves(cells, state, rules, moves, arrays.work)
-        if n < 0:
-            control[OVERFLOW] = 1
-            control[STOPPED] = 1
-            return 0
-        side = state[TURN]
-        if n == 0:
-            return -_terminal(STALEMATE, ply, side ^ 1, state, rules, control)
-        if n > 1:
-            _order(
-                moves,
-                n,
-                order,
-                arrays.order_keys,
-                tt_move,
-                state[CAPTAIN_POINT + side],
-                arrays.killers[ply],
-                arrays.history,
-            )
-        else:
-            order[0] = 0
-    frame[KIND] = kind
-    frame[DEPTH] = depth
-    frame[ALPHA] = alpha
-    frame[BETA] = beta
-    frame[ORIGINAL_ALPHA] = alpha
-    frame[BEST] = -INFINITY
-    frame[BEST_MOVE] = order[0]
-    frame[MOVES] = n
-    frame[INDEX] = 0
-    frame[STAGE] = 0
-    if (
-        kind == 0
-        and beta - alpha == 1
-        and depth >= 3
-        and n > 1
-        and not moves[0, MOVE_TAKEN]
-        and abs(beta) < DECIDED
-        and state[COUNT] + NULL_MOVE_COUNT_MARGIN < control[IMPASSE_PLIES]
-        and _soldiers(cells, state[TURN]) >= NULL_MOVE_SOLDIERS
-        and _static(board, rules, scoring, arrays, ply) >= beta
-    ):
-        frame[STAGE] = NULL_PENDING  # a pass first
-    frame[REDUCTION] = 0
-    frame[QPLY] = qply
-    return PENDING
-
-
-@compiled(inline=True)
-def _make_null(
-    state: np.ndarray, history: np.ndarray, undo: np.ndarray, zobrist_gray: np.uint64
-) -> None:
-    """Pass the turn (as ``Board.push_null``): the count restarts."""
-    row = undo[state[MADE]]
-    row[UNDO_COUNT] = state[COUNT]
-    history[state[HISTORY_LENGTH]] = history[state[HISTORY_LENGTH] - 1] ^ zobrist_gray
-    state[HISTORY_LENGTH] += 1
-    state[MADE] += 1
-    state[COUNT] = 0
-    state[TURN] ^= 1
-
-
-@compiled(inline=True)
-def _unmake_null(state: np.ndarray, undo: np.ndarray) -> None:
-    """Take back a null move."""
-    state[MADE] -= 1
-    state[HISTORY_LENGTH] -= 1
-    state[COUNT] = undo[state[MADE]][UNDO_COUNT]
-    state[TURN] ^= 1
-
-
-@compiled()
-def _soldiers(cells: np.ndarray, side: int) -> int:
-    """How many soldiers ``side`` has."""
-    n = 0
-    for code in cells:
-        if code and code >> 2 == side and code & 3 != CAPTAIN:
-            n += 1
-    return n
 
 
 @compiled()
@@ -509,7 +114,7 @@ def _unwind(board: CompiledBoard, arrays: SearchArrays, top: int, bottom: int) -
     buffers, frames, orders = arrays.buffers, arrays.frames, arrays.orders
     for ply in range(top, bottom - 1, -1):
         if frames[ply, STAGE] == NULL_OUT:
-            _unmake_null(state, undo)
+            unmake_null(state, undo)
         else:
             unmake(cells, state, undo, buffers[ply][orders[ply][frames[ply, INDEX]]])
 
@@ -532,7 +137,7 @@ def _search(
     zobrist, zobrist_gray = rules.zobrist, rules.zobrist_gray
     control, buffers, frames, orders = arrays.control, arrays.buffers, arrays.frames, arrays.orders
     killers, history_table = arrays.killers, arrays.history
-    value = _enter(board, rules, scoring, arrays, base, 0, depth, alpha, beta, 0)
+    value = enter(board, rules, scoring, arrays, base, 0, depth, alpha, beta, 0)
     if value != PENDING or control[STOPPED]:
         return value
     ply = base
@@ -547,7 +152,7 @@ def _search(
         if have_score and frames[ply, STAGE] == NULL_OUT:
             # The reply to a pass: if the side still beats beta, cut off.
             have_score = False
-            _unmake_null(state, undo)
+            unmake_null(state, undo)
             frames[ply, STAGE] = 0
             if score >= frames[ply, BETA]:
                 if score > DECIDED:
@@ -581,13 +186,13 @@ def _search(
                             cutoff = True
                             if frames[ply, KIND] == 0 and not moves[0, MOVE_TAKEN]:
                                 depth_here = frames[ply, DEPTH]
-                                _reward(
+                                reward_cutoff(
                                     moves, order, index, depth_here, killers[ply], history_table
                                 )
                 frames[ply, INDEX] = frames[ply, MOVES] if cutoff else index + 1
         if not launch and frames[ply, STAGE] == NULL_PENDING:
             frames[ply, STAGE] = NULL_OUT
-            _make_null(state, history, undo, zobrist_gray)
+            make_null(state, history, undo, zobrist_gray)
             launch = True
             child_depth = frames[ply, DEPTH] - 1 - NULL_MOVE_REDUCTION
             child_alpha, child_beta = -frames[ply, BETA], -frames[ply, BETA] + 1
@@ -602,10 +207,10 @@ def _search(
                         flag = LOWER
                     else:
                         flag = EXACT
-                    key = _key(state, history, control)
+                    key = position_key(state, history, control)
                     depth_here = frames[ply, DEPTH]
                     best_move = frames[ply, BEST_MOVE]
-                    _store(arrays, key, depth_here, flag, best, best_move, ply)
+                    store_entry(arrays, key, depth_here, flag, best, best_move, ply)
                 if ply == base:
                     return best
                 ply -= 1
@@ -630,7 +235,7 @@ def _search(
             make(cells, state, history, undo, moves[move], zobrist, zobrist_gray)
             code = end_by_move(state, history, switches, advancement)
             if code:
-                score = _terminal(code, ply + 1, side, state, rules, control)
+                score = terminal_score(code, ply + 1, side, state, rules, control)
                 frames[ply, STAGE] = FULL_WINDOW
                 have_score = True
                 continue
@@ -657,7 +262,7 @@ def _search(
                 frames[ply, STAGE] = NARROW
                 child_depth = frames[ply, DEPTH] - 1 - reduction
                 child_alpha = -frames[ply, ALPHA] - 1
-        child = _enter(
+        child = enter(
             board,
             rules,
             scoring,
@@ -698,7 +303,7 @@ def _score_root_move(
     make(cells, state, history, undo, move, rules.zobrist, rules.zobrist_gray)
     code = end_by_move(state, history, rules.switches, rules.advancement)
     if code:
-        score = _terminal(code, 1, side, state, rules, arrays.control)
+        score = terminal_score(code, 1, side, state, rules, arrays.control)
     else:
         score = -_search(board, rules, scoring, arrays, depth - 1, -beta, -alpha, 1)
     unmake(cells, state, undo, move)
@@ -711,10 +316,7 @@ def _store_root(
 ) -> None:
     """``Kernel.store_root``: the root's exact score and best move."""
     _, state, history, _ = board
-    _store(arrays, _key(state, history, arrays.control), depth, EXACT, score, index, 0)
-
-
-# -- the Python side ---------------------------------------------------------------------
+    store_entry(arrays, position_key(state, history, arrays.control), depth, EXACT, score, index, 0)
 
 
 class CompiledKernel(Kernel):

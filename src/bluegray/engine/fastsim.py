@@ -45,12 +45,11 @@ from bluegray.engine.fastboard import (
     STALEMATE_LOSES,
     TURBO,
     CompiledRules,
-    captain_target,
     end_by_move,
-    generate_moves,
     make,
     winner,
 )
+from bluegray.engine.fastmoves import captain_target, generate_moves
 from bluegray.engine.records import (
     CAPTAIN_POINT,
     COUNT,

@@ -60,7 +60,8 @@ def empty_memory(slots: int) -> Memory:
 def table_key(position_hash: int, count: int, near_limit: int) -> int:
     """A position's table key: its hash, and near the no-progress limit (from ``near_limit``,
     ``parameters.counted_from``) the count mixed in, since there it changes what a position is
-    worth. (The compiled kernel's ``_key`` computes the same on unsigned 64-bit integers.)"""
+    worth. (The compiled kernel's ``fasttable.position_key`` computes the same on unsigned
+    64-bit integers.)"""
     if count >= near_limit:
         return position_hash ^ (count * NEAR_LIMIT_KEY & 0xFFFFFFFFFFFFFFFF)
     return position_hash

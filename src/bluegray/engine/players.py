@@ -16,7 +16,7 @@ from bluegray import bitboard
 from bluegray.engine.evaluation import DEFAULT_WEIGHTS, FEATURES, Evaluator, weights_for
 from bluegray.engine.levels import LEVELS, level_config
 from bluegray.engine.limits import DECIDED, Limits, SearchResult
-from bluegray.engine.mcts import mcts_player_from_options
+from bluegray.engine.mcts_player import mcts_player_from_options
 from bluegray.engine.player import (
     InvalidPlayerError,
     Player,

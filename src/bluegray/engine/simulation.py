@@ -20,7 +20,6 @@ from __future__ import annotations
 
 import random
 from collections.abc import Callable, Sequence
-from dataclasses import dataclass
 from typing import Final
 
 import numpy as np
@@ -30,8 +29,6 @@ from bluegray import bitboard
 from bluegray.engine import fastbatch
 from bluegray.engine.encoding import NUM_ACTIONS, NUM_PLANES, OBSERVATION_SHAPE
 from bluegray.engine.fastbatch import (
-    DIGEST_FACTOR,
-    DIGEST_START,
     Trace,
     apply_actions,
     fill_masks,
@@ -40,7 +37,8 @@ from bluegray.engine.fastbatch import (
     reset_game,
     settle_all,
 )
-from bluegray.engine.fastboard import MAX_MOVES, capture_stack, compiled_rules
+from bluegray.engine.fastboard import compiled_rules
+from bluegray.engine.fastmoves import MAX_MOVES, capture_stack
 from bluegray.engine.fastsim import (
     END,
     LANDINGS_WIDTH,
@@ -54,15 +52,12 @@ from bluegray.engine.fastsim import (
     play,
     regenerate,
 )
+from bluegray.engine.move_lists import moves_digest, notation_order, notation_ranks
+from bluegray.engine.playouts import TERMINATIONS, Playouts, Trajectories, outcome_from_codes
 from bluegray.engine.records import (
     CAPTAIN_POINT,
     COUNT,
     HISTORY_LENGTH,
-    MAX_TAKEN,
-    MOVE_FIRST_TAKEN,
-    MOVE_FROM,
-    MOVE_TAKEN,
-    MOVE_TO,
     MOVE_WIDTH,
     STATE_SIZE,
     TURN,
@@ -72,13 +67,12 @@ from bluegray.engine.records import (
 from bluegray.errors import BlueGrayError
 from bluegray.game import Game
 from bluegray.moves import Move
-from bluegray.outcome import Outcome, Termination
-from bluegray.pieces import Side
-from bluegray.points import SIZE
+from bluegray.outcome import Outcome
 from bluegray.position import Position, move_from_raw
 from bluegray.rules import RuleSet, as_rules
 
 __all__ = [
+    "TERMINATIONS",
     "Playouts",
     "Policy",
     "Simulation",
@@ -96,15 +90,6 @@ __all__ = [
 
 TABLES: Final = action_tables()
 """The action encoding's tables, shared by every batch."""
-
-TERMINATIONS: Final = {
-    bitboard.CENTER_REACHED: Termination.CENTER,
-    bitboard.LEAD: Termination.LEAD,
-    bitboard.REPETITION: Termination.REPETITION,
-    bitboard.NO_PROGRESS: Termination.NO_PROGRESS,
-    bitboard.STALEMATE: Termination.STALEMATE,
-}
-"""The game-end codes of ``Playouts.ends`` (``bitboard``'s: 0 while a game goes on)."""
 
 Start = Game | Position | str | None
 """Where a game starts: a game (its history included), a position, position text, or ``None``
@@ -134,62 +119,6 @@ def new_work() -> Work:
 class SimulationError(BlueGrayError):
     """A simulation asked for something impossible: no games, an action out of range, a start
     of another rule set, a position with more moves than the compiled board holds."""
-
-
-@dataclass(frozen=True)
-class Trajectories:
-    """The moves of each game of a playout, ply by ply (rows padded past ``lengths``).
-
-    ``moves[g, t]`` is the move row of ``records`` (from, to, how many taken, the points
-    taken); ``choices[g, t]`` its index among the legal moves in the rules core's order
-    (``Board.moves``), ``legal[g, t]`` their number and ``digests[g, t]`` a digest of them all
-    (``moves_digest``); ``hashes[g, t]`` and ``counts[g, t]`` are the position's Zobrist hash
-    and no-progress count after it."""
-
-    moves: npt.NDArray[np.int8]
-    choices: npt.NDArray[np.int16]
-    legal: npt.NDArray[np.int16]
-    digests: npt.NDArray[np.uint64]
-    hashes: npt.NDArray[np.uint64]
-    counts: npt.NDArray[np.int16]
-    lengths: npt.NDArray[np.int64]
-
-    def records(self, game: int) -> list[MoveRecord]:
-        """Game ``game``'s moves as records."""
-        rows = self.moves[game, : self.lengths[game]].tolist()
-        return [MoveRecord.from_row(row) for row in rows]
-
-    def game_moves(self, game: int) -> list[Move]:
-        """Game ``game``'s moves as ``Move`` values (to replay on a ``Game``)."""
-        return [move_from_raw(record.raw()) for record in self.records(game)]
-
-
-@dataclass(frozen=True)
-class Playouts:
-    """The games of a batch after a playout: how each ended and how long it took."""
-
-    winners: npt.NDArray[np.int64]
-    """0 Blue won, 1 Gray won, -1 a draw or a game still going on (its ``ends`` is 0)."""
-    ends: npt.NDArray[np.int64]
-    """How each game ended: ``bitboard``'s game-end codes (``TERMINATIONS``), 0 going on."""
-    plies: npt.NDArray[np.int64]
-    """Moves played in each game since it was set up (or reset) in the batch."""
-    trajectories: Trajectories | None = None
-
-    def outcome(self, game: int, rules: RuleSet) -> Outcome | None:
-        """Game ``game``'s outcome as the rules core states it (``None`` if it goes on)."""
-        return outcome_from_codes(int(self.ends[game]), int(self.winners[game]), rules)
-
-
-def outcome_from_codes(end: int, winner: int, rules: RuleSet) -> Outcome | None:
-    """The ``Outcome`` of a game-end code and a winner (0, 1, -1) under ``rules``."""
-    if end <= 0:
-        return None
-    impasse = end in (bitboard.REPETITION, bitboard.NO_PROGRESS) or (
-        end == bitboard.STALEMATE and not bitboard.rule_tables(rules).stalemate_loses
-    )
-    side = None if winner < 0 else (Side.BLUE, Side.GRAY)[winner]
-    return Outcome(TERMINATIONS[end], side, impasse)
 
 
 def _board_of(start: Start, rules: RuleSet) -> bitboard.Board:
@@ -568,43 +497,6 @@ def observations(
 ) -> npt.NDArray[np.float32]:
     """The observation planes of several games or positions, ``(N, 19, 9, 9)`` float32."""
     return Simulation(rules, start=starts, seed=0).observations()
-
-
-def moves_digest(moves: Sequence[MoveRecord]) -> int:
-    """The digest the compiled playouts record of a position's legal moves
-    (``fastbatch.moves_digest``), computed from records: FNV-1a over each move's from, to,
-    count and taken points."""
-    mask = (1 << 64) - 1
-    h = int(DIGEST_START)
-    for move in moves:
-        for number in (move.frm, move.to, len(move.taken), *move.taken):
-            h = ((h ^ number) * int(DIGEST_FACTOR)) & mask
-    return h
-
-
-def notation_order(record: MoveRecord) -> tuple[tuple[int, int], ...]:
-    """A key that sorts moves as their notation does (``Game.legal_moves``' order): by the
-    points they visit, each by its file letter then its rank digit, a move before its own
-    continuation."""
-    points = record.landings or (record.frm, record.to)
-    return tuple((point % SIZE, point // SIZE) for point in points)
-
-
-def notation_ranks(rows: npt.NDArray[np.int64]) -> npt.NDArray[np.intp]:
-    """The order of move rows by their notation (``notation_order``), as indices."""
-    count = len(rows)
-    points = np.zeros((count, MAX_TAKEN + 2), np.int64)
-    points[:, 0] = rows[:, MOVE_FROM]
-    taken = rows[:, MOVE_TAKEN]
-    points[:, 1] = np.where(
-        taken > 0, 2 * rows[:, MOVE_FIRST_TAKEN] - rows[:, MOVE_FROM], rows[:, MOVE_TO]
-    )
-    for k in range(1, int(taken.max(initial=0))):
-        points[:, k + 1] = np.where(taken > k, 2 * rows[:, MOVE_FIRST_TAKEN + k] - points[:, k], -1)
-    length = np.maximum(taken, 1) + 1
-    keys = (points % SIZE) * SIZE + points // SIZE + 1
-    keys[np.arange(points.shape[1]) >= length[:, None]] = 0
-    return np.lexsort(keys.T[::-1])
 
 
 def random_walk(rules: RuleSet, rng: random.Random, plies: int) -> list[Move] | None:
