@@ -26,7 +26,7 @@ from websockets.sync.client import connect
 from websockets.sync.server import Server, ServerConnection, serve
 
 from tests.paths import REPOSITORY
-from tests.servers import PostgresServer, RedisServer, ReverseProxy, free_port
+from tests.servers import STOP_SECONDS, PostgresServer, RedisServer, ReverseProxy, free_port
 
 
 def _alive(pid: int) -> bool:
@@ -138,7 +138,9 @@ def test_no_server_outlives_an_interrupted_or_killed_test_run(
                 directories = [Path(word) for word in line.split()[-2:]]
         assert pids and all(_alive(pid) for pid in pids)
         run.send_signal(stop)
-        run.wait(30)
+        # Stopping each server may take a polite try and a kill, STOP_SECONDS each, on a
+        # loaded machine: wait for the probe's whole teardown (a bound for hangs, not a speed).
+        run.wait(2 * len(pids) * STOP_SECONDS + 10)
         assert _gone(pids), f"a server outlived pytest ({stop.name})"
         if stop is signal.SIGINT:
             assert not any(directory.exists() for directory in directories)
