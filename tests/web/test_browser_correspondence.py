@@ -153,6 +153,13 @@ def test_a_correspondence_game_over_several_days(
     expect(bob.locator("#notify")).to_be_visible()
     bob.locator("#notify-button").click()
     assert bob.evaluate("() => window.__asked") == 1
+    # Both make their first moves (a side that never does aborts the game instead of losing).
+    bob.locator('#board [data-point="f8"]').click()
+    bob.locator('#board [data-point="f7"]').click()
+    ada.wait_for_selector('#main[data-ply="2"][data-my-turn="true"]')
+    ada.locator('#board [data-point="d3"]').click()
+    ada.locator('#board [data-point="d4"]').click()
+    bob.wait_for_selector('#main[data-ply="3"][data-my-turn="true"]')
 
     slow = start_game(ada, bob, url, 2)
     assert 47 <= hours_left(bob, "gray") <= 48

@@ -268,3 +268,35 @@ def test_a_worker_keeps_the_services_time_offset(
     assert running["running"] == "gray"
     now = running["server_time_ms"]
     assert now - 60_000 < running["gray_deadline_ms"] - 3 * DAY_MS <= now
+
+
+def test_first_moves_that_never_come_abort_a_game_between_two_people(
+    make_client: Callable[..., TestClient], time_offset: Callable[[float], None]
+) -> None:
+    """As a real-time game's first moves have a minute, a correspondence game's have its days
+    per move: the side that lets them run out aborts the game (unrated, nobody's loss) instead
+    of losing it on time, by the deadline's timer or by a late move."""
+    for timer_fires in (True, False):
+        client = make_client(deadline_poll_seconds=0.25 if timer_fires else 10)
+        created = create(
+            client, opponent={"type": "friend"}, color="blue", correspondence={"days": 1}
+        )
+        game, blue = created["game"], created["seat"]["token"]
+        joined = client.post(
+            f"/api/games/{game['id']}/join", json={"invite": created["invite"]["code"]}
+        ).json()
+        gray = joined["seat"]["token"]
+        answer = move(client, game, blue, BLUE_MOVE, joined["game"]["version"])
+        assert answer.status_code == 200, (timer_fires, answer.text)
+        after = answer.json()["game"]
+        time_offset(DAY + 5)
+        if timer_fires:
+            state = settle(client, game["id"], lambda s: s["status"] != "active", 10)
+        else:
+            late = move(client, game, gray, GRAY_MOVE, after["version"])
+            assert late.status_code == 409
+            assert "before its first move: the game is aborted" in error_of(late)["message"]
+            state = client.get(f"/api/games/{game['id']}").json()
+        assert state["status"] == "aborted" and state["outcome"] is None
+        assert state["correspondence"]["running"] is None
+        time_offset(0)

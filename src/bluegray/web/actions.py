@@ -68,11 +68,11 @@ def play(live: LiveGame, text: str, now: int) -> GameEvent:
 
 
 def play_in_time(live: LiveGame, text: str, now: int) -> GameEvent:
-    """Play the move, unless the mover's time has run out: then that ends the game."""
-    turn = live.game.turn
-    if out_of_time(live, now) is turn:
-        time_out(live, turn, now)
-        return GameEvent(kind="time", side=turn.value)
+    """Play the move, unless the mover's time has run out: then that ends the game (``flag``)."""
+    if out_of_time(live, now) is live.game.turn:
+        ended = flag(live, now)
+        if ended is not None:
+            return ended
     return play(live, text, now)
 
 
@@ -100,10 +100,14 @@ def time_out(live: LiveGame, side: Side, now: int) -> None:
 
 
 def flag(live: LiveGame, now: int) -> GameEvent | None:
-    """The side to move loses on time if its time has run out (else nothing)."""
+    """The side to move loses on time if its time has run out (else nothing); in a
+    correspondence game between two people whose side to move has not made its first move,
+    the game is aborted instead (as a real-time one is by its first moves' timer)."""
     side = out_of_time(live, now)
     if side is None:
         return None
+    if live.correspondence is not None and live.awaits_first_moves():
+        return _abort_for_first_moves(live, now)
     time_out(live, side, now)
     return GameEvent(kind="time", side=side.value)
 
@@ -309,11 +313,15 @@ def abort(live: LiveGame, actor: Side, context: ActionContext) -> GameEvent:
 
 def abort_unstarted(live: LiveGame, now: int, first_move_ms: int | None) -> GameEvent | None:
     """A game between two people whose side to move has not made its first move within
-    ``first_move_ms`` of when it could (a correspondence game: by its deadline) ends as aborted
-    (else nothing changes): unrated, and a loss for nobody."""
+    ``first_move_ms`` of when it could ends as aborted (else nothing changes): unrated, and a
+    loss for nobody. (A correspondence game's first moves end at its deadline: ``flag``.)"""
     abort_at = live.abort_at(first_move_ms)
     if abort_at is None or now < abort_at:
         return None
+    return _abort_for_first_moves(live, now)
+
+
+def _abort_for_first_moves(live: LiveGame, now: int) -> GameEvent:
     late = live.game.turn
     live.status = "aborted"
     live.end_reason = "no_first_move"

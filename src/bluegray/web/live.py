@@ -206,22 +206,26 @@ class LiveGame:
         elif not correspondence.running_for(self.game.ply):
             self.correspondence = correspondence.started(self.game.ply, now_ms)
 
+    def awaits_first_moves(self) -> bool:
+        """A game between two people whose side to move has not made its first move yet."""
+        return (
+            self.mode == "friend"
+            and self.status == "active"
+            and not self.is_over()
+            and self.outcome() is None
+            and self.game.ply < 2
+        )
+
     def abort_at(self, first_move_ms: int | None) -> int | None:
-        """When a game between two people is aborted because its side to move has not made its
-        first move: ``first_move_ms`` after that side could first move, or, in a correspondence
-        game, at its deadline (instead of a loss on time). ``None``: both sides have moved, or it
-        is not such a game, or ``first_move_ms`` is ``None`` (no aborts)."""
-        if (
-            first_move_ms is None
-            or self.mode != "friend"
-            or self.status != "active"
-            or self.is_over()
-            or self.outcome() is not None
-            or self.game.ply >= 2
-        ):
+        """When a real-time game between two people is aborted because its side to move has not
+        made its first move: ``first_move_ms`` after that side could first move. ``None``: both
+        sides have moved, or it is not such a game, or ``first_move_ms`` is ``None`` (no
+        aborts). (A correspondence game has its days per move for its first moves: running out
+        of them aborts it, by its deadline's timer, instead of losing it on time.)"""
+        if first_move_ms is None or self.correspondence is not None:
             return None
-        if self.correspondence is not None:
-            return self.correspondence.deadline_ms
+        if not self.awaits_first_moves():
+            return None
         return self.turn_started_ms() + first_move_ms
 
     def deadline_ms(self) -> int | None:

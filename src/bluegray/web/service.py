@@ -415,7 +415,7 @@ class GameService:
         if not sides:
             raise ApiError(401, "unauthorized", "spectators cannot move: a seat token is needed")
         started = time.perf_counter()
-        timed_out: list[Side] = []
+        timed_out: list[GameEvent] = []
 
         def change(live: LiveGame) -> GameEvent:
             actions.require_playing(live)
@@ -427,15 +427,19 @@ class GameService:
                     f"it is {turn.title}'s turn, and you play {actions.names(sides)}",
                 )
             event = actions.play_in_time(live, text, now_ms())
-            if event.kind == "time":
-                timed_out.append(turn)
+            if event.kind in ("time", "aborted"):
+                timed_out.append(event)
             return event
 
         stored = await self.games.change(game_id, change, version=version)
         self.metrics.move_seconds.observe(time.perf_counter() - started)
         self.metrics.moves.labels("human").inc()
         if timed_out:
-            raise ApiError(409, "game_over", f"{timed_out[0].title}'s time ran out")
+            ended = timed_out[0]
+            message = f"{Side(ended.side).title}'s time ran out"
+            if ended.kind == "aborted":
+                message += " before its first move: the game is aborted"
+            raise ApiError(409, "game_over", message)
         assert stored is not None and stored.event.move is not None
         return stored.live, stored.event.move
 

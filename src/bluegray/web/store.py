@@ -146,15 +146,15 @@ def timer_values(live: LiveGame, first_move_ms: int | None = None) -> list[dict[
     correspondence deadline), the AI's move when it is the AI's turn (due at once: whichever
     process claims it first starts the job), in a game between two people whose side to move
     has not made its first move its abort ``first_move_ms`` after that side could first move
-    (in a correspondence game: at its deadline, instead of a loss on time), and a
-    correspondence game's notices."""
+    (a correspondence game's deadline aborts it then: ``actions.flag``), and a correspondence
+    game's notices."""
     timers: list[dict[str, Any]] = []
-    abort_at = live.abort_at(first_move_ms)
     flag_at = live.deadline_ms()
-    if flag_at is not None and (abort_at is None or live.correspondence is None):
-        timers.append(_timer("flag", live, flag_at))  # (a correspondence game aborts instead)
+    if flag_at is not None:
+        timers.append(_timer("flag", live, flag_at))
     if live.ai_to_move():
         timers.append(_timer("ai", live, live.updated_ms))
+    abort_at = live.abort_at(first_move_ms)
     if abort_at is not None:
         timers.append(_timer("abort", live, abort_at))
     correspondence = live.correspondence
