@@ -5,11 +5,12 @@ token the site does not know, or an account that is not a bot's, is a one-line e
 
 from __future__ import annotations
 
+import contextlib
 import os
 import subprocess
 import sys
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
 
 import httpx
 import pytest
@@ -211,3 +212,52 @@ def test_a_bot_plays_seeks_it_posts_and_seeks_it_accepts(
     assert f"accepted ada's challenge: game {started['game_id']}" in output
     assert [seek["rules"] for seek in human.get("/api/seeks")["seeks"]] == ["cooper"]
     assert wanted["id"] not in [seek["id"] for seek in human.get("/api/seeks")["seeks"]]
+
+
+@contextlib.contextmanager
+def running(command: list[str]) -> Iterator[subprocess.Popen[str]]:
+    """A bot's process (its output in ``stdout``), killed at the end if it still runs."""
+    bot = subprocess.Popen(command, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True)
+    try:
+        yield bot
+    finally:
+        if bot.poll() is None:
+            bot.kill()
+            bot.wait()
+
+
+def test_a_bot_posts_a_correspondence_seek_with_days_per_move(
+    make_server: Callable[..., LiveServer],
+) -> None:
+    server = make_server(rate_limits=False)
+    token = account_with_token(server, "robo", bot=True)
+    human = Player(server.url, "ada")
+    both = subprocess.run(
+        bot_command(server, token, "--seek", "cooper", "--days", "3", "--clock", "5+3"),
+        capture_output=True,
+        text=True,
+        timeout=60,
+    )
+    assert both.returncode == 2
+    assert both.stderr == (
+        "bluegray: error: a game has a clock or days per move, not both: give --clock or --days\n"
+    )
+    seeking = bot_command(
+        server, token, "--seek", "cooper", "--days", "3", "--rated", "--games", "1"
+    )
+    with human.socket("/ws/lobby") as lobby:
+        lobby.receive("seeks")
+        with running(seeking) as bot:
+            seek = lobby.receive("seek", timeout=60)["seek"]
+            assert (seek["correspondence"], seek["clock"], seek["time_class"]) == (
+                {"days": 3},
+                None,
+                "correspondence",
+            )
+            game_id = human.post(f"/api/seeks/{seek['id']}/accept").json()["game_id"]
+            final = play_until_the_bot_moves_then_resign(server, game_id, human.token)
+            assert final["correspondence"]["days_per_move"] == 3
+            assert final["ratings"]["pool"] == "cooper/correspondence"
+            output, _ = bot.communicate(timeout=60)
+    assert bot.returncode == 0, output
+    assert f"bluegray bot robo: game {game_id}: over:" in output

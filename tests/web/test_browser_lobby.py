@@ -130,3 +130,26 @@ def test_a_challenge_by_name_reaches_its_player_on_another_page(
     cal.locator("#start").click()
     cal.wait_for_url(re.compile(r"/game/[A-Za-z0-9_-]+$"))
     expect(cal.locator("#main")).to_have_attribute("data-rated", "true")
+
+
+def test_a_correspondence_seek_from_the_form_starts_a_game_of_days(
+    live_url: str, new_page: Callable[..., Page]
+) -> None:
+    eve = person(new_page, DESKTOP, live_url, "eve")
+    fay = person(new_page, DESKTOP, live_url, "fay")
+    for page in (eve, fay):
+        page.goto(live_url + "/")
+        expect(page.locator("#people")).to_have_attribute("data-connected", "true")
+    eve.locator("#post-seek summary").click()
+    expect(eve.locator("#seek-days-row")).to_be_hidden()
+    eve.check('input[name="seek-time"][value="days"]')
+    expect(eve.locator("#seek-clock-row")).to_be_hidden()
+    eve.select_option("#seek-days", "5")
+    eve.select_option("#seek-color", "blue")
+    eve.locator("#seek-post").click()
+    seek = fay.locator('#seeks li.seek[data-player="eve"]')
+    expect(seek).to_contain_text("sackson · 5 days · rated")
+    seek.locator(".accept-seek").click()
+    fay.wait_for_url(re.compile(r"/game/[A-Za-z0-9_-]+$"))
+    expect(fay.locator('[data-clock="gray"]')).to_have_text("5 days per move")
+    expect(fay.locator("#main")).to_have_attribute("data-rated", "true")

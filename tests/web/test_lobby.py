@@ -77,6 +77,63 @@ def test_a_seek_appears_for_everyone_and_accepting_it_starts_the_game_for_both(
     assert bob.get("/api/seeks")["seeks"] == []
 
 
+def test_a_correspondence_seek_starts_a_correspondence_game_rated_by_correspondence(
+    make_server: Callable[..., LiveServer],
+) -> None:
+    server = make_server(rate_limits=False)
+    ada, bob = Player(server.url, "ada"), Player(server.url, "bob")
+    with bob.socket("/ws/lobby") as watching:
+        watching.receive("seeks")
+        seek = ada.seek(rules="cooper", correspondence={"days": 5}, rated=True, color="blue")
+        assert seek["correspondence"] == {"days": 5} and seek["clock"] is None
+        assert seek["time_class"] == "correspondence"
+        assert watching.receive("seek")["seek"] == seek
+    assert bob.get("/api/seeks")["seeks"] == [seek]
+    answer = bob.post(f"/api/seeks/{seek['id']}/accept")
+    assert answer.status_code == 200, answer.text
+    game_id = answer.json()["game_id"]
+    state = bob.get(f"/api/games/{game_id}")
+    assert state["clock"] is None and state["time_class"] == "correspondence"
+    assert state["correspondence"]["days_per_move"] == 5
+    assert state["correspondence"]["running"] == "blue"
+    resigned = bob.post(f"/api/games/{game_id}/actions", {"action": "resign"})
+    assert resigned.status_code == 200, resigned.text
+    assert resigned.json()["ratings"]["pool"] == "cooper/correspondence"
+    assert [rating["perf"] for rating in ada.get("/api/players/ada")["ratings"]] == [
+        "cooper/correspondence"
+    ]
+    # A challenge has days per move too, and its game has them.
+    sent = ada.post("/api/challenges", {"to": "bob", "correspondence": {"days": 14}})
+    assert sent.status_code == 201, sent.text
+    challenge = sent.json()
+    assert challenge["correspondence"] == {"days": 14}
+    assert challenge["time_class"] == "correspondence"
+    accepted = bob.post(f"/api/challenges/{challenge['id']}/accept").json()
+    game = bob.get(f"/api/games/{accepted['game_id']}")
+    assert game["correspondence"]["days_per_move"] == 14 and game["rated"] is False
+    # A seek with a clock says so, and has no days.
+    timed = ada.seek(clock=CLOCK)
+    assert timed["correspondence"] is None and timed["time_class"] == "real-time"
+
+
+def test_a_seek_has_a_clock_or_days_per_move_not_both_and_only_the_six_days(
+    make_server: Callable[..., LiveServer],
+) -> None:
+    server = make_server(rate_limits=False)
+    ada = Player(server.url, "ada")
+    Player(server.url, "bob")
+    for path, extra in (("/api/seeks", {}), ("/api/challenges", {"to": "bob"})):
+        for bad, words in (
+            ({"clock": CLOCK, "correspondence": {"days": 3}}, "not both"),
+            ({"correspondence": {"days": 4}}, "correspondence.days"),
+        ):
+            refused = ada.post(path, {**extra, **bad})
+            assert code_of(refused) == (422, "invalid_request"), (path, bad)
+            assert words in refused.json()["error"]["message"]
+    assert ada.get("/api/seeks")["seeks"] == []
+    assert ada.get("/api/challenges")["outgoing"] == []
+
+
 def test_a_seek_goes_with_its_lobby_socket_or_its_time(
     make_server: Callable[..., LiveServer],
 ) -> None:

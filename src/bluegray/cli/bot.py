@@ -8,6 +8,9 @@ from typing import Any
 
 from bluegray.cli.common import fail
 
+DAYS_PER_MOVE = (1, 2, 3, 5, 7, 14)
+"""The days per move a correspondence game may have (the site's)."""
+
 HELP = "play a bot account's games on a bluegray site with an engine (its API token)"
 
 DESCRIPTION = """\
@@ -31,6 +34,7 @@ examples:
   bluegray bot --token bgp_... --open cooper --clock 5+3 --engine "bluegray engine"
   BLUEGRAY_BOT_TOKEN=bgp_... bluegray bot --server https://play.example.org --games 10
   bluegray bot --token bgp_... --seek sackson --clock 5+3 --rated --accept-seeks sackson,cooper
+  bluegray bot --token bgp_... --seek cooper --days 3 --rated
 """
 
 
@@ -84,12 +88,22 @@ def register(subparsers: Any) -> None:
     parser.add_argument(
         "--clock",
         metavar="MINUTES+SECONDS",
-        help="the clock of the game --open opens, e.g. 5+3 (default: none)",
+        help="the clock of the game --open opens, or of the --seek challenge, e.g. 5+3 "
+        "(default: none)",
+    )
+    parser.add_argument(
+        "--days",
+        type=int,
+        choices=DAYS_PER_MOVE,
+        metavar="N",
+        help="a correspondence game instead of a clock, for --open and --seek: N days per move, "
+        "one of " + ", ".join(map(str, DAYS_PER_MOVE)) + " (default: none)",
     )
     parser.add_argument(
         "--seek",
         metavar="RULES",
-        help="keep an open challenge in the lobby with these rules (and --clock, --rated) "
+        help="keep an open challenge in the lobby with these rules (and --clock or --days, "
+        "--rated) "
         "while no game is going on",
     )
     parser.add_argument(
@@ -147,6 +161,8 @@ def run(args: argparse.Namespace) -> int:
         fail(f"--poll must be more than 0, not {args.poll}")
     if args.rated and not args.seek:
         fail("--rated is for the challenge --seek posts: give --seek RULES too")
+    if args.days is not None and args.clock is not None:
+        fail("a game has a clock or days per move, not both: give --clock or --days")
     clock = clock_of(args.clock)
     try:
         # The WebSocket client comes with the web extra, loaded for this command only.

@@ -47,6 +47,16 @@ def _error_text(body: bytes, status: int) -> str:
         return f"the site answered {status}"
 
 
+def time_control(clock: tuple[float, float] | None, days: int | None) -> Json:
+    """A new game's or a seek's time control in the API's words: a clock (minutes, seconds of
+    increment), correspondence days per move, or neither (no time limit)."""
+    if clock is not None:
+        return {"clock": {"minutes": clock[0], "increment_seconds": clock[1]}}
+    if days is not None:
+        return {"correspondence": {"days": days}}
+    return {}
+
+
 class Site:
     """The site's HTTP API, as the account of a token."""
 
@@ -90,19 +100,21 @@ class Site:
         self.request("POST", f"/api/games/{game_id}/join", {"invite": code})
         return game_id
 
-    def open_game(self, rules: str, clock: tuple[float, float] | None) -> tuple[str, str]:
+    def open_game(
+        self, rules: str, clock: tuple[float, float] | None, days: int | None
+    ) -> tuple[str, str]:
         """A game between people that anyone with its link may join: its id and the link."""
         body: Json = {"rules": rules, "opponent": {"type": "friend"}, "color": "random"}
-        if clock is not None:
-            body["clock"] = {"minutes": clock[0], "increment_seconds": clock[1]}
+        body.update(time_control(clock, days))
         created = self.request("POST", "/api/games", body)
         return created["game"]["id"], self.server + created["invite"]["path"]
 
-    def post_seek(self, rules: str, clock: tuple[float, float] | None, rated: bool) -> str:
+    def post_seek(
+        self, rules: str, clock: tuple[float, float] | None, days: int | None, rated: bool
+    ) -> str:
         """Post an open challenge in the lobby; its id."""
         body: Json = {"rules": rules, "rated": rated, "color": "random"}
-        if clock is not None:
-            body["clock"] = {"minutes": clock[0], "increment_seconds": clock[1]}
+        body.update(time_control(clock, days))
         seek_id: str = self.request("POST", "/api/seeks", body)["id"]
         return seek_id
 
@@ -227,7 +239,7 @@ def _use_the_lobby(
                 say(f"accepted {seek['player']}'s challenge: game {game_id}")
                 return
     if args.seek and not any(seek["player"].lower() == name.lower() for seek in seeks):
-        seek_id = site.post_seek(args.seek, clock, args.rated)
+        seek_id = site.post_seek(args.seek, clock, args.days, args.rated)
         say(f"posted a challenge in the lobby: {seek_id}")
 
 
@@ -251,7 +263,7 @@ def run_bot(args: Any, clock: tuple[float, float] | None) -> int:
     for link in args.join:
         say(f"joined game {site.join(link)}")
     if args.open:
-        game_id, link = site.open_game(args.open, clock)
+        game_id, link = site.open_game(args.open, clock, args.days)
         say(f"opened game {game_id}: send {link}")
     stopping = threading.Event()
     finished: list[str] = []

@@ -29,7 +29,7 @@ from bluegray.errors import BlueGrayError
 from bluegray.pieces import Side
 from bluegray.rules import RuleSet
 from bluegray.web.bus import News
-from bluegray.web.clocks import Clock, now_ms, time_class
+from bluegray.web.clocks import Clock, Correspondence, now_ms, time_class
 from bluegray.web.errors import ApiError, from_library, rate_limited
 from bluegray.web.glicko import DEFAULT_SETTINGS, Rating, is_provisional
 from bluegray.web.leaderboards import shown_rating
@@ -53,7 +53,7 @@ from bluegray.web.models import AccountRow, RatingRow, SeekRow
 from bluegray.web.players import Account, account_of_row, name_key
 from bluegray.web.rates import RateLimits
 from bluegray.web.ratings import pool_name
-from bluegray.web.schemas import ClockSettings
+from bluegray.web.schemas import ClockSettings, CorrespondenceSettings
 from bluegray.web.security import new_game_id
 from bluegray.web.seeks import (
     SeekGoneError,
@@ -116,6 +116,8 @@ class _Terms:
 
     rules: RuleSet
     clock: ClockSettings | None
+    days: int | None
+    """Correspondence days per move (``None``: a clock, or no time limit)."""
     rated: bool
     color: str
     time_class: str
@@ -241,13 +243,20 @@ class Lobby:
     # -- posting -------------------------------------------------------------------------------
 
     def _terms(
-        self, rules_text: str, clock: ClockSettings | None, rated: bool, color: str, kind: str
+        self,
+        rules_text: str,
+        clock: ClockSettings | None,
+        correspondence: CorrespondenceSettings | None,
+        rated: bool,
+        color: str,
+        kind: str,
     ) -> _Terms:
         try:
             rules = RuleSet.parse(rules_text)
         except BlueGrayError as error:
             raise from_library(error) from None
-        what = time_class(clock, None)
+        days = None if correspondence is None else correspondence.days
+        what = time_class(clock, days)
         pool = pool_name(rules, what)
         if rated and pool is None:
             raise ApiError(
@@ -255,7 +264,17 @@ class Lobby:
                 "cannot_be_rated",
                 f"this {kind} cannot be rated: a custom rule set is never rated",
             )
-        return _Terms(rules, clock, rated, color, what, pool)
+        return _Terms(rules, clock, days, rated, color, what, pool)
+
+    def _asked(self, request: SeekRequest | ChallengeRequest, kind: str) -> _Terms:
+        return self._terms(
+            request.rules,
+            request.clock,
+            request.correspondence,
+            request.rated,
+            request.color,
+            kind,
+        )
 
     async def _limit(self, account: Account, challenge: bool) -> None:
         if not self.settings.rate_limits:
@@ -291,6 +310,7 @@ class Lobby:
             time_class=terms.time_class,
             clock_initial_ms=None if clock is None else round(clock.minutes * 60_000),
             clock_increment_ms=None if clock is None else round(clock.increment_seconds * 1000),
+            corr_days=terms.days,
             rated=terms.rated,
             color=terms.color,
             rating_min=rating_min,
@@ -318,7 +338,7 @@ class Lobby:
 
     async def post(self, account: Account, request: SeekRequest) -> SeekInfo:
         await self._limit(account, challenge=False)
-        terms = self._terms(request.rules, request.clock, request.rated, request.color, "seek")
+        terms = self._asked(request, "seek")
         low, high = request.rating_min, request.rating_max
         if low is not None and high is not None and low > high:
             raise ApiError(422, "invalid_range", f"the rating range {low}-{high} is empty")
@@ -334,7 +354,7 @@ class Lobby:
         if target.id == account.id:
             raise ApiError(409, "not_allowed", "you cannot challenge yourself")
         await self._limit(account, challenge=True)
-        terms = self._terms(request.rules, request.clock, request.rated, request.color, "challenge")
+        terms = self._asked(request, "challenge")
         return seek_info(await self._store(account, terms, target=target))
 
     async def cancel(self, account: Account, seek_id: str) -> None:
@@ -390,6 +410,7 @@ class Lobby:
         clock = None
         if row.clock_initial_ms is not None:
             clock = Clock.new(row.clock_initial_ms, row.clock_increment_ms or 0)
+        correspondence = None if row.corr_days is None else Correspondence(row.corr_days)
 
         def also(connection: Connection) -> None:
             take_seek(connection, row.id)
@@ -401,6 +422,7 @@ class Lobby:
                 {own: owner, own.other: taker},
                 rules,
                 clock,
+                correspondence=correspondence,
                 rated=row.rated,
                 also=also,
             )
@@ -430,7 +452,7 @@ class Lobby:
         if pairing is None:
             raise ApiError(404, "not_found", f"no quick pairing {key!r}: " + ", ".join(_QUICK))
         await self._limit(account, challenge=False)
-        terms = self._terms(pairing.rules, pairing.clock, pairing.rated, "random", "seek")
+        terms = self._terms(pairing.rules, pairing.clock, None, pairing.rated, "random", "seek")
         rating = (await self.rating(account.id, terms.pool)).rating
         span = self.settings.quick_pairing_range
         started = await self._pair_quick(account, key, rating, None)

@@ -7,16 +7,23 @@ from typing import Annotated, Literal
 
 from pydantic import BaseModel, Field
 
-from bluegray.web.schemas import RULES_TEXT_LIMIT, ClockSettings, Request, SideName
+from bluegray.web.schemas import (
+    RULES_TEXT_LIMIT,
+    ClockSettings,
+    CorrespondenceSettings,
+    Request,
+    SideName,
+    TimeControlRequest,
+)
 
 Color = Literal["blue", "gray", "random"]
 
 
-class SeekRequest(Request):
-    """An open challenge: anyone whose rating is in the range may accept it."""
+class SeekRequest(TimeControlRequest):
+    """An open challenge: anyone whose rating is in the range may accept it. Its game has the
+    clock, or the correspondence days per move, it asks for."""
 
     rules: str = Field(default="sackson", max_length=RULES_TEXT_LIMIT, examples=["sackson"])
-    clock: ClockSettings | None = Field(default=None, description="The clock (null: none).")
     rated: bool = Field(default=False, description="Rated: only under a preset rule set.")
     color: Color = Field(default="random", description="The side the seeker plays.")
     rating_min: int | None = Field(default=None, ge=0, le=4000)
@@ -29,12 +36,11 @@ class SeekRequest(Request):
     )
 
 
-class ChallengeRequest(Request):
+class ChallengeRequest(TimeControlRequest):
     """A challenge to one named player, who sees it wherever they are on the site."""
 
     to: str = Field(min_length=1, max_length=20, examples=["ada_l"])
     rules: str = Field(default="sackson", max_length=RULES_TEXT_LIMIT)
-    clock: ClockSettings | None = None
     rated: bool = False
     color: Color = "random"
 
@@ -53,6 +59,9 @@ class SeekInfo(BaseModel):
     rules: str
     time_class: Literal["real-time", "correspondence"]
     clock: ClockSettings | None
+    correspondence: CorrespondenceSettings | None = Field(
+        default=None, description="Correspondence days per move (null: none)."
+    )
     rated: bool
     color: Color
     rating_min: int | None

@@ -223,6 +223,8 @@ class SeekRow(Base):
     time_class: Mapped[str] = mapped_column(String(16))
     clock_initial_ms: Mapped[int | None] = mapped_column(BigInteger)
     clock_increment_ms: Mapped[int | None] = mapped_column(BigInteger)
+    corr_days: Mapped[int | None] = mapped_column(Integer)
+    """Correspondence days per move (``None``: a clock, or no time limit)."""
     rated: Mapped[bool] = mapped_column(Boolean, server_default=false())
     color: Mapped[str] = mapped_column(String(8))
     """The side the seeker plays: ``blue``, ``gray`` or ``random``."""

@@ -4,7 +4,7 @@ shows each with an example."""
 
 from __future__ import annotations
 
-from typing import Annotated, Any, Literal
+from typing import Annotated, Any, Literal, Self
 
 from pydantic import BaseModel, ConfigDict, Field, model_validator
 
@@ -121,7 +121,26 @@ class CorrespondenceSettings(Request):
     days: DaysPerMove = Field(examples=[3])
 
 
-class CreateGameRequest(Request):
+class TimeControlRequest(Request):
+    """A request that sets a time control: a real-time clock or correspondence days per move,
+    not both (neither: no time limit). A new game, a seek and a challenge share it."""
+
+    clock: ClockSettings | None = Field(default=None, description="A real-time clock (null: none).")
+    correspondence: CorrespondenceSettings | None = Field(
+        default=None,
+        description="Correspondence days per move instead of a real-time clock (null: none).",
+    )
+
+    @model_validator(mode="after")
+    def _one_time_control(self) -> Self:
+        if self.clock is not None and self.correspondence is not None:
+            raise ValueError(
+                "a game has a real-time clock or correspondence days per move, not both"
+            )
+        return self
+
+
+class CreateGameRequest(TimeControlRequest):
     rules: str = Field(default="sackson", max_length=RULES_TEXT_LIMIT, examples=["cooper"])
     position: str | None = Field(
         default=None,
@@ -130,25 +149,12 @@ class CreateGameRequest(Request):
     )
     opponent: Opponent
     color: Literal["blue", "gray", "random"] = "random"
-    clock: ClockSettings | None = None
     rated: bool = Field(
         default=False,
         description="Whether the game counts for both players' ratings: only a game against a "
         "friend, created and joined by two accounts, under a preset rule set from its start "
         "(a custom rule set or a set-up position is never rated: 422 cannot_be_rated).",
     )
-    correspondence: CorrespondenceSettings | None = Field(
-        default=None,
-        description="A correspondence game (days per move) instead of a real-time clock.",
-    )
-
-    @model_validator(mode="after")
-    def _one_time_control(self) -> CreateGameRequest:
-        if self.clock is not None and self.correspondence is not None:
-            raise ValueError(
-                "a game has a real-time clock or correspondence days per move, not both"
-            )
-        return self
 
 
 class JoinRequest(Request):

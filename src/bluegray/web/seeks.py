@@ -19,7 +19,7 @@ from sqlalchemy.orm import Session
 from bluegray.web.db import ConflictError
 from bluegray.web.lobby_schemas import SeekInfo
 from bluegray.web.models import Base, SeekRow
-from bluegray.web.schemas import ClockSettings
+from bluegray.web.schemas import ClockSettings, CorrespondenceSettings
 
 _SEEKS: Final = Base.metadata.tables["seeks"]
 LIST_LIMIT: Final = 500
@@ -41,6 +41,9 @@ def seek_info(row: SeekRow | Row[Any]) -> SeekInfo:
             minutes=row.clock_initial_ms / 60_000,
             increment_seconds=(row.clock_increment_ms or 0) / 1000,
         )
+    correspondence = None
+    if row.corr_days is not None:
+        correspondence = CorrespondenceSettings.model_validate({"days": row.corr_days})
     return SeekInfo(
         id=row.id,
         player=row.account_name,
@@ -50,6 +53,7 @@ def seek_info(row: SeekRow | Row[Any]) -> SeekInfo:
         rules=row.rules,
         time_class=row.time_class,  # type: ignore[arg-type]
         clock=clock,
+        correspondence=correspondence,
         rated=bool(row.rated),
         color=row.color,  # type: ignore[arg-type]
         rating_min=row.rating_min,

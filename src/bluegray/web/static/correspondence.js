@@ -1,5 +1,5 @@
 // Correspondence games in the browser: the time left to move (days, hours, minutes) from a
-// deadline in server time, and the browser's notifications (the Web Notifications API) that say
+// deadline in server time, a seek's time control in words, and the browser's notifications (the Web Notifications API) that say
 // "your move" while the page is open in the background.
 
 const MINUTE = 60_000;
@@ -20,13 +20,26 @@ export function leftText(ms) {
   return `${Math.max(1, Math.ceil(ms / MINUTE))} min`;
 }
 
+/** Days per move in words: "1 day", "3 days". */
+export function daysText(days) {
+  return `${days} ${days === 1 ? "day" : "days"}`;
+}
+
+/** A seek's or a challenge's time control as the lobby and the header show it: "5+3" (minutes
+ * and seconds a move), "3 days" (per move) or "no clock". */
+export function timeControlText(seek) {
+  if (seek.clock) return `${seek.clock.minutes}+${seek.clock.increment_seconds}`;
+  if (seek.correspondence) return daysText(seek.correspondence.days);
+  return "no clock";
+}
+
 /** What a side's bar shows in a correspondence game at server time `now`, and whether its time
  * is running and short (less than a fifth of the allowance). */
 export function sideTime(correspondence, side, now) {
   const deadline = correspondence[`${side}_deadline_ms`];
   const days = correspondence.days_per_move;
   if (deadline === null || correspondence.running !== side) {
-    return { text: `${days} ${days === 1 ? "day" : "days"} per move`, running: false, low: false };
+    return { text: `${daysText(days)} per move`, running: false, low: false };
   }
   const left = deadline - now;
   return { text: leftText(left), running: true, low: left < (days * DAY) / 5, deadline };

@@ -2,6 +2,8 @@
 // in the header), and a game that starts for it (on the lobby page it goes there at once;
 // elsewhere a link says so). Names are set as text, never as HTML.
 
+import { timeControlText } from "./correspondence.js";
+
 const box = document.getElementById("notices");
 const me = box ? box.dataset.account.toLowerCase() : "";
 const csrfToken = () => document.querySelector('meta[name="csrf-token"]').content;
@@ -34,7 +36,7 @@ function notice(id, kind) {
 function challenge(seek) {
   if (!seek.to || seek.to.toLowerCase() !== me) return; // one this account sent
   const item = notice(seek.id, "challenge");
-  const clock = seek.clock ? `${seek.clock.minutes}+${seek.clock.increment_seconds}` : "no clock";
+  const clock = timeControlText(seek);
   const text = document.createElement("span");
   text.textContent = `${seek.player} (${Math.round(seek.rating)}${seek.provisional ? "?" : ""}) challenges you: `
     + `${seek.rules}, ${clock}, ${seek.rated ? "rated" : "casual"}. `;

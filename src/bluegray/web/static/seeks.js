@@ -4,6 +4,8 @@
 // text, never as HTML. The game a seek starts is announced on /ws/account (notify.js), which
 // takes this page to it.
 
+import { timeControlText } from "./correspondence.js";
+
 const $ = (id) => document.getElementById(id);
 const people = $("people");
 const me = people ? people.dataset.account : "";
@@ -27,7 +29,7 @@ async function send(method, url, body) {
 }
 
 function describe(seek) {
-  const clock = seek.clock ? `${seek.clock.minutes}+${seek.clock.increment_seconds}` : "no clock";
+  const clock = timeControlText(seek);
   const rating = `${Math.round(seek.rating)}${seek.provisional ? "?" : ""}`;
   const range = seek.rating_min !== null || seek.rating_max !== null
     ? ` · ${seek.rating_min ?? "any"}–${seek.rating_max ?? "any"}` : "";
@@ -93,15 +95,26 @@ async function cancel(id) {
   }
 }
 
+const seekTime = () => document.querySelector('input[name="seek-time"]:checked').value;
+
 function terms() {
-  const minutes = Number($("seek-minutes").value);
   const body = {
     rules: $("seek-rules").value,
-    clock: { minutes, increment_seconds: Number($("seek-increment").value || 0) },
     rated: $("seek-rated").checked,
     color: $("seek-color").value,
   };
+  if (seekTime() === "days") {
+    body.correspondence = { days: Number($("seek-days").value) };
+  } else {
+    const minutes = Number($("seek-minutes").value);
+    body.clock = { minutes, increment_seconds: Number($("seek-increment").value || 0) };
+  }
   return body;
+}
+
+function showTime() {
+  $("seek-clock-row").hidden = seekTime() !== "clock";
+  $("seek-days-row").hidden = seekTime() !== "days";
 }
 
 function connect() {
@@ -148,6 +161,10 @@ if (people) {
   }
   const form = $("seek-form");
   if (form) {
+    for (const radio of document.querySelectorAll('input[name="seek-time"]')) {
+      radio.addEventListener("change", showTime);
+    }
+    showTime();
     form.addEventListener("submit", async (event) => {
       event.preventDefault();
       const body = { ...terms(), connection };

@@ -1,5 +1,6 @@
 """Correspondence games (days per move, the side to move's deadline and the turn it was set
-for) and an account's email address with its choice of notifications.
+for), seeks' and challenges' days per move, and an account's email address with its choice of
+notifications.
 
 Revision ID: 0006
 Revises: 0005
@@ -26,6 +27,7 @@ def upgrade() -> None:
     op.add_column("games", sa.Column("corr_days", sa.Integer, nullable=True))
     op.add_column("games", sa.Column("corr_deadline_ms", sa.BigInteger, nullable=True))
     op.add_column("games", sa.Column("corr_ply", sa.Integer, nullable=True))
+    op.add_column("seeks", sa.Column("corr_days", sa.Integer, nullable=True))
     op.add_column("accounts", sa.Column("email", sa.String(254), nullable=True))
     for name in ("notify_turn", "notify_time"):
         column = sa.Column(name, sa.Boolean, nullable=False, server_default=sa.false())
@@ -35,5 +37,6 @@ def upgrade() -> None:
 def downgrade() -> None:
     for name in ("notify_time", "notify_turn", "email"):
         op.drop_column("accounts", name)
+    op.drop_column("seeks", "corr_days")
     for name in ("corr_ply", "corr_deadline_ms", "corr_days"):
         op.drop_column("games", name)
