@@ -426,7 +426,10 @@ class TournamentGameRow(Base):
     blue_id: Mapped[int] = mapped_column(Integer, _account_key("tournament_games", "blue_id"))
     gray_id: Mapped[int] = mapped_column(Integer, _account_key("tournament_games", "gray_id"))
     result: Mapped[str | None] = mapped_column(String(8))
-    """``1-0``, ``0-1`` or ``1/2-1/2``; ``None`` while played (an aborted game: ``*``)."""
+    """``1-0``, ``0-1`` or ``1/2-1/2``; ``None`` while played."""
+    forfeit: Mapped[bool] = mapped_column(Boolean, server_default=false())
+    """An aborted game (its first moves never came): the result goes against the side that
+    did not move (or that aborted)."""
     started_ms: Mapped[int] = mapped_column(BigInteger)
 
 

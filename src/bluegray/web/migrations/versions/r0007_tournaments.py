@@ -80,6 +80,7 @@ def upgrade() -> None:
         _account("tournament_games", "blue_id"),
         _account("tournament_games", "gray_id"),
         sa.Column("result", sa.String(8), nullable=True),
+        sa.Column("forfeit", sa.Boolean, nullable=False, server_default=sa.false()),
         sa.Column("started_ms", sa.BigInteger, nullable=False),
     )
     op.create_index("ix_tournament_games_tournament", "tournament_games", ["tournament_id", "seq"])
