@@ -305,9 +305,9 @@ class Games:
         saves = [new_game_save(live, [], self.first_move_ms) for live in lives]
 
         def write(connection: Connection) -> None:
-            also(connection)
             for save in saves:
                 apply_save(connection, save)
+            also(connection)  # after the games: its rows refer to them
 
         await self.db.write(write)
         for live in lives:

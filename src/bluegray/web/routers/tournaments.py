@@ -1,0 +1,119 @@
+"""The tournaments' API: ``/api/tournaments`` (list, create), and per tournament its state, join,
+withdraw, table, games and all its games' records. docs/web.md ("Tournaments") describes them."""
+
+from __future__ import annotations
+
+from typing import Annotated, Any
+
+from fastapi import APIRouter, Depends, Path, Request
+
+from bluegray.web.callers import Caller, csrf_refusal
+from bluegray.web.deps import CurrentCaller
+from bluegray.web.errors import ApiError
+from bluegray.web.players import Account
+from bluegray.web.schemas import ErrorResponse
+from bluegray.web.tournaments.schemas import (
+    CreateTournamentRequest,
+    Standings,
+    TournamentGames,
+    TournamentInfo,
+    TournamentList,
+)
+from bluegray.web.tournaments.service import Tournaments
+
+router = APIRouter(tags=["tournaments"])
+
+ERRORS: dict[int | str, dict[str, Any]] = {
+    status: {"model": ErrorResponse} for status in (401, 403, 404, 409, 422, 429)
+}
+TournamentId = Annotated[str, Path(pattern=r"^[A-Za-z0-9_-]{1,32}$")]
+
+
+def get_tournaments(request: Request) -> Tournaments:
+    tournaments: Tournaments = request.app.state.tournaments
+    return tournaments
+
+
+TournamentService = Annotated[Tournaments, Depends(get_tournaments)]
+
+
+def _player(caller: Caller) -> Account:
+    player = caller.player
+    if player is not None:
+        return player
+    if caller.refused_csrf:
+        raise csrf_refusal()
+    raise ApiError(
+        401, "unauthorized", "tournaments are for accounts: log in (or send an API token)"
+    )
+
+
+@router.get("/api/tournaments", response_model=TournamentList, summary="The tournaments")
+async def list_tournaments(tournaments: TournamentService) -> TournamentList:
+    """Those to come and running (soonest first), then the latest finished."""
+    return await tournaments.all()
+
+
+@router.post(
+    "/api/tournaments",
+    response_model=TournamentInfo,
+    status_code=201,
+    responses=ERRORS,
+    summary="Create a tournament",
+)
+async def create_tournament(
+    body: CreateTournamentRequest, caller: CurrentCaller, tournaments: TournamentService
+) -> TournamentInfo:
+    """Any account may create an arena (``minutes``) or a Swiss (``rounds``); it starts
+    ``starts_in_seconds`` from now."""
+    return await tournaments.create(_player(caller), body)
+
+
+@router.get(
+    "/api/tournaments/{tournament_id}",
+    response_model=Standings,
+    responses=ERRORS,
+    summary="A tournament and its table",
+)
+async def get_tournament(tournament_id: TournamentId, tournaments: TournamentService) -> Standings:
+    """The tournament with its live table (the final one once finished)."""
+    return await tournaments.standings(tournament_id)
+
+
+@router.get(
+    "/api/tournaments/{tournament_id}/games",
+    response_model=TournamentGames,
+    responses=ERRORS,
+    summary="A tournament's games",
+)
+async def tournament_games(
+    tournament_id: TournamentId, tournaments: TournamentService
+) -> TournamentGames:
+    """Every game, in the order they started, with its result once it ended."""
+    return await tournaments.games(tournament_id)
+
+
+@router.post(
+    "/api/tournaments/{tournament_id}/join",
+    response_model=Standings,
+    responses=ERRORS,
+    summary="Join a tournament",
+)
+async def join_tournament(
+    tournament_id: TournamentId, caller: CurrentCaller, tournaments: TournamentService
+) -> Standings:
+    """An arena may be joined until it ends, a Swiss before it starts."""
+    return await tournaments.join(_player(caller), tournament_id)
+
+
+@router.post(
+    "/api/tournaments/{tournament_id}/withdraw",
+    response_model=Standings,
+    responses=ERRORS,
+    summary="Withdraw from a tournament",
+)
+async def withdraw_tournament(
+    tournament_id: TournamentId, caller: CurrentCaller, tournaments: TournamentService
+) -> Standings:
+    """No new game is paired for the player (a game being played is played to its end)."""
+    return await tournaments.withdraw(_player(caller), tournament_id)

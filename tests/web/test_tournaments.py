@@ -1,0 +1,92 @@
+"""Tournaments through the API, on a real server: a Swiss paired round by round (no repeated
+opponent, byes), an arena pairing its free players. On SQLite and on PostgreSQL."""
+
+from __future__ import annotations
+
+import time
+from collections.abc import Callable
+from typing import Any
+
+from tests.web.conftest import LiveServer
+from tests.web.lobby_clients import Player
+
+CLOCK = {"minutes": 5, "increment_seconds": 3}
+
+
+def wait_for(check: Callable[[], Any], timeout: float = 20) -> Any:
+    deadline = time.monotonic() + timeout
+    while time.monotonic() < deadline:
+        found = check()
+        if found:
+            return found
+        time.sleep(0.1)
+    raise AssertionError("timed out")
+
+
+def play_out(players: dict[str, Player], games: list[dict[str, Any]]) -> None:
+    """Blue wins every unfinished game: Gray resigns."""
+    for game in games:
+        if game["result"] is None:
+            answer = players[game["gray"]].post(
+                f"/api/games/{game['game_id']}/actions", {"action": "resign"}
+            )
+            assert answer.status_code == 200, answer.text
+
+
+def test_a_swiss_of_three_pairs_every_round_without_a_rematch_and_gives_each_a_bye(
+    make_server: Callable[..., LiveServer],
+) -> None:
+    server = make_server(rate_limits=False)
+    names = ("ada", "bob", "cyd")
+    players = {name: Player(server.url, name) for name in names}
+    ada = players["ada"]
+    body = {"kind": "swiss", "name": "Three", "clock": CLOCK, "rounds": 3, "starts_in_seconds": 1}
+    created = ada.post("/api/tournaments", body)
+    assert created.status_code == 201, created.text
+    tid = created.json()["id"]
+    for player in players.values():
+        assert player.post(f"/api/tournaments/{tid}/join").status_code == 200
+    met: set[frozenset[str]] = set()
+    for number in (1, 2, 3):
+
+        def round_games(n: int = number) -> list[dict[str, Any]]:
+            games = ada.get(f"/api/tournaments/{tid}/games")["games"]
+            return [g for g in games if g["round"] == n]
+
+        games = wait_for(round_games)
+        assert len(games) == 1
+        pair = frozenset((games[0]["blue"], games[0]["gray"]))
+        assert pair not in met
+        met.add(pair)
+        play_out(players, games)
+    final = wait_for(
+        lambda: (
+            (t := ada.get(f"/api/tournaments/{tid}"))["tournament"]["status"] == "finished" and t
+        )
+    )
+    assert sorted(final["byes"].values()) == sorted(names)
+    assert {line["name"] for line in final["standings"]} == set(names)
+    assert sum(line["score"] for line in final["standings"]) == 3 + 3  # 3 games, 3 byes
+
+
+def test_an_arena_pairs_its_free_players_and_a_bad_tournament_is_refused(
+    make_server: Callable[..., LiveServer],
+) -> None:
+    server = make_server(rate_limits=False)
+    players = {name: Player(server.url, name) for name in ("ada", "bob")}
+    ada = players["ada"]
+    refused = ada.post("/api/tournaments", {"kind": "arena", "name": "A", "clock": CLOCK})
+    assert refused.status_code == 422 and refused.json()["error"]["code"] == "invalid_tournament"
+    body = {"kind": "arena", "name": "A", "clock": CLOCK, "minutes": 5, "starts_in_seconds": 0}
+    tid = ada.post("/api/tournaments", body).json()["id"]
+    for player in players.values():
+        assert player.post(f"/api/tournaments/{tid}/join").status_code == 200
+    first = wait_for(lambda: ada.get(f"/api/tournaments/{tid}/games")["games"])
+    play_out(players, first)
+    # The two have just met: they are paired again once both have waited 20 s for another.
+    games = wait_for(
+        lambda: len(g := ada.get(f"/api/tournaments/{tid}/games")["games"]) == 2 and g, 45
+    )
+    assert games[0]["result"] == "1-0"
+    table = ada.get(f"/api/tournaments/{tid}")["standings"]
+    assert table[0]["name"] == first[0]["blue"] and table[0]["score"] == 2
