@@ -90,3 +90,6 @@ def test_an_arena_pairs_its_free_players_and_a_bad_tournament_is_refused(
     assert games[0]["result"] == "1-0"
     table = ada.get(f"/api/tournaments/{tid}")["standings"]
     assert table[0]["name"] == first[0]["blue"] and table[0]["score"] == 2
+    records = ada.http.get(f"/api/tournaments/{tid}/records")
+    assert records.status_code == 200
+    assert records.text.count("[GameId ") == 2 and first[0]["game_id"] in records.text

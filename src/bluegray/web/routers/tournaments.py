@@ -6,11 +6,13 @@ from __future__ import annotations
 from typing import Annotated, Any
 
 from fastapi import APIRouter, Depends, Path, Request
+from fastapi.responses import PlainTextResponse
 
 from bluegray.web.callers import Caller, csrf_refusal
-from bluegray.web.deps import CurrentCaller
+from bluegray.web.deps import AppSettings, CurrentCaller, Service
 from bluegray.web.errors import ApiError
 from bluegray.web.players import Account
+from bluegray.web.routers.records import record_text
 from bluegray.web.schemas import ErrorResponse
 from bluegray.web.tournaments.schemas import (
     CreateTournamentRequest,
@@ -117,3 +119,25 @@ async def withdraw_tournament(
 ) -> Standings:
     """No new game is paired for the player (a game being played is played to its end)."""
     return await tournaments.withdraw(_player(caller), tournament_id)
+
+
+@router.get(
+    "/api/tournaments/{tournament_id}/records",
+    response_class=PlainTextResponse,
+    summary="Download every game of a tournament as records",
+    responses={200: {"content": {"text/plain": {}}, "description": "The records."}, **ERRORS},
+)
+async def download_records(
+    tournament_id: TournamentId,
+    tournaments: TournamentService,
+    service: Service,
+    settings: AppSettings,
+) -> Any:
+    """One text with every game's record (the project's record format), in the order the games
+    started, separated by a blank line."""
+    games = (await tournaments.games(tournament_id)).games
+    texts = [record_text(await service.snapshot(game.game_id), settings) for game in games]
+    return PlainTextResponse(
+        "\n".join(text.rstrip("\n") + "\n" for text in texts),
+        headers={"content-disposition": f'attachment; filename="bluegray-{tournament_id}.txt"'},
+    )

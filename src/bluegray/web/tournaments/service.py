@@ -14,7 +14,7 @@ from __future__ import annotations
 
 import asyncio
 import logging
-from collections.abc import Callable
+from collections.abc import Awaitable, Callable
 from datetime import timedelta
 from typing import Final
 
@@ -145,6 +145,28 @@ class Tournaments:
         return await self.info(tournament_id)
 
     async def join(self, account: Account, tournament_id: str) -> Standings:
+        return await self._retried(self._join, account, tournament_id)
+
+    async def withdraw(self, account: Account, tournament_id: str) -> Standings:
+        """Leave: no new game (a game being played is played to its end)."""
+        return await self._retried(self._withdraw, account, tournament_id)
+
+    async def _retried(
+        self,
+        request: Callable[[Account, str], Awaitable[Standings]],
+        account: Account,
+        tournament_id: str,
+    ) -> Standings:
+        """A player's request, decided again on the tournament as it then is if the tournament
+        changed meanwhile (a pairing, a game's end), a few times before it is refused."""
+        for _ in range(4):
+            try:
+                return await request(account, tournament_id)
+            except ConflictError:
+                continue
+        raise ApiError(409, "stale_version", "the tournament is changing fast: try again")
+
+    async def _join(self, account: Account, tournament_id: str) -> Standings:
         snapshot = await self.snapshot(tournament_id)
         row = snapshot.row
         if row.status == "finished":
@@ -187,8 +209,7 @@ class Tournaments:
         self.service.timers.expect([now])
         return await self._announce(tournament_id)
 
-    async def withdraw(self, account: Account, tournament_id: str) -> Standings:
-        """Leave: no new game (a game being played is played to its end)."""
+    async def _withdraw(self, account: Account, tournament_id: str) -> Standings:
         snapshot = await self.snapshot(tournament_id)
         mine = next((p for p in snapshot.players if p.account_id == account.id), None)
         if mine is None or mine.withdrawn:
@@ -208,12 +229,7 @@ class Tournaments:
         return await self._announce(tournament_id)
 
     async def _write(self, work: Callable[[Connection], None]) -> None:
-        try:
-            await self.db.write(work)
-        except ConflictError:
-            raise ApiError(
-                409, "stale_version", "the tournament changed meanwhile: try again"
-            ) from None
+        await self.db.write(work)
 
     async def _rating(self, account_id: int, snapshot: Snapshot) -> Rating:
         row = snapshot.row
