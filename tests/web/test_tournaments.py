@@ -67,6 +67,14 @@ def test_a_swiss_of_three_pairs_every_round_without_a_rematch_and_gives_each_a_b
     assert sorted(final["byes"].values()) == sorted(names)
     assert {line["name"] for line in final["standings"]} == set(names)
     assert sum(line["score"] for line in final["standings"]) == 3 + 3  # 3 games, 3 byes
+    # The records name the players by their accounts and the tournament as the event.
+    records = ada.http.get(f"/api/tournaments/{tid}/records").text
+    games = ada.get(f"/api/tournaments/{tid}/games")["games"]
+    for game in games:
+        tags = f'[Blue "{game["blue"]}"]\n[Gray "{game["gray"]}"]\n[Result "1-0"]'
+        assert tags in records
+        assert f'[GameId "{game["game_id"]}"]\n[Round "{game["round"]}"]' in records
+    assert records.count('[Event "Three"]') == 3 and "Anonymous" not in records
 
 
 def test_an_arena_pairs_its_free_players_and_a_bad_tournament_is_refused(

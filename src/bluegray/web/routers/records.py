@@ -30,19 +30,24 @@ ERRORS: dict[int | str, dict[str, Any]] = {
 }
 
 
-def record_text(live: LiveGame, settings: Settings) -> str:
-    """The game's record: an imported one as it was read, a played one with its tags."""
+def record_text(
+    live: LiveGame, settings: Settings, *, event: str | None = None, round: int | None = None
+) -> str:
+    """The game's record: an imported one as it was read, a played one with its tags (the
+    ``event`` and ``round`` of a tournament's game; players with accounts by their names)."""
     if live.record is not None:
         return write_record(read_record(live.record))
     date = datetime.datetime.fromtimestamp(live.created_ms / 1000, datetime.UTC)
     tags = {
-        "Event": _EVENTS.get(live.mode, "Game"),
+        "Event": event if event is not None else _EVENTS.get(live.mode, "Game"),
         "Site": settings.site,
         "Date": date.strftime("%Y.%m.%d"),
         "Blue": _player(live, Side.BLUE),
         "Gray": _player(live, Side.GRAY),
         "GameId": live.id,
     }
+    if round is not None:
+        tags["Round"] = str(round)
     if live.clock is not None:
         tags["TimeControl"] = f"{live.clock.initial_ms // 1000}+{live.clock.increment_ms // 1000}"
     if live.end_reason is not None:
@@ -54,6 +59,8 @@ def _player(live: LiveGame, side: Side) -> str:
     seat = live.seats.get(side)
     if seat is not None and seat.kind == "ai":
         return f"AI level {live.ai_level}"
+    if seat is not None and seat.account_name is not None:
+        return seat.account_name
     return "Anonymous"
 
 

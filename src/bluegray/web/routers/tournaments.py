@@ -135,8 +135,12 @@ async def download_records(
 ) -> Any:
     """One text with every game's record (the project's record format), in the order the games
     started, separated by a blank line."""
-    games = (await tournaments.games(tournament_id)).games
-    texts = [record_text(await service.snapshot(game.game_id), settings) for game in games]
+    snapshot = await tournaments.snapshot(tournament_id)
+    event = snapshot.info().name
+    texts = [
+        record_text(await service.snapshot(game.game_id), settings, event=event, round=game.round)
+        for game in snapshot.game_views()
+    ]
     return PlainTextResponse(
         "\n".join(text.rstrip("\n") + "\n" for text in texts),
         headers={"content-disposition": f'attachment; filename="bluegray-{tournament_id}.txt"'},
