@@ -7,8 +7,11 @@ import time
 from collections.abc import Callable
 from typing import Any
 
+import pytest
+from websockets.exceptions import ConnectionClosed
+
 from tests.web.conftest import LiveServer
-from tests.web.lobby_clients import Player
+from tests.web.lobby_clients import LiveSocket, Player
 
 CLOCK = {"minutes": 5, "increment_seconds": 3}
 
@@ -101,3 +104,26 @@ def test_an_arena_pairs_its_free_players_and_a_bad_tournament_is_refused(
     records = ada.http.get(f"/api/tournaments/{tid}/records")
     assert records.status_code == 200
     assert records.text.count("[GameId ") == 2 and first[0]["game_id"] in records.text
+
+
+def test_a_tournaments_socket_sends_its_table_then_each_change(
+    make_server: Callable[..., LiveServer],
+) -> None:
+    server = make_server(rate_limits=False)
+    ada, bob = Player(server.url, "ada"), Player(server.url, "bob")
+    body = {"kind": "swiss", "name": "Live <b>", "clock": CLOCK, "rounds": 1}
+    tid = ada.post("/api/tournaments", body).json()["id"]
+    with ada.socket(f"/ws/tournament/{tid}") as socket:
+        assert socket.welcome["account"] == "ada"
+        first = socket.receive("tournament")["standings"]
+        assert first["tournament"]["name"] == "Live <b>" and first["standings"] == []
+        assert bob.post(f"/api/tournaments/{tid}/join").status_code == 200
+        joined = socket.receive("tournament")["standings"]
+        assert [line["name"] for line in joined["standings"]] == ["bob"]
+        assert bob.post(f"/api/tournaments/{tid}/withdraw").status_code == 200
+        left = socket.receive("tournament")["standings"]
+        assert [line["withdrawn"] for line in left["standings"]] == [True]
+    unknown = server.url.replace("http", "ws", 1) + "/ws/tournament/nothing"
+    with pytest.raises(ConnectionClosed) as closed:
+        LiveSocket(unknown, None)
+    assert closed.value.rcvd is not None and closed.value.rcvd.code == 4404

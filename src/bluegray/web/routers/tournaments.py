@@ -3,31 +3,38 @@ withdraw, table, games and all its games' records. docs/web.md ("Tournaments") d
 
 from __future__ import annotations
 
-from typing import Annotated, Any
+from typing import Annotated, Any, Final
 
-from fastapi import APIRouter, Depends, Path, Request
+from fastapi import APIRouter, Depends, Path, Request, WebSocket
 from fastapi.responses import PlainTextResponse
 
 from bluegray.web.callers import Caller, csrf_refusal
 from bluegray.web.deps import AppSettings, CurrentCaller, Service
 from bluegray.web.errors import ApiError
+from bluegray.web.lobby import Lobby
+from bluegray.web.lobby_schemas import LobbyWelcome
 from bluegray.web.players import Account
+from bluegray.web.routers.lobby_routes import CLOSE_POLICY, identify, listen
 from bluegray.web.routers.records import record_text
 from bluegray.web.schemas import ErrorResponse
+from bluegray.web.security import origin_allowed
 from bluegray.web.tournaments.schemas import (
     CreateTournamentRequest,
     Standings,
     TournamentGames,
     TournamentInfo,
     TournamentList,
+    TournamentMessage,
 )
 from bluegray.web.tournaments.service import Tournaments
+from bluegray.web.ws import Connection
 
 router = APIRouter(tags=["tournaments"])
 
 ERRORS: dict[int | str, dict[str, Any]] = {
     status: {"model": ErrorResponse} for status in (401, 403, 404, 409, 422, 429)
 }
+CLOSE_NOT_FOUND: Final = 4404
 TournamentId = Annotated[str, Path(pattern=r"^[A-Za-z0-9_-]{1,32}$")]
 
 
@@ -145,3 +152,36 @@ async def download_records(
         "\n".join(text.rstrip("\n") + "\n" for text in texts),
         headers={"content-disposition": f'attachment; filename="bluegray-{tournament_id}.txt"'},
     )
+
+
+@router.websocket("/ws/tournament/{tournament_id}")
+async def tournament_socket(websocket: WebSocket, tournament_id: str) -> None:
+    """Everyone on a tournament's page: ``welcome``, its table (``tournament``), then the table
+    again each time it changes (a player joins or withdraws, a game starts or ends, the
+    tournament starts or ends). Closed at once (4404) for a tournament that does not exist."""
+    lobby: Lobby = websocket.app.state.lobby
+    tournaments: Tournaments = websocket.app.state.tournaments
+    if not origin_allowed(websocket.headers):
+        await websocket.close(CLOSE_POLICY)
+        return
+    account = await identify(websocket)
+    await websocket.accept()
+    connection = Connection(websocket, f"tournament:{tournament_id}", frozenset())
+    lobby.hub.join_tournament(tournament_id, connection)
+    try:
+        try:
+            standings = await tournaments.standings(tournament_id)
+        except ApiError:
+            await websocket.close(CLOSE_NOT_FOUND)
+            return
+        connection.start()
+        name = None if account is None else account.name
+        connection.send(
+            LobbyWelcome(connection="", account=name, process=lobby.process).model_dump_json()
+        )
+        first = TournamentMessage(standings=standings).model_dump_json()
+        lobby.hub.tournament_ready(tournament_id, connection, first)
+        await listen(websocket, connection)
+    finally:
+        lobby.hub.leave_tournament(tournament_id, connection)
+        await connection.stop()

@@ -32,7 +32,7 @@ from bluegray.web.errors import ApiError, from_library, not_found
 from bluegray.web.glicko import DEFAULT_SETTINGS, Rating
 from bluegray.web.leaderboards import shown_rating
 from bluegray.web.live import LiveGame
-from bluegray.web.lobby_hub import ACCOUNT_PREFIX
+from bluegray.web.lobby_hub import ACCOUNT_PREFIX, TOURNAMENT_PREFIX
 from bluegray.web.lobby_schemas import GameStartedMessage, StartedGame
 from bluegray.web.models import AccountRow, Base, RatingRow
 from bluegray.web.players import Account, account_of_row
@@ -57,7 +57,7 @@ ARENA_TICK_MS: Final = 2000
 """How often a running arena pairs its free players."""
 SWISS_CHECK_MS: Final = 30_000
 """How often a running Swiss looks at its round anyway (a game's end makes it look at once)."""
-CHANNEL_PREFIX: Final = "tournament:"
+CHANNEL_PREFIX: Final = TOURNAMENT_PREFIX
 """The bus's cluster channel of a tournament's news (``tournament:<id>``)."""
 
 _TOURNAMENTS: Final = Base.metadata.tables["tournaments"]
