@@ -127,3 +127,26 @@ def test_a_tournaments_socket_sends_its_table_then_each_change(
     with pytest.raises(ConnectionClosed) as closed:
         LiveSocket(unknown, None)
     assert closed.value.rcvd is not None and closed.value.rcvd.code == 4404
+
+
+def test_the_tournament_pages_show_the_tournaments_with_their_names_escaped(
+    make_server: Callable[..., LiveServer],
+) -> None:
+    server = make_server(rate_limits=False)
+    ada = Player(server.url, "ada")
+    name = '<script>alert("x")</script>'
+    body = {"kind": "arena", "name": name, "clock": CLOCK, "minutes": 5}
+    tid = ada.post("/api/tournaments", body).json()["id"]
+    assert ada.post(f"/api/tournaments/{tid}/join").status_code == 200
+    escaped = "&lt;script&gt;alert(&#34;x&#34;)&lt;/script&gt;"
+    listing = ada.http.get("/tournaments")
+    assert listing.status_code == 200
+    assert f'<a href="/tournament/{tid}">{escaped}</a>' in listing.text
+    assert name not in listing.text and 'id="tournament-form"' in listing.text
+    page = ada.http.get(f"/tournament/{tid}")
+    assert page.status_code == 200 and name not in page.text
+    assert f'<h1 id="tournament-name">{escaped}</h1>' in page.text
+    assert '<tr data-player="ada">' in page.text
+    assert 'src="/static/tournament.js"' in page.text
+    missing = ada.http.get("/tournament/nothing")
+    assert missing.status_code == 404 and 'id="no-tournament"' in missing.text

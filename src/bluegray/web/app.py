@@ -38,6 +38,7 @@ from bluegray.web.routers import (
     rules,
     sockets,
     study_pages,
+    tournament_pages,
     tournaments,
 )
 from bluegray.web.schemas import ErrorResponse
@@ -126,6 +127,7 @@ def create_app(settings: Settings | None = None) -> FastAPI:
     app.include_router(lobby_routes.router)
     app.include_router(tournaments.router)
     app.include_router(leaderboards.pages)
+    app.include_router(tournament_pages.pages)
     app.mount("/static", StaticFiles(directory=STATIC), name="static")
     app.state.rates = rates
     app.add_middleware(GuardMiddleware, settings=settings, rates=rates, process=process)
