@@ -66,6 +66,8 @@ def test_four_players_play_an_arena_from_its_creation_to_the_final_table(
     path = "/tournament/" + ada.url.rsplit("/", 1)[1]
     tid = path.rsplit("/", 1)[1]
     expect(ada.locator("#tournament-name")).to_have_text("Quick <arena>")
+    # It starts at once: the page reloads itself to show it running.
+    expect(ada.locator("#tournament-facts")).to_have_attribute("data-status", "running")
     check_page(ada, "h1", width)
 
     # All four join; Ada's table grows live.
