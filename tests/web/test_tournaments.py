@@ -150,3 +150,91 @@ def test_the_tournament_pages_show_the_tournaments_with_their_names_escaped(
     assert 'src="/static/tournament.js"' in page.text
     missing = ada.http.get("/tournament/nothing")
     assert missing.status_code == 404 and 'id="no-tournament"' in missing.text
+
+
+def test_a_swiss_pairs_by_score_tells_players_their_games_and_passes_over_the_withdrawn(
+    make_server: Callable[..., LiveServer],
+) -> None:
+    server = make_server(rate_limits=False)
+    names = ("ada", "bob", "cyd", "dan", "eve")
+    players = {name: Player(server.url, name) for name in names}
+    ada = players["ada"]
+    body = {"kind": "swiss", "name": "Five", "clock": CLOCK, "rounds": 2, "starts_in_seconds": 1}
+    tid = ada.post("/api/tournaments", body).json()["id"]
+    for player in players.values():
+        assert player.post(f"/api/tournaments/{tid}/join").status_code == 200
+
+    def round_games(number: int) -> list[dict[str, Any]]:
+        games = ada.get(f"/api/tournaments/{tid}/games")["games"]
+        return [g for g in games if g["round"] == number]
+
+    with ada.socket("/ws/account") as account:
+        first = wait_for(lambda: round_games(1))
+        assert len(first) == 2  # five players: two boards and a bye
+        # ada (first on the starting list: the bye is the last one's) is told where her game
+        # is, wherever she is on the site
+        mine = next(g for g in first if "ada" in (g["blue"], g["gray"]))
+        started = account.receive("game_started")["game"]
+        assert started["game_id"] == mine["game_id"]
+        assert started["path"] == f"/game/{mine['game_id']}"
+    play_out(players, first[:1])
+    gone = first[0]["blue"]  # the winner of the first game to end withdraws before the round ends
+    assert players[gone].post(f"/api/tournaments/{tid}/withdraw").status_code == 200
+    play_out(players, first[1:])
+    bye = ada.get(f"/api/tournaments/{tid}")["byes"]["1"]
+    winners = {g["blue"] for g in first}
+    losers = {g["gray"] for g in first}
+    second = wait_for(lambda: round_games(2))
+    pairs = {frozenset((g["blue"], g["gray"])) for g in second}
+    # The two with a point meet; the two without one meet; the withdrawn one is not paired.
+    assert pairs == {frozenset({bye, *(winners - {gone})}), frozenset(losers)}
+    assert "2" not in ada.get(f"/api/tournaments/{tid}")["byes"]
+    play_out(players, second)
+    final = wait_for(
+        lambda: (
+            (t := ada.get(f"/api/tournaments/{tid}"))["tournament"]["status"] == "finished" and t
+        )
+    )
+    table = {line["name"]: line for line in final["standings"]}
+    assert table[gone]["withdrawn"] and table[gone]["score"] == 1
+    assert max(line["score"] for line in final["standings"]) == 2
+
+
+def test_an_arena_counts_a_streak_double_and_ends_at_its_time(
+    make_server: Callable[..., LiveServer], time_offset: Callable[[float], None]
+) -> None:
+    server = make_server(rate_limits=False)
+    players = {name: Player(server.url, name) for name in ("ada", "bob")}
+    ada = players["ada"]
+    body = {"kind": "arena", "name": "Hot", "clock": CLOCK, "minutes": 10, "starts_in_seconds": 0}
+    tid = ada.post("/api/tournaments", body).json()["id"]
+    for player in players.values():
+        assert player.post(f"/api/tournaments/{tid}/join").status_code == 200
+    ahead = 0.0
+    for count in (1, 2, 3):  # ada wins three games running: the third counts double
+        games = wait_for(
+            lambda n=count: len(g := ada.get(f"/api/tournaments/{tid}/games")["games"]) == n and g
+        )
+        newest = games[-1]
+        assert {newest["blue"], newest["gray"]} == {"ada", "bob"}
+        answer = players["bob"].post(f"/api/games/{newest['game_id']}/actions", {"action": "resign"})
+        assert answer.status_code == 200, answer.text
+        if count < 3:
+            ahead += 21  # both have waited long enough to meet again
+            time_offset(ahead)
+    expected = {"ada": 2 + 2 + 4, "bob": 0}
+    table = wait_for(
+        lambda: (
+            (t := ada.get(f"/api/tournaments/{tid}")["standings"])
+            and {line["name"]: line["score"] for line in t} == expected
+        )
+    )
+    assert table
+    time_offset(ahead + 10 * 60)  # past its end: no new game, and the final table
+    final = wait_for(
+        lambda: (
+            (t := ada.get(f"/api/tournaments/{tid}"))["tournament"]["status"] == "finished" and t
+        )
+    )
+    assert {line["name"]: line["score"] for line in final["standings"]} == expected
+    assert len(ada.get(f"/api/tournaments/{tid}/games")["games"]) == 3
