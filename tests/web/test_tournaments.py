@@ -78,6 +78,9 @@ def test_a_swiss_of_three_pairs_every_round_without_a_rematch_and_gives_each_a_b
         assert tags in records
         assert f'[GameId "{game["game_id"]}"]\n[Round "{game["round"]}"]' in records
     assert records.count('[Event "Three"]') == 3 and "Anonymous" not in records
+    # So does each game's own record.
+    one = ada.http.get(f"/api/games/{games[1]['game_id']}/record").text
+    assert '[Event "Three"]' in one and f'[Round "{games[1]["round"]}"]' in one
 
 
 def test_an_arena_pairs_its_free_players_and_a_bad_tournament_is_refused(

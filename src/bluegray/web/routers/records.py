@@ -16,6 +16,7 @@ from bluegray.web.errors import ApiError
 from bluegray.web.live import LiveGame
 from bluegray.web.schemas import ErrorResponse, GameState, ImportRecordRequest
 from bluegray.web.settings import Settings
+from bluegray.web.tournaments.tables import event_of_game
 
 router = APIRouter(tags=["records"])
 
@@ -75,7 +76,9 @@ def _player(live: LiveGame, side: Side) -> str:
 )
 async def download_record(game_id: GameId, service: Service, settings: AppSettings) -> Any:
     live = await service.snapshot(game_id)
-    text = record_text(live, settings)
+    tournament = await service.db.read(lambda session: event_of_game(session, game_id))
+    event, round = tournament if tournament is not None else (None, None)
+    text = record_text(live, settings, event=event, round=round)
     return PlainTextResponse(
         text,
         headers={"content-disposition": f'attachment; filename="bluegray-{live.id}.txt"'},

@@ -199,6 +199,17 @@ def read_snapshot(session: Session, tournament_id: str) -> Snapshot | None:
     return Snapshot(row, tuple(players), tuple(games), {bye.round: bye.account_id for bye in byes})
 
 
+def event_of_game(session: Session, game_id: str) -> tuple[str, int | None] | None:
+    """The tournament a game was played in, as its record names it: the tournament's name and
+    the game's round (``None`` in an arena); ``None`` for a game of no tournament."""
+    found = session.execute(
+        select(_TOURNAMENTS.c.name, _GAMES.c.round)
+        .join(_GAMES, _GAMES.c.tournament_id == _TOURNAMENTS.c.id)
+        .where(_GAMES.c.game_id == game_id)
+    ).first()
+    return None if found is None else (found.name, found.round)
+
+
 def list_rows(session: Session, limit: int = 100) -> list[Snapshot]:
     """The tournaments to come and running first (soonest first), then the latest finished."""
     ids = list(
