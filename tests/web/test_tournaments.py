@@ -220,7 +220,9 @@ def test_an_arena_counts_a_streak_double_and_ends_at_its_time(
         )
         newest = games[-1]
         assert {newest["blue"], newest["gray"]} == {"ada", "bob"}
-        answer = players["bob"].post(f"/api/games/{newest['game_id']}/actions", {"action": "resign"})
+        answer = players["bob"].post(
+            f"/api/games/{newest['game_id']}/actions", {"action": "resign"}
+        )
         assert answer.status_code == 200, answer.text
         if count < 3:
             ahead += 21  # both have waited long enough to meet again
