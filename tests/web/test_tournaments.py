@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import time
 from collections.abc import Callable
+from functools import partial
 from typing import Any
 
 import pytest
@@ -213,11 +214,14 @@ def test_an_arena_counts_a_streak_double_and_ends_at_its_time(
     tid = ada.post("/api/tournaments", body).json()["id"]
     for player in players.values():
         assert player.post(f"/api/tournaments/{tid}/join").status_code == 200
+
+    def games_when(count: int) -> list[dict[str, Any]]:
+        games: list[dict[str, Any]] = ada.get(f"/api/tournaments/{tid}/games")["games"]
+        return games if len(games) == count else []
+
     ahead = 0.0
     for count in (1, 2, 3):  # ada wins three games running: the third counts double
-        games = wait_for(
-            lambda n=count: len(g := ada.get(f"/api/tournaments/{tid}/games")["games"]) == n and g
-        )
+        games = wait_for(partial(games_when, count))
         newest = games[-1]
         assert {newest["blue"], newest["gray"]} == {"ada", "bob"}
         answer = players["bob"].post(
