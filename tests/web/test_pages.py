@@ -33,6 +33,7 @@ def assert_navigation(html: str, current: str) -> None:
         ("/learn", "Learn"),
         ("/study", "Study"),
         ("/games", "My games"),
+        ("/tournaments", "Tournaments"),
     ]:
         assert re.search(rf'<a href="{href}"[^>]*>{name}</a>', html), name
     assert re.search(rf'<a href="[^"]*" aria-current="page">{current}</a>', html)
@@ -155,6 +156,8 @@ PAGES = {
     "player.html": "page-player",
     "player_not_found.html": "page-not-found",
     "leaderboard.html": "page-leaderboard",
+    "tournaments.html": "page-tournaments",
+    "tournament.html": "page-tournament",
 }
 STYLESHEET = TEMPLATES.parent / "static" / "app.css"
 
@@ -185,6 +188,8 @@ def test_every_page_names_itself_on_its_body(client: TestClient) -> None:
         ("/games", "page-games"),
         (f"/replay/{game['id']}", "page-replay"),
         ("/study", "page-study"),
+        ("/tournaments", "page-tournaments"),
+        ("/tournament/nothing", "page-tournament"),
     ]:
         assert f'<body class="{page_class}">' in client.get(url).text, url
 

@@ -301,6 +301,35 @@ def test_a_due_timer_fires_once_however_many_processes_look(tmp_path: Path) -> N
     assert left == ["held-by-a-live-one"]
 
 
+def test_the_timers_stop_when_told_to_as_they_wake_up(tmp_path: Path) -> None:
+    """Stopping the timers just as they are woken (a game ends, and the process shuts down)
+    stops them: the wake-up does not swallow the cancellation, whatever the moment of it."""
+    database = _database(tmp_path)
+
+    async def alive(now: int) -> list[str]:
+        return ["p1"]
+
+    async def stop_as_woken(turns: int) -> bool:
+        timers = Timers(database, "p1", poll_seconds=0.05, live_processes=alive)
+        await timers.start()
+        await asyncio.sleep(0.01)  # the loop waits to be woken
+        timers._ring()  # what the alarm of ``expect`` does when a timer it was told of is due
+        for _ in range(turns):
+            await asyncio.sleep(0)
+        stopping = asyncio.create_task(timers.stop())
+        done, _ = await asyncio.wait([stopping], timeout=2)
+        return stopping in done
+
+    async def run() -> list[bool]:
+        return [await stop_as_woken(turns) for turns in range(8) for _ in range(3)]
+
+    try:
+        stopped = asyncio.run(run())
+    finally:
+        database.close()
+    assert all(stopped), f"{stopped.count(False)} of {len(stopped)} stops hung"
+
+
 def test_clocks_are_credited_once_for_an_outage_and_not_for_one_process_dying(
     tmp_path: Path,
 ) -> None:

@@ -38,10 +38,13 @@ from bluegray.web.routers import (
     rules,
     sockets,
     study_pages,
+    tournament_pages,
+    tournaments,
 )
 from bluegray.web.schemas import ErrorResponse
 from bluegray.web.service import GameService
 from bluegray.web.settings import Settings, process_name
+from bluegray.web.tournaments.service import Tournaments
 
 STATIC: Final = Path(__file__).resolve().parent / "static"
 
@@ -111,6 +114,7 @@ def create_app(settings: Settings | None = None) -> FastAPI:
     app.state.service = service
     app.state.accounts = account_service
     app.state.lobby = lobby
+    app.state.tournaments = Tournaments(service)
     app.state.callers = Callers(account_service.sessions, account_service.tokens)
     install_handlers(app, process, service.metrics)
     for module in (rules, games, positions, boards, records, analysis, meta, sockets, pages):
@@ -121,7 +125,9 @@ def create_app(settings: Settings | None = None) -> FastAPI:
     app.include_router(account_pages.router)  # sign up, log in, the account, players' profiles
     app.include_router(leaderboards.router)
     app.include_router(lobby_routes.router)
+    app.include_router(tournaments.router)
     app.include_router(leaderboards.pages)
+    app.include_router(tournament_pages.pages)
     app.mount("/static", StaticFiles(directory=STATIC), name="static")
     app.state.rates = rates
     app.add_middleware(GuardMiddleware, settings=settings, rates=rates, process=process)

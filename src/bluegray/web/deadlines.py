@@ -121,8 +121,10 @@ class Timers:
 
     async def _run(self) -> None:
         while True:
+            # not ``wait_for``: Python 3.11's loses a cancellation that comes as the event is set
             with contextlib.suppress(TimeoutError):
-                await asyncio.wait_for(self._wake.wait(), self.poll_seconds)
+                async with asyncio.timeout(self.poll_seconds):
+                    await self._wake.wait()
             self._wake.clear()
             try:
                 await self.sweep()

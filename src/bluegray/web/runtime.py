@@ -299,6 +299,23 @@ class Games:
         if self.on_stored is not None:
             self.on_stored(live)
 
+    async def add_many(self, lives: list[LiveGame], also: Callable[[Connection], None]) -> None:
+        """Store new games in one transaction with ``also`` (which may refuse them all by
+        raising: then nothing is stored): a tournament's round."""
+        saves = [new_game_save(live, [], self.first_move_ms) for live in lives]
+
+        def write(connection: Connection) -> None:
+            for save in saves:
+                apply_save(connection, save)
+            also(connection)  # after the games: its rows refer to them
+
+        await self.db.write(write)
+        for live in lives:
+            self._games[live.id] = Runtime(live)
+            if self.on_stored is not None:
+                self.on_stored(live)
+        self._evict()
+
     async def change(
         self,
         game_id: str,

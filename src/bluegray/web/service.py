@@ -56,6 +56,7 @@ from bluegray.web.schemas import (
 from bluegray.web.security import digest, new_game_id, new_invite_code, new_token
 from bluegray.web.settings import Settings
 from bluegray.web.store import Save, new_game_save, timer_values
+from bluegray.web.tournaments.ending import tournament_ended
 from bluegray.web.uptime import credit_outage, note_alive
 from bluegray.web.ws import Hub
 
@@ -67,6 +68,12 @@ AI_RETRY_MS: Final = 2000
 """How soon an AI move whose search failed is tried again."""
 READY_SECONDS: Final = 2.0
 """How long each readiness check may take."""
+
+
+def _ended(connection: Connection, live: LiveGame) -> None:
+    """What a game's end writes with it: the ratings, then the tournament's result."""
+    rate_ended(connection, live)
+    tournament_ended(connection, live)
 
 
 class GameService:
@@ -101,7 +108,7 @@ class GameService:
             abandon_ms=self.abandon_ms,
             shared=settings.scaled,
             on_stored=self._expect_timers,
-            on_end=rate_ended,
+            on_end=_ended,
             first_move_ms=round(settings.first_move_seconds * 1000),
         )
         self.hub = Hub(bus, presence, self.games.current)
@@ -185,6 +192,8 @@ class GameService:
     def _expect_timers(self, live: LiveGame) -> None:
         timers = timer_values(live, self.games.first_move_ms)
         self.timers.expect(timer["due_ms"] for timer in timers)
+        if live.is_over():  # a tournament's game may have made its timer due
+            self.timers.expect([now_ms()])
 
     # -- reading -------------------------------------------------------------------------------
 
@@ -315,6 +324,20 @@ class GameService:
         """A game between two accounts that starts at once (a seek, a challenge or a quick
         pairing taken): each seat is its account's (played with its session or API token);
         ``also`` is done in the game's transaction (taking the seek), and may refuse it."""
+        live = self.new_between(players, rules, clock, correspondence=correspondence, rated=rated)
+        await self.games.add(live, [], also)
+        return live
+
+    def new_between(
+        self,
+        players: dict[Side, Account],
+        rules: RuleSet,
+        clock: Clock | None,
+        *,
+        correspondence: Correspondence | None = None,
+        rated: bool,
+    ) -> LiveGame:
+        """A game between two accounts, not yet stored (see ``start_between``)."""
         now = now_ms()
         seats = {
             side: Seat(
@@ -336,7 +359,6 @@ class GameService:
             rated=rated,
         )
         live.sync_deadline(now)
-        await self.games.add(live, [], also)
         return live
 
     async def import_record(self, text: str, browser: str) -> GameState:

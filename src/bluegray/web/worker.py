@@ -156,7 +156,8 @@ async def supervise(settings: Settings, name: str, count: int) -> None:
             except Exception as error:
                 log.error("cannot reach Redis: %r", error)
             with contextlib.suppress(TimeoutError):
-                await asyncio.wait_for(stopping.wait(), beat)
+                async with asyncio.timeout(beat):  # not wait_for: see deadlines.Timers._run
+                    await stopping.wait()
     finally:
         for slot in slots:
             if slot.process is not None:

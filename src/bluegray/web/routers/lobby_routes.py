@@ -191,7 +191,7 @@ async def quick_pairing(
 # -- the sockets --------------------------------------------------------------------------------
 
 
-async def _identify(websocket: WebSocket) -> Account | None:
+async def identify(websocket: WebSocket) -> Account | None:
     callers: Callers = websocket.app.state.callers
     try:
         caller = await callers.identify(websocket, changing=False)
@@ -200,8 +200,9 @@ async def _identify(websocket: WebSocket) -> Account | None:
     return caller.account
 
 
-async def _listen(websocket: WebSocket, connection: Connection) -> None:
-    """Answer pings until the socket closes (the lobby's sockets only listen)."""
+async def listen(websocket: WebSocket, connection: Connection) -> None:
+    """Answer pings until the socket closes (the lobby's and tournaments' sockets only
+    listen)."""
     with contextlib.suppress(WebSocketDisconnect, RuntimeError):
         while not connection.closed:
             message = await websocket.receive()
@@ -218,7 +219,7 @@ async def lobby_socket(websocket: WebSocket) -> None:
     if not origin_allowed(websocket.headers):
         await websocket.close(CLOSE_POLICY)
         return
-    account = await _identify(websocket)
+    account = await identify(websocket)
     await websocket.accept()
     connection_id = secrets.token_urlsafe(12)
     connection = Connection(websocket, "lobby", frozenset())
@@ -233,7 +234,7 @@ async def lobby_socket(websocket: WebSocket) -> None:
     try:
         seeks = await lobby.seeks()
         lobby.hub.lobby_ready(connection, SeeksMessage(seeks=seeks.seeks).model_dump_json())
-        await _listen(websocket, connection)
+        await listen(websocket, connection)
     finally:
         lobby.hub.leave_lobby(connection)
         await connection.stop()
@@ -249,7 +250,7 @@ async def account_socket(websocket: WebSocket) -> None:
     if not origin_allowed(websocket.headers):
         await websocket.close(CLOSE_POLICY)
         return
-    account = await _identify(websocket)
+    account = await identify(websocket)
     await websocket.accept()
     if account is None:
         await websocket.close(CLOSE_UNAUTHORIZED)
@@ -260,7 +261,7 @@ async def account_socket(websocket: WebSocket) -> None:
     connection.send(welcome.model_dump_json())
     lobby.hub.join_account(account.id, connection)
     try:
-        await _listen(websocket, connection)
+        await listen(websocket, connection)
     finally:
         lobby.hub.leave_account(account.id, connection)
         await connection.stop()

@@ -16,6 +16,7 @@ from bluegray.web.errors import ApiError
 from bluegray.web.live import LiveGame
 from bluegray.web.schemas import ErrorResponse, GameState, ImportRecordRequest
 from bluegray.web.settings import Settings
+from bluegray.web.tournaments.tables import event_of_game
 
 router = APIRouter(tags=["records"])
 
@@ -30,19 +31,24 @@ ERRORS: dict[int | str, dict[str, Any]] = {
 }
 
 
-def record_text(live: LiveGame, settings: Settings) -> str:
-    """The game's record: an imported one as it was read, a played one with its tags."""
+def record_text(
+    live: LiveGame, settings: Settings, *, event: str | None = None, round: int | None = None
+) -> str:
+    """The game's record: an imported one as it was read, a played one with its tags (the
+    ``event`` and ``round`` of a tournament's game; players with accounts by their names)."""
     if live.record is not None:
         return write_record(read_record(live.record))
     date = datetime.datetime.fromtimestamp(live.created_ms / 1000, datetime.UTC)
     tags = {
-        "Event": _EVENTS.get(live.mode, "Game"),
+        "Event": event if event is not None else _EVENTS.get(live.mode, "Game"),
         "Site": settings.site,
         "Date": date.strftime("%Y.%m.%d"),
         "Blue": _player(live, Side.BLUE),
         "Gray": _player(live, Side.GRAY),
         "GameId": live.id,
     }
+    if round is not None:
+        tags["Round"] = str(round)
     if live.clock is not None:
         tags["TimeControl"] = f"{live.clock.initial_ms // 1000}+{live.clock.increment_ms // 1000}"
     if live.end_reason is not None:
@@ -54,6 +60,8 @@ def _player(live: LiveGame, side: Side) -> str:
     seat = live.seats.get(side)
     if seat is not None and seat.kind == "ai":
         return f"AI level {live.ai_level}"
+    if seat is not None and seat.account_name is not None:
+        return seat.account_name
     return "Anonymous"
 
 
@@ -68,7 +76,9 @@ def _player(live: LiveGame, side: Side) -> str:
 )
 async def download_record(game_id: GameId, service: Service, settings: AppSettings) -> Any:
     live = await service.snapshot(game_id)
-    text = record_text(live, settings)
+    tournament = await service.db.read(lambda session: event_of_game(session, game_id))
+    event, round = tournament if tournament is not None else (None, None)
+    text = record_text(live, settings, event=event, round=round)
     return PlainTextResponse(
         text,
         headers={"content-disposition": f'attachment; filename="bluegray-{live.id}.txt"'},

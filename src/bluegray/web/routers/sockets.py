@@ -112,9 +112,8 @@ async def game_socket(websocket: WebSocket, game_id: str) -> None:
 
 async def _hello(websocket: WebSocket, settings: Settings) -> HelloMessage | None:
     try:
-        text = await asyncio.wait_for(
-            _receive_text(websocket, settings.max_ws_message_bytes), settings.hello_timeout
-        )
+        async with asyncio.timeout(settings.hello_timeout):  # not wait_for: see deadlines
+            text = await _receive_text(websocket, settings.max_ws_message_bytes)
         message = _parse(text)
     except TimeoutError:
         await websocket.send_text(_error("timeout", "no hello: say who you are when you connect"))

@@ -1,0 +1,57 @@
+"""The tournaments' pages: ``/tournaments`` (those to come, running and finished, and a form to
+create one for an account) and ``/tournament/{id}`` (its table, updated live through
+``/ws/tournament/{id}``, its games and a download of their records)."""
+
+from __future__ import annotations
+
+from fastapi import APIRouter, Depends, Request
+from fastapi.responses import HTMLResponse, Response
+
+from bluegray.rules import PRESETS
+from bluegray.web.deps import AppSettings, current_caller
+from bluegray.web.errors import ApiError
+from bluegray.web.routers.pages import render_page
+from bluegray.web.routers.tournaments import TournamentId, TournamentService
+
+pages = APIRouter(include_in_schema=False, dependencies=[Depends(current_caller)])
+
+
+@pages.get("/tournaments", response_class=HTMLResponse)
+async def tournaments_page(
+    request: Request, settings: AppSettings, tournaments: TournamentService
+) -> Response:
+    listed = await tournaments.all()
+    return render_page(
+        request,
+        "tournaments.html",
+        settings,
+        section="tournaments",
+        tournaments=listed.tournaments,
+        presets=sorted(PRESETS),
+    )
+
+
+@pages.get("/tournament/{tournament_id}", response_class=HTMLResponse)
+async def tournament_page(
+    request: Request,
+    tournament_id: TournamentId,
+    settings: AppSettings,
+    tournaments: TournamentService,
+) -> Response:
+    try:
+        standings = await tournaments.standings(tournament_id)
+    except ApiError as error:
+        if error.status != 404:
+            raise
+        return render_page(
+            request, "tournament.html", settings, status=404, section="tournaments", table=None
+        )
+    games = await tournaments.games(tournament_id)
+    return render_page(
+        request,
+        "tournament.html",
+        settings,
+        section="tournaments",
+        table=standings,
+        games=games.games,
+    )
