@@ -16,6 +16,7 @@ from sqlalchemy import Connection, insert, inspect, select
 
 from bluegray.cli.main import main
 from bluegray.web import accounts as account_service
+from bluegray.web import service as service_module
 from bluegray.web.db import MIGRATIONS, make_engine, upgrade_schema
 from bluegray.web.models import ApiTokenRow, Base, SeatRow
 from tests.web.accounts import (
@@ -199,6 +200,29 @@ def test_an_account_plays_its_seats_from_any_browser_it_logs_in_to(
         headers={"Authorization": f"Bearer {friend_token}"},
     )
     assert answer.status_code == 200  # the seat token still plays, as before
+
+
+def test_a_players_games_of_the_same_millisecond_are_all_listed_page_by_page(
+    make_client: Callable[..., TestClient], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    app = make_client()
+    ada, bob = Browser(app), Browser(app)
+    sign_up(ada, "ada")
+    sign_up(bob, "bob")
+    monkeypatch.setattr(service_module, "now_ms", lambda: 1_700_000_000_000)
+    ids = {friend_game(ada, bob)[0] for _ in range(3)}
+    seen: list[str] = []
+    query = "/api/players/bob/games?limit=2"
+    while True:
+        page = bob.get(query).json()
+        seen += [game["id"] for game in page["games"]]
+        if page["next_before_ms"] is None:
+            break
+        query = (
+            f"/api/players/bob/games?limit=2&before_ms={page['next_before_ms']}"
+            f"&before_id={page['next_before_id']}"
+        )
+    assert sorted(seen) == sorted(ids) and len(seen) == 3
 
 
 def test_a_profile_counts_wins_draws_losses_and_abandonments(

@@ -13,6 +13,7 @@ from starlette.testclient import WebSocketDenialResponse
 
 from bluegray import PRESETS, Game, read_record
 from bluegray.rules import RuleSet
+from bluegray.web import service as service_module
 from bluegray.web.app import create_app
 from tests.web.conftest import Json, TestClient, settings_for
 
@@ -307,6 +308,26 @@ def test_each_browser_lists_its_own_games_newest_first(
     # A browser without the cookie sees none of them.
     first.cookies.clear()
     assert first.get("/api/games").json()["games"] == []
+
+
+def test_games_created_in_the_same_millisecond_are_all_listed_page_by_page(
+    client: TestClient, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setattr(service_module, "now_ms", lambda: 1_700_000_000_000)
+    ids = {create(client)["game"]["id"] for _ in range(3)}
+    seen: list[str] = []
+    query = "/api/games?limit=1"
+    while True:
+        page = client.get(query).json()
+        seen += [game["id"] for game in page["games"]]
+        if page["next_before_ms"] is None:
+            break
+        query = (
+            f"/api/games?limit=1&before_ms={page['next_before_ms']}"
+            f"&before_id={page['next_before_id']}"
+        )
+    assert sorted(seen) == sorted(ids) and len(seen) == 3
+    assert seen == sorted(ids, reverse=True)  # newest first, then by id
 
 
 # -- records ----------------------------------------------------------------------------------

@@ -12,10 +12,12 @@ import re
 from collections.abc import Callable
 from typing import Any
 
+import pytest
 from playwright.sync_api import Page, expect
 
 from bluegray import Game, Position
 from bluegray.points import point_name
+from bluegray.web import service as service_module
 
 MOVES = ["d2-d3", "f8-f7", "e2-e3", "e8-e7"]
 
@@ -211,3 +213,25 @@ def test_the_replay_of_a_friend_game_being_played_says_why_it_is_not_analysed(
     )
     expect(page.locator("#analysis dl")).to_have_count(0)
     expect(page.locator("#analyse")).to_be_enabled()
+
+
+def test_my_games_shows_older_games_made_in_the_same_millisecond(
+    live_url: str, new_page: Callable[..., Page], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """More games than a page holds, all created in one millisecond: "Show older games" adds
+    every one of the rest, none twice."""
+    monkeypatch.setattr(service_module, "now_ms", lambda: 1_700_000_000_000)
+    page = new_page()
+    page.goto(f"{live_url}/games")
+    ids = {
+        api(page, f"{live_url}/api/games", {"opponent": {"type": "hotseat"}})["game"]["id"]
+        for _ in range(53)
+    }
+    page.goto(f"{live_url}/games")
+    rows = page.locator("#games-body tr")
+    expect(rows).to_have_count(50)
+    page.get_by_role("button", name="Show older games").click()
+    expect(rows).to_have_count(53)
+    expect(page.locator("#more-games")).to_have_count(0)
+    shown = rows.evaluate_all("rows => rows.map(row => row.dataset.gameId)")
+    assert sorted(shown) == sorted(ids)

@@ -189,11 +189,13 @@ class PlayerProfile(BaseModel):
     next_before_ms: int | None = Field(
         description="Pass as before_ms to /api/players/{name}/games for older games."
     )
+    next_before_id: str | None = Field(description="Pass as before_id with before_ms.")
 
 
 class PlayerGames(BaseModel):
     games: list[PlayerGame]
     next_before_ms: int | None
+    next_before_id: str | None
 
 
 class TurnGame(BaseModel):

@@ -11,7 +11,7 @@ from __future__ import annotations
 import re
 from typing import Annotated, Final
 
-from fastapi import Depends, Path, Request, Response
+from fastapi import Depends, Path, Query, Request, Response
 from fastapi.security import HTTPAuthorizationCredentials, HTTPBearer
 
 from bluegray.pieces import Side
@@ -34,6 +34,13 @@ GAME_ID_PATTERN: Final = r"^[A-Za-z0-9_-]{1,32}$"
 BROWSER_ID_PATTERN: Final = re.compile(r"[A-Za-z0-9_-]{16,64}")
 
 GameId = Annotated[str, Path(pattern=GAME_ID_PATTERN, description="The game's public id.")]
+BeforeId = Annotated[
+    str | None,
+    Query(
+        pattern=GAME_ID_PATTERN,
+        description="With before_ms: the id of the previous page's last game (next_before_id).",
+    ),
+]
 
 
 def get_service(request: Request) -> GameService:

@@ -13,7 +13,7 @@ from sqlalchemy.orm import Session, aliased
 from bluegray.web.account_schemas import GameCounts, Opponent, PlayerGame, PlayerGames
 from bluegray.web.db import Database
 from bluegray.web.models import GameRow, SeatRow
-from bluegray.web.queries import outcome_of_row
+from bluegray.web.queries import older_than, outcome_of_row
 
 UNCOUNTED_MODES: Final = ("hotseat", "imported")
 """Games that count for nobody's record: one person played both sides, or nobody played."""
@@ -57,18 +57,19 @@ def _game(row: GameRow, seats: list[SeatRow], account_id: int) -> PlayerGame:
 
 
 async def player_games(
-    db: Database, account_id: int, limit: int, before_ms: int | None
+    db: Database, account_id: int, limit: int, before_ms: int | None, before_id: str | None = None
 ) -> PlayerGames:
-    """The account's games, newest first, ``limit`` at a time (``before_ms`` pages back)."""
+    """The account's games, newest first, ``limit`` at a time (``before_ms`` and ``before_id``,
+    the last game of the page before, page back)."""
 
     def query(session: Session) -> tuple[list[GameRow], dict[str, list[SeatRow]]]:
         statement = select(GameRow).where(
             GameRow.id.in_(select(SeatRow.game_id).where(SeatRow.account_id == account_id))
         )
-        if before_ms is not None:
-            statement = statement.where(GameRow.created_ms < before_ms)
-        statement = statement.order_by(GameRow.created_ms.desc(), GameRow.id.desc()).limit(
-            limit + 1
+        statement = (
+            statement.where(older_than(GameRow.created_ms, GameRow.id, before_ms, before_id))
+            .order_by(GameRow.created_ms.desc(), GameRow.id.desc())
+            .limit(limit + 1)
         )
         rows = list(session.scalars(statement))
         seats: dict[str, list[SeatRow]] = defaultdict(list)
@@ -83,7 +84,11 @@ async def player_games(
     rows, seats = await db.read(query)
     games = [_game(row, seats[row.id], account_id) for row in rows[:limit]]
     more = len(rows) > limit
-    return PlayerGames(games=games, next_before_ms=games[-1].created_ms if more else None)
+    return PlayerGames(
+        games=games,
+        next_before_ms=games[-1].created_ms if more else None,
+        next_before_id=games[-1].id if more else None,
+    )
 
 
 async def game_counts(db: Database, account_id: int) -> tuple[GameCounts, GameCounts]:

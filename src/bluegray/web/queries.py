@@ -3,8 +3,8 @@ They read the database, never a process's copies, so every process gives the sam
 
 from __future__ import annotations
 
-from sqlalchemy import func, select
-from sqlalchemy.orm import Session
+from sqlalchemy import ColumnElement, and_, func, or_, select, true
+from sqlalchemy.orm import InstrumentedAttribute, Session
 
 from bluegray.outcome import Outcome, Termination
 from bluegray.pieces import Side
@@ -14,8 +14,28 @@ from bluegray.web.models import GameRow, ListingRow
 from bluegray.web.schemas import GameList, GameSummary, OutcomeInfo
 
 
-async def list_games(db: Database, browser: str, limit: int, before_ms: int | None) -> GameList:
-    """A browser's games, newest first, ``limit`` at a time (``before_ms`` pages back)."""
+def older_than(
+    created_ms: InstrumentedAttribute[int],
+    game_id: InstrumentedAttribute[str],
+    before_ms: int | None,
+    before_id: str | None,
+) -> ColumnElement[bool]:
+    """Which games come on the next page of a list ordered newest first (then by id, down): those
+    created before ``before_ms``, and those created in that millisecond with an id before
+    ``before_id`` (the previous page's last game), so that games created in the same millisecond
+    are neither skipped nor listed twice."""
+    if before_ms is None:
+        return true()
+    if before_id is None:
+        return created_ms < before_ms
+    return or_(created_ms < before_ms, and_(created_ms == before_ms, game_id < before_id))
+
+
+async def list_games(
+    db: Database, browser: str, limit: int, before_ms: int | None, before_id: str | None = None
+) -> GameList:
+    """A browser's games, newest first, ``limit`` at a time (``before_ms`` and ``before_id``, the
+    last game of the page before, page back)."""
 
     def query(session: Session) -> list[tuple[GameRow, str]]:
         statement = (
@@ -23,17 +43,23 @@ async def list_games(db: Database, browser: str, limit: int, before_ms: int | No
             .join(ListingRow, ListingRow.game_id == GameRow.id)
             .where(ListingRow.browser_hash == browser)
         )
-        if before_ms is not None:
-            statement = statement.where(ListingRow.created_ms < before_ms)
-        statement = statement.order_by(
-            ListingRow.created_ms.desc(), ListingRow.game_id.desc()
-        ).limit(limit + 1)
+        statement = (
+            statement.where(
+                older_than(ListingRow.created_ms, ListingRow.game_id, before_ms, before_id)
+            )
+            .order_by(ListingRow.created_ms.desc(), ListingRow.game_id.desc())
+            .limit(limit + 1)
+        )
         return [(row, role) for row, role in session.execute(statement).all()]
 
     rows = await db.read(query)
     games = [_summary(row, role) for row, role in rows[:limit]]
     more = len(rows) > limit
-    return GameList(games=games, next_before_ms=games[-1].created_ms if more else None)
+    return GameList(
+        games=games,
+        next_before_ms=games[-1].created_ms if more else None,
+        next_before_id=games[-1].id if more else None,
+    )
 
 
 async def count_games(db: Database) -> int:

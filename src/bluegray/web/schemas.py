@@ -373,6 +373,9 @@ class GameList(BaseModel):
     next_before_ms: int | None = Field(
         description="Pass as before_ms for the next (older) page; null at the end."
     )
+    next_before_id: str | None = Field(
+        description="Pass as before_id with before_ms (games created in the same millisecond)."
+    )
 
 
 class PositionInfo(BaseModel):

@@ -212,8 +212,10 @@ class GameService:
         live = (await self.games.get(game_id)).live
         return live.version, await self.games.state_message(live)
 
-    async def list_games(self, browser: str, limit: int, before_ms: int | None) -> GameList:
-        return await list_games(self.db, browser, limit, before_ms)
+    async def list_games(
+        self, browser: str, limit: int, before_ms: int | None, before_id: str | None = None
+    ) -> GameList:
+        return await list_games(self.db, browser, limit, before_ms, before_id)
 
     async def count_games(self) -> int:
         return await count_games(self.db)

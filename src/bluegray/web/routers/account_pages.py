@@ -155,4 +155,5 @@ async def player_page(
             for game in games.games
         ],
         more=games.next_before_ms,
+        more_id=games.next_before_id,
     )

@@ -35,6 +35,7 @@ from bluegray.web.deps import (
     AccountService,
     Address,
     AppSettings,
+    BeforeId,
     Browser,
     CurrentCaller,
     FormCaller,
@@ -400,6 +401,7 @@ async def profile(name: PlayerName, accounts: AccountService) -> PlayerProfile:
         ratings=ratings,
         recent_games=recent.games,
         next_before_ms=recent.next_before_ms,
+        next_before_id=recent.next_before_id,
     )
 
 
@@ -414,9 +416,10 @@ async def games_of_player(
     accounts: AccountService,
     limit: Annotated[int, Query(ge=1, le=100)] = 20,
     before_ms: Annotated[int | None, Query(ge=0, le=MAX_MS)] = None,
+    before_id: BeforeId = None,
 ) -> PlayerGames:
     account = await _player(accounts, name)
-    return await player_games(accounts.db, account.id, limit, before_ms)
+    return await player_games(accounts.db, account.id, limit, before_ms, before_id)
 
 
 @router.post(

@@ -8,7 +8,15 @@ from typing import Annotated, Any
 from fastapi import APIRouter, Query
 
 from bluegray.pieces import Side
-from bluegray.web.deps import Address, Browser, CurrentCaller, GameId, SeatSides, Service
+from bluegray.web.deps import (
+    Address,
+    BeforeId,
+    Browser,
+    CurrentCaller,
+    GameId,
+    SeatSides,
+    Service,
+)
 from bluegray.web.schemas import (
     ActionRequest,
     CreatedGame,
@@ -62,8 +70,9 @@ async def list_games(
     browser: Browser,
     limit: Annotated[int, Query(ge=1, le=100)] = 20,
     before_ms: Annotated[int | None, Query(ge=0, le=MAX_MS)] = None,
+    before_id: BeforeId = None,
 ) -> GameList:
-    return await service.list_games(browser, limit, before_ms)
+    return await service.list_games(browser, limit, before_ms, before_id)
 
 
 @router.get("/{game_id}", response_model=GameState, summary="A game's state", responses=ERRORS)

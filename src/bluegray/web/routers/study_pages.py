@@ -116,9 +116,10 @@ async def games_page(request: Request, service: Service, settings: AppSettings) 
     cookie = request.cookies.get(BROWSER_COOKIE, "")
     rows: list[dict[str, Any]] = []
     more: int | None = None
+    more_id: str | None = None
     if BROWSER_ID_PATTERN.fullmatch(cookie):
         listing = await service.list_games(digest(cookie), GAMES_PER_PAGE, None)
-        more = listing.next_before_ms
+        more, more_id = listing.next_before_ms, listing.next_before_id
         rows = [
             {
                 "id": game.id,
@@ -136,7 +137,7 @@ async def games_page(request: Request, service: Service, settings: AppSettings) 
             }
             for game in listing.games
         ]
-    return render_page(request, "games.html", settings, games=rows, more=more)
+    return render_page(request, "games.html", settings, games=rows, more=more, more_id=more_id)
 
 
 # -- replay -----------------------------------------------------------------------------------

@@ -120,12 +120,16 @@
       error.textContent = "";
       more.disabled = true;
       try {
-        const response = await fetch(`/api/games?limit=50&before_ms=${more.dataset.before}`,
-          { credentials: "same-origin" });
+        const older = `before_ms=${more.dataset.before}` +
+          `&before_id=${encodeURIComponent(more.dataset.beforeId)}`;
+        const response = await fetch(`/api/games?limit=50&${older}`, { credentials: "same-origin" });
         const data = await readJson(response);
         for (const game of data.games) body.append(row(game));
         if (data.next_before_ms === null) more.remove();
-        else more.dataset.before = String(data.next_before_ms);
+        else {
+          more.dataset.before = String(data.next_before_ms);
+          more.dataset.beforeId = data.next_before_id;
+        }
       } catch (failure) {
         error.textContent = `Could not load older games: ${failure.message}`;
       } finally {

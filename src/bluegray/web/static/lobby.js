@@ -122,7 +122,9 @@ function describeGame(game) {
 
 async function listGames(more = false) {
   const list = $("games");
-  const url = `/api/games?limit=20${more && nextBefore ? `&before_ms=${nextBefore}` : ""}`;
+  const older = more && nextBefore
+    ? `&before_ms=${nextBefore.ms}&before_id=${encodeURIComponent(nextBefore.id)}` : "";
+  const url = `/api/games?limit=20${older}`;
   try {
     const response = await fetch(url, { credentials: "same-origin" });
     const data = await response.json();
@@ -148,7 +150,8 @@ async function listGames(more = false) {
       item.append(link, detail);
       list.append(item);
     }
-    nextBefore = data.next_before_ms;
+    nextBefore = data.next_before_ms === null ? null
+      : { ms: data.next_before_ms, id: data.next_before_id };
     $("more-games").hidden = !nextBefore;
   } catch {
     list.textContent = "Could not load your games.";
