@@ -13,7 +13,7 @@ import re
 from collections.abc import Callable
 
 import pytest
-from playwright.sync_api import Page, ViewportSize, expect
+from playwright.sync_api import Page, Request, ViewportSize, expect
 
 from tests.web.test_browser_newcomer import DESKTOP, PHONE, TOO_WIDE, check_page
 
@@ -31,6 +31,18 @@ def person(new_page: Callable[..., Page], viewport: ViewportSize, url: str, name
     page.locator("#signup-button").click()
     page.wait_for_url(re.compile(rf"/player/{name}$"))
     return page
+
+
+def loads_of_a_game(page: Page) -> list[str]:
+    """The game pages ``page`` will ask for, as they are asked for."""
+    loads: list[str] = []
+
+    def seen(request: Request) -> None:
+        if request.is_navigation_request() and "/game/" in request.url:
+            loads.append(request.url)
+
+    page.on("request", seen)
+    return loads
 
 
 @pytest.mark.parametrize("viewport", [DESKTOP, PHONE], ids=["desktop", "phone"])
@@ -60,15 +72,18 @@ def test_two_strangers_meet_in_the_lobby_and_play_a_rated_game(
     expect(seek).to_contain_text("sackson · 5+3 · rated")
     expect(seek).to_contain_text("Ada_L (1500?)")
     assert bob.evaluate(TOO_WIDE) == []
+    game_loads = {page: loads_of_a_game(page) for page in (ada, bob)}
     seek.locator(".accept-seek").click()
 
-    # Both are taken to the game at once.
+    # Both are taken to the game at once, each by one navigation (the answer to the accept
+    # and the account's socket both announce it; a second would cancel the first).
     bob.wait_for_url(re.compile(r"/game/[A-Za-z0-9_-]+$"))
     game_id = bob.url.rsplit("/", 1)[1]
     ada.wait_for_url(re.compile(rf"/game/{game_id}$"))
     for page in (ada, bob):
         expect(page.locator("#main")).to_have_attribute("data-rated", "true")
         expect(page.locator("#main")).to_have_attribute("data-status", "active")
+        assert game_loads[page] == [f"{live_url}/game/{game_id}"]
     expect(ada.locator("#main")).to_have_attribute("data-my-turn", "true")
 
     # Bob resigns: the end shows both ratings and their changes.

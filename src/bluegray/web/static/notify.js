@@ -3,6 +3,7 @@
 // elsewhere a link says so). Names are set as text, never as HTML.
 
 import { timeControlText } from "./correspondence.js";
+import { goTo } from "./navigate.js";
 
 const box = document.getElementById("notices");
 const me = box ? box.dataset.account.toLowerCase() : "";
@@ -47,7 +48,7 @@ function challenge(seek) {
   yes.addEventListener("click", async () => {
     try {
       const game = await post(`/api/challenges/${encodeURIComponent(seek.id)}/accept`);
-      location.assign(game.path);
+      goTo(game.path);
     } catch (error) {
       text.textContent = error.message;
     }
@@ -62,7 +63,7 @@ function challenge(seek) {
 
 function started(game) {
   if (document.body.classList.contains("page-lobby")) {
-    location.assign(game.path);
+    goTo(game.path);
     return;
   }
   if (location.pathname === game.path) return;

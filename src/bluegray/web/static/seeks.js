@@ -5,6 +5,7 @@
 // takes this page to it.
 
 import { timeControlText } from "./correspondence.js";
+import { goTo } from "./navigate.js";
 
 const $ = (id) => document.getElementById(id);
 const people = $("people");
@@ -81,7 +82,7 @@ function status(text, error = false) {
 async function accept(id) {
   try {
     const game = await send("POST", `/api/seeks/${encodeURIComponent(id)}/accept`);
-    location.assign(game.path);
+    goTo(game.path);
   } catch (error) {
     status(error.message, true);
   }
@@ -152,7 +153,7 @@ if (people) {
     button.addEventListener("click", async () => {
       try {
         const result = await send("POST", "/api/lobby/quick", { pairing: button.dataset.pairing, connection });
-        if (result.game) location.assign(result.game.path);
+        if (result.game) goTo(result.game.path);
         else status(`Waiting for someone to press ${button.textContent.trim()}…`);
       } catch (error) {
         status(error.message);

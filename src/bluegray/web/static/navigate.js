@@ -1,0 +1,18 @@
+// Going to another page once. A new game is announced twice, by the answer to the request
+// that started it and on the account's socket (notify.js); a second location.assign() to the
+// same page would cancel the first navigation half way. Modules load once per page, so every
+// script that imports this shares the one flag.
+
+let leavingFor = null;
+
+/** Go to `path` unless this page is already on its way there. */
+export function goTo(path) {
+  if (leavingFor === path) return;
+  leavingFor = path;
+  location.assign(path);
+}
+
+// A page restored from the back-forward cache is not on its way anywhere.
+window.addEventListener("pageshow", (event) => {
+  if (event.persisted) leavingFor = null;
+});
