@@ -97,9 +97,14 @@ def test_a_stopped_server_is_gone_with_its_directory() -> None:
     assert not any(server.directory.exists() for server in servers)
 
 
+# The probe takes Ctrl+C as a terminal delivers it, even when this suite was started with
+# SIGINT ignored (a shell's background job, nohup), which the probe would inherit.
 PROBE = """\
+import signal
 import time
 from tests.conftest import postgres_server, redis_server
+
+signal.signal(signal.SIGINT, signal.default_int_handler)
 
 def test_waits(postgres_server, redis_server):
     print("servers", postgres_server.process.pid, redis_server.process.pid, flush=True)

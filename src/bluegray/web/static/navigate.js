@@ -1,7 +1,8 @@
-// Going to another page once. A new game is announced twice, by the answer to the request
-// that started it and on the account's socket (notify.js); a second location.assign() to the
-// same page would cancel the first navigation half way. Modules load once per page, so every
-// script that imports this shares the one flag.
+// Going to another page, or loading this one again, once. A new game is announced twice, by
+// the answer to the request that started it and on the account's socket (notify.js), and a
+// tournament's table may change several times as it finishes: a second navigation to the same
+// page would cancel the first half way. Modules load once per page, so every script that
+// imports this shares the one flag.
 
 let leavingFor = null;
 
@@ -10,6 +11,13 @@ export function goTo(path) {
   if (leavingFor === path) return;
   leavingFor = path;
   location.assign(path);
+}
+
+/** Load this page again unless it is already on its way somewhere. */
+export function reloadOnce() {
+  if (leavingFor !== null) return;
+  leavingFor = location.pathname;
+  location.reload();
 }
 
 // A page restored from the back-forward cache is not on its way anywhere.

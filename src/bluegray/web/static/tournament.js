@@ -1,4 +1,7 @@
 // A tournament's page: its table updated live (/ws/tournament/{id}), join and withdraw.
+// When the tournament starts or finishes the page loads itself again (once) to show it.
+
+import { reloadOnce } from "./navigate.js";
 
 const csrfToken = () => document.querySelector('meta[name="csrf-token"]').content;
 const facts = document.getElementById("tournament-facts");
@@ -30,7 +33,7 @@ function showTable(standings) {
   body.replaceChildren(...rows);
   const status = standings.tournament.status;
   document.getElementById("tournament-status").textContent = status;
-  if (status !== facts.dataset.status) location.reload(); // started or finished: new games
+  if (status !== facts.dataset.status) reloadOnce(); // started or finished: new games
 }
 
 function listen() {
