@@ -5,11 +5,18 @@ pairings, rating ranges and rate limits. On SQLite and on PostgreSQL."""
 
 from __future__ import annotations
 
+import asyncio
+import threading
 import time
 from collections.abc import Callable
+from typing import Any
 
 import httpx
+import pytest
 
+from bluegray.web import clocks, lobby
+from bluegray.web.lobby import Lobby
+from bluegray.web.players import Account
 from tests.web.conftest import LiveServer, Socket
 from tests.web.lobby_clients import LiveSocket, Player
 
@@ -211,6 +218,54 @@ def test_quick_pairing_pairs_the_second_player_who_presses_within_the_range(
     left = [seek["quick"] for seek in ada.get("/api/seeks")["seeks"]]
     assert left == ["cooper-5+3"]  # bob's other seek still waits; ada's was taken
     assert code_of(ada.post("/api/lobby/quick", {"pairing": "nosuch"})) == (404, "not_found")
+
+
+def test_two_quick_presses_crossing_in_time_still_meet(
+    make_server: Callable[..., LiveServer], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Ada presses first, but her seek, stamped at once, is stored only after Bob (pressing
+    meanwhile) has stored his and looked again, as when her process's write is slow or its
+    clock behind the other's: one of the two must still take the other's seek."""
+    server = make_server(rate_limits=False)
+    ada, bob = Player(server.url, "ada"), Player(server.url, "bob")
+    store = Lobby._store
+    ada_stamped, bob_waits = threading.Event(), threading.Event()
+
+    async def slow_for_ada(self: Lobby, account: Account, *args: Any, **kw: Any) -> Any:
+        if account.name != "ada":
+            return await store(self, account, *args, **kw)
+        stamp = clocks.now_ms()
+        ada_stamped.set()
+        while not bob_waits.is_set():
+            await asyncio.sleep(0.01)
+        monkeypatch.setattr(lobby, "now_ms", lambda: stamp)
+        try:
+            return await store(self, account, *args, **kw)
+        finally:
+            monkeypatch.setattr(lobby, "now_ms", clocks.now_ms)
+
+    monkeypatch.setattr(Lobby, "_store", slow_for_ada)
+    answers: dict[str, httpx.Response] = {}
+    with bob.socket("/ws/account") as bob_news:
+        pressing = threading.Thread(
+            target=press_quick, args=(ada, answers), name="ada presses", daemon=True
+        )
+        pressing.start()
+        assert ada_stamped.wait(10)
+        waiting = bob.post("/api/lobby/quick", {"pairing": "sackson-5+3"}).json()
+        assert waiting["game"] is None  # Ada's seek is not stored yet
+        bob_waits.set()
+        pressing.join(10)
+        assert not pressing.is_alive()
+        paired = answers["ada"].json()
+        assert paired["game"] is not None, paired  # before the fix: both left waiting
+        assert paired["game"]["opponent"] == "bob"
+        assert bob_news.receive("game_started")["game"]["game_id"] == paired["game"]["game_id"]
+    assert ada.get("/api/seeks")["seeks"] == []
+
+
+def press_quick(player: Player, answers: dict[str, httpx.Response]) -> None:
+    answers[player.name] = player.post("/api/lobby/quick", {"pairing": "sackson-5+3"})
 
 
 def test_a_seek_s_rating_range_and_the_limits_on_seeking(

@@ -412,10 +412,14 @@ class Lobby:
             clock = Clock.new(row.clock_initial_ms, row.clock_increment_ms or 0)
         correspondence = None if row.corr_days is None else Correspondence(row.corr_days)
 
+        # The taker's own quick seek goes in the same transaction. The two are taken in the
+        # order of their ids: two players each taking the other's seek at once then wait for
+        # each other's row in the same order (one finds its seek gone) instead of deadlocking.
+        taken = sorted({row.id} | ({withdraw.id} if withdraw is not None else set()))
+
         def also(connection: Connection) -> None:
-            take_seek(connection, row.id)
-            if withdraw is not None:  # the taker's own quick seek goes in the same transaction
-                take_seek(connection, withdraw.id)
+            for seek_id in taken:
+                take_seek(connection, seek_id)
 
         try:
             live = await self.service.start_between(
@@ -446,8 +450,9 @@ class Lobby:
 
     async def quick(self, account: Account, key: str, connection: str | None) -> QuickPairingResult:
         """Pair with someone waiting in this quick pairing within the rating range, or wait in
-        it. Two players pressing at once on two processes: the later of the two seeks takes
-        the earlier."""
+        it. Having stored its seek, a press looks again: of two players pressing at once (on
+        two processes, whatever their clocks) at least one sees the other's stored seek, and if
+        both do, only one of them takes it."""
         pairing = _QUICK.get(key)
         if pairing is None:
             raise ApiError(404, "not_found", f"no quick pairing {key!r}: " + ", ".join(_QUICK))
@@ -455,7 +460,7 @@ class Lobby:
         terms = self._terms(pairing.rules, pairing.clock, None, pairing.rated, "random", "seek")
         rating = (await self.rating(account.id, terms.pool)).rating
         span = self.settings.quick_pairing_range
-        started = await self._pair_quick(account, key, rating, None)
+        started = await self._pair_quick(account, key, rating)
         if started is not None:
             return QuickPairingResult(game=started, seek=None)
         row = await self._store(
@@ -466,7 +471,7 @@ class Lobby:
             quick=key,
             connection=connection,
         )
-        started = await self._pair_quick(account, key, rating, (row.created_ms, row.id), row)
+        started = await self._pair_quick(account, key, rating, row)
         if started is not None:
             return QuickPairingResult(game=started, seek=None)
         return QuickPairingResult(game=None, seek=seek_info(row))
@@ -476,14 +481,11 @@ class Lobby:
         account: Account,
         key: str,
         rating: float,
-        before: tuple[int, str] | None,
         mine: SeekRow | None = None,
     ) -> StartedGame | None:
         now = now_ms()
         span = self.settings.quick_pairing_range
-        waiting = await self.db.read(
-            lambda session: waiting_quick(session, key, account.id, now, before)
-        )
+        waiting = await self.db.read(lambda session: waiting_quick(session, key, account.id, now))
         for row in waiting:
             if abs(row.rating - rating) > span or not in_range(row, rating):
                 continue

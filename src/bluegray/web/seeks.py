@@ -151,22 +151,11 @@ def challenges_of(session: Session, account_id: int, now: int) -> tuple[list[See
     return incoming, outgoing
 
 
-def waiting_quick(
-    session: Session, key: str, account_id: int, now: int, before: tuple[int, str] | None
-) -> list[SeekRow]:
-    """The seeks waiting in a quick pairing, from other accounts, oldest first (only those
-    posted before ``before``, a seek's ``(created_ms, id)``, when given)."""
+def waiting_quick(session: Session, key: str, account_id: int, now: int) -> list[SeekRow]:
+    """The seeks waiting in a quick pairing, from other accounts, oldest first."""
     statement = select(SeekRow).where(
         SeekRow.quick == key, SeekRow.account_id != account_id, SeekRow.expires_ms > now
     )
-    if before is not None:
-        created, seek_id = before
-        statement = statement.where(
-            or_(
-                SeekRow.created_ms < created,
-                and_(SeekRow.created_ms == created, SeekRow.id < seek_id),
-            )
-        )
     return list(session.scalars(statement.order_by(SeekRow.created_ms, SeekRow.id).limit(50)))
 
 
