@@ -92,6 +92,22 @@ def time_offset() -> Iterator[Callable[[float], None]]:
     set_time_offset(0)
 
 
+def ids_page_by_page(get: Callable[[str], Any], path: str, limit: int) -> list[str]:
+    """The ids of a list of games read ``limit`` at a time, following each page's
+    ``next_before_ms`` and ``next_before_id`` to the end."""
+    seen: list[str] = []
+    query = f"{path}?limit={limit}"
+    while True:
+        page = get(query).json()
+        seen += [game["id"] for game in page["games"]]
+        if page["next_before_ms"] is None:
+            return seen
+        query = (
+            f"{path}?limit={limit}&before_ms={page['next_before_ms']}"
+            f"&before_id={page['next_before_id']}"
+        )
+
+
 class LiveServer:
     """The app on a real port, served by uvicorn in a thread."""
 

@@ -29,7 +29,7 @@ from tests.web.accounts import (
     post,
     sign_up,
 )
-from tests.web.conftest import Json, TestClient
+from tests.web.conftest import Json, TestClient, ids_page_by_page
 
 
 def account_of(client: Client) -> Json | None:
@@ -211,17 +211,7 @@ def test_a_players_games_of_the_same_millisecond_are_all_listed_page_by_page(
     sign_up(bob, "bob")
     monkeypatch.setattr(service_module, "now_ms", lambda: 1_700_000_000_000)
     ids = {friend_game(ada, bob)[0] for _ in range(3)}
-    seen: list[str] = []
-    query = "/api/players/bob/games?limit=2"
-    while True:
-        page = bob.get(query).json()
-        seen += [game["id"] for game in page["games"]]
-        if page["next_before_ms"] is None:
-            break
-        query = (
-            f"/api/players/bob/games?limit=2&before_ms={page['next_before_ms']}"
-            f"&before_id={page['next_before_id']}"
-        )
+    seen = ids_page_by_page(bob.get, "/api/players/bob/games", limit=2)
     assert sorted(seen) == sorted(ids) and len(seen) == 3
 
 

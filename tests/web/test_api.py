@@ -15,7 +15,7 @@ from bluegray import PRESETS, Game, read_record
 from bluegray.rules import RuleSet
 from bluegray.web import service as service_module
 from bluegray.web.app import create_app
-from tests.web.conftest import Json, TestClient, settings_for
+from tests.web.conftest import Json, TestClient, ids_page_by_page, settings_for
 
 BLUE_MOVE = "d2-d3"
 GRAY_MOVE = "f8-f7"
@@ -315,17 +315,7 @@ def test_games_created_in_the_same_millisecond_are_all_listed_page_by_page(
 ) -> None:
     monkeypatch.setattr(service_module, "now_ms", lambda: 1_700_000_000_000)
     ids = {create(client)["game"]["id"] for _ in range(3)}
-    seen: list[str] = []
-    query = "/api/games?limit=1"
-    while True:
-        page = client.get(query).json()
-        seen += [game["id"] for game in page["games"]]
-        if page["next_before_ms"] is None:
-            break
-        query = (
-            f"/api/games?limit=1&before_ms={page['next_before_ms']}"
-            f"&before_id={page['next_before_id']}"
-        )
+    seen = ids_page_by_page(client.get, "/api/games", limit=1)
     assert sorted(seen) == sorted(ids) and len(seen) == 3
     assert seen == sorted(ids, reverse=True)  # newest first, then by id
 
