@@ -42,10 +42,8 @@ def _span(levels: list[int]) -> str:
 FIXED_DEPTH: Final = _span([n for n in LEVELS if LEVELS[n].fixed_depth])
 """The levels that search to a fixed depth and now and then slip."""
 
-
 TIMED: Final = _span([n for n in LEVELS if LEVELS[n].limits.time is not None])
 """The levels that search for a time a move."""
-
 
 ENGINE_NOTES: Final = {
     3: (
@@ -59,20 +57,16 @@ ENGINE_NOTES: Final = {
 }
 """What each engine changed, for the page while it has not been measured."""
 
-
 MAIN_RULE_SETS: Final = ("sackson", "cooper", "super", "classic-turbo", "pow-classic")
 """The rule sets the report covers, in the order it shows them."""
 
-
 TARGETS: Final = {"greedy": 0.95, "mcts": 0.75}
 """The score the top level should reach against each opponent."""
-
 
 VERSUS_HEADER: Final = (
     "| rule set | player | opponent | engine | search | s/move | games | W-D-L | score "
     "| Elo (95% interval) |"
 )
-
 
 VERSUS_RULE: Final = "|---|---|---|---|---|---|---|---|---|---|"
 

@@ -51,7 +51,6 @@ CLUSTER_HELP = (
     "as here; each match's result is saved as it finishes"
 )
 
-
 RECORDS_HELP = "also write each match's game records to DIR (one PGN file a match)"
 
 

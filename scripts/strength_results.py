@@ -20,8 +20,6 @@ from bluegray.engine.stats import elo_estimate
 from bluegray.rules import PRESETS, Impasse, RuleSet, Soldiers
 
 REPOSITORY = Path(__file__).resolve().parents[1]
-
-
 RESULTS = REPOSITORY / "docs" / "data" / "strength.json"
 
 
@@ -50,11 +48,9 @@ PLAN_TEXT: Final = (
 )
 """The ladder's plan (``planned``) in the report's words."""
 
-
 DECIDER_ELO: Final = (0.0, 50.0)
 """The SPRT that decides a step its planned games and further seed leave unseparated: H0 "the
 higher level is no stronger" against H1 "it is 50 Elo stronger" (alpha = beta = 0.05)."""
-
 
 DECIDER_GAMES: Final = 144
 """The most games the deciding SPRT plays: a step it has not decided by then stays unseparated."""

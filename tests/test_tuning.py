@@ -1,4 +1,4 @@
-"""The tuning script's game pairs measure what they claim: against a fixed-budget opponent, two
+"""The tuning scripts' game pairs measure what they claim: against a fixed-budget opponent, two
 weight sets differ in score only where they play differently."""
 
 from __future__ import annotations
@@ -17,7 +17,7 @@ OPPONENT = "mcts:iterations=40"
 
 @pytest.fixture(scope="module")
 def script() -> dict[str, Any]:
-    return run_script("tune_evaluation.py")
+    return run_script("tune_by_play.py")
 
 
 def test_equal_weights_against_a_fixed_budget_opponent_give_no_signal(
