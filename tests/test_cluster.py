@@ -6,7 +6,6 @@ limit, and its games ran on both nodes."""
 from __future__ import annotations
 
 import json
-import runpy
 import shutil
 import socket
 import subprocess
@@ -23,7 +22,7 @@ from bluegray.engine.cluster import LocalCluster
 from bluegray.engine.match import MatchSettings, MatchSummary, run_match
 from bluegray.errors import BlueGrayError
 from bluegray.rules import PRESETS
-from tests.paths import REPOSITORY
+from tests.paths import run_script
 
 
 def processes_in(folder: Path) -> list[int]:
@@ -86,7 +85,7 @@ def test_bluegray_match_and_the_strength_report_play_on_the_cluster(cluster: str
     assert remote["settings"]["cluster"] == cluster
     for key in ("games", "a", "b", "reasons", "average_plies"):
         assert remote[key] == local[key], key
-    script = runpy.run_path(str(REPOSITORY / "scripts" / "strength_report.py"))
+    script = run_script("strength_report.py")
     here = script["play"]("ladder", "level:1", "random", "cooper", 2, None, 1)
     there = script["play"]("ladder", "level:1", "random", "cooper", 2, None, 1, cluster=cluster)
     for key in ("games", "wins", "draws", "losses", "reasons", "average_plies", "search"):

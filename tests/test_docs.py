@@ -4,14 +4,13 @@ the program prints now, its links resolve."""
 from __future__ import annotations
 
 import re
-import runpy
 
 from bluegray.engine.levels import LEVELS
-from tests.paths import REPOSITORY
+from tests.paths import REPOSITORY, run_script
 
 
 def test_doc_images_are_up_to_date() -> None:
-    script = runpy.run_path(str(REPOSITORY / "scripts" / "make_doc_images.py"))
+    script = run_script("make_doc_images.py")
     pictures = script["pictures"]()
     assert pictures
     for name, svg in pictures.items():
@@ -22,7 +21,7 @@ def test_doc_images_are_up_to_date() -> None:
 
 
 def test_doc_transcripts_are_what_the_program_prints_now() -> None:
-    script = runpy.run_path(str(REPOSITORY / "scripts" / "make_doc_transcripts.py"))
+    script = run_script("make_doc_transcripts.py")
     transcripts = script["TRANSCRIPTS"]
     assert len(transcripts) >= 2
     for transcript, make in transcripts.items():

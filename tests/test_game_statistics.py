@@ -3,7 +3,6 @@ read from the records the self-play generator writes."""
 
 from __future__ import annotations
 
-import runpy
 from dataclasses import replace
 from pathlib import Path
 from typing import Any
@@ -14,17 +13,17 @@ from bluegray.engine import ENGINE_VERSION
 from bluegray.engine.match import MatchSettings, run_match
 from bluegray.record import write_records
 from bluegray.rules import PRESETS
-from tests.paths import REPOSITORY
+from tests.paths import run_script
 
 
 @pytest.fixture(scope="module")
 def statistics_script() -> dict[str, Any]:
-    return runpy.run_path(str(REPOSITORY / "scripts" / "game_statistics.py"))
+    return run_script("game_statistics.py")
 
 
 @pytest.fixture(scope="module")
 def selfplay_event() -> str:
-    tuning = runpy.run_path(str(REPOSITORY / "scripts" / "tune_evaluation.py"))
+    tuning = run_script("tune_evaluation.py")
     event: str = tuning["SELFPLAY_EVENT"].format(engine=ENGINE_VERSION)
     return event
 

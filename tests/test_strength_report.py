@@ -5,18 +5,22 @@ seeds of one match adding up."""
 from __future__ import annotations
 
 import dataclasses
-import runpy
 from typing import Any
 
 import pytest
 
 from bluegray.engine import ENGINE_VERSION
-from tests.paths import REPOSITORY
+from tests.paths import run_script
 
 
 @pytest.fixture(scope="module")
-def script() -> dict[str, Any]:
-    return runpy.run_path(str(REPOSITORY / "scripts" / "strength_report.py"))
+def results() -> dict[str, Any]:
+    return run_script("strength_results.py")
+
+
+@pytest.fixture(scope="module")
+def page() -> dict[str, Any]:
+    return run_script("strength_page.py")
 
 
 def result(
@@ -53,46 +57,48 @@ def result(
 
 
 def test_a_compiled_result_replaces_the_python_one_of_the_same_match(
-    script: dict[str, Any],
+    results: dict[str, Any],
 ) -> None:
     old = result("cooper", None, 3, 7)  # before the search column existed: the Python search
     new = result("cooper", "compiled", 6, 4)
     alone = result("super", "python", 5, 5)
-    current, earlier = script["superseded"]([old, new, alone])
+    current, earlier = results["superseded"]([old, new, alone])
     assert current == [new, alone]
     assert earlier == []
 
 
-def test_earlier_engines_results_are_kept_apart(script: dict[str, Any]) -> None:
-    now = script["ENGINE_VERSION"]
+def test_earlier_engines_results_are_kept_apart(
+    results: dict[str, Any], page: dict[str, Any]
+) -> None:
+    now = results["ENGINE_VERSION"]
     first_python = result("cooper", "python", 3, 7, engine=None)  # before engines were numbered
     first = result("cooper", "compiled", 5, 5, engine=1)
     first_only = result("super", "python", 7, 3, engine=1)
     second = result("cooper", "compiled", 8, 2, engine=now)
-    current, earlier = script["superseded"]([first_python, first, first_only, second])
+    current, earlier = results["superseded"]([first_python, first, first_only, second])
     assert current == [second]
     assert earlier == [first, first_only]
-    (verdict, _blank) = script["_verdicts"]([first, second])
+    (verdict, _blank) = page["_verdicts"]([first, second])
     assert verdict == "- Against `mcts`: 1 of 1 rule sets reach 75%."
 
 
 def test_the_page_shows_the_latest_measured_engine_until_the_current_one_is(
-    script: dict[str, Any],
+    results: dict[str, Any],
 ) -> None:
-    now = script["ENGINE_VERSION"]
+    now = results["ENGINE_VERSION"]
     before = result("cooper", "compiled", 8, 2, engine=now - 1)
     older = result("super", "compiled", 6, 4, engine=now - 2)
-    assert script["shown_engine"]([before, older]) == now - 1
-    current, earlier = script["superseded"]([before, older], now - 1)
+    assert results["shown_engine"]([before, older]) == now - 1
+    current, earlier = results["superseded"]([before, older], now - 1)
     assert (current, earlier) == ([before], [older])
     measured = result("cooper", "compiled", 7, 3, engine=now)
-    assert script["shown_engine"]([before, older, measured]) == now
+    assert results["shown_engine"]([before, older, measured]) == now
 
 
-def test_seeds_of_one_match_add_up(script: dict[str, Any]) -> None:
+def test_seeds_of_one_match_add_up(results: dict[str, Any]) -> None:
     first = result("cooper", "compiled", 6, 4, seed=1)
     second = result("cooper", "compiled", 2, 8, seed=2)
-    (merged,) = script["merged"]([first, second])
+    (merged,) = results["merged"]([first, second])
     assert (merged["games"], merged["wins"], merged["draws"], merged["losses"]) == (20, 8, 12, 0)
     assert merged["score"] == pytest.approx(0.7)
     assert merged["parts"] == [(1, 10), (2, 10)]
@@ -100,10 +106,10 @@ def test_seeds_of_one_match_add_up(script: dict[str, Any]) -> None:
 
 
 def test_the_verdict_counts_the_compiled_result_where_there_is_one(
-    script: dict[str, Any],
+    page: dict[str, Any],
 ) -> None:
     rows = [result("cooper", "python", 10, 0), result("cooper", "compiled", 4, 6)]
-    (verdict, _blank) = script["_verdicts"](rows)
+    (verdict, _blank) = page["_verdicts"](rows)
     assert verdict == "- Against `mcts`: 0 of 1 rule sets reach 75%; below it: `cooper` (70%)."
 
 
@@ -119,14 +125,14 @@ def ladder_step(rules: str, a: str, b: str, elo_low: float | None) -> dict[str, 
 
 
 def test_the_ladder_overview_marks_only_the_steps_the_games_separate(
-    script: dict[str, Any],
+    page: dict[str, Any],
 ) -> None:
     rows = [
         ladder_step("cooper", "level:2", "level:1", 12.0),
         ladder_step("sackson", "level:2", "level:1", -30.0),
         ladder_step("sackson", "level:3", "level:2", None),
     ]
-    lines = script["_ladder_overview"](rows)
+    lines = page["_ladder_overview"](rows)
     header = next(line for line in lines if line.startswith("| step |"))
     assert header == "| step | `sackson` | `cooper` |"  # the report's order, not the alphabet's
     first = next(line for line in lines if line.startswith("| `level:2`"))
@@ -137,12 +143,12 @@ def test_the_ladder_overview_marks_only_the_steps_the_games_separate(
 
 
 def test_a_ladder_table_lists_the_baselines_then_the_levels_from_the_bottom_up(
-    script: dict[str, Any],
+    page: dict[str, Any],
 ) -> None:
     played = [("level:7", "level:6"), ("level:2", "level:1"), ("level:10", "level:9")]
     played += [("level:2", "greedy"), ("level:1", "greedy"), ("level:1", "random")]
     entries = [{"a": a, "b": b} for a, b in played]
-    ordered = [(e["a"], e["b"]) for e in sorted(entries, key=script["_ladder_order"])]
+    ordered = [(e["a"], e["b"]) for e in sorted(entries, key=page["_ladder_order"])]
     assert ordered == [
         ("level:1", "random"),
         ("level:1", "greedy"),
@@ -154,27 +160,27 @@ def test_a_ladder_table_lists_the_baselines_then_the_levels_from_the_bottom_up(
 
 
 @pytest.fixture
-def level_six_revision(script: dict[str, Any], monkeypatch: pytest.MonkeyPatch) -> int:
+def level_six_revision(results: dict[str, Any], monkeypatch: pytest.MonkeyPatch) -> int:
     """Level 6's settings changed once more: its new revision number. (The script shares the
     engine's table of levels, so changing that one changes the script's.)"""
-    levels = script["LEVELS"]
+    levels = results["LEVELS"]
     revision: int = levels[6].revision + 1
     monkeypatch.setitem(levels, 6, dataclasses.replace(levels[6], revision=revision))
     return revision
 
 
 def test_a_revised_levels_earlier_results_are_kept_apart(
-    script: dict[str, Any], level_six_revision: int
+    results: dict[str, Any], page: dict[str, Any], level_six_revision: int
 ) -> None:
     new, old = level_six_revision, level_six_revision - 1
     unrecorded = ladder_step("cooper", "level:7", "level:6", -50.0)  # before revisions: 1
     first = {**ladder_step("cooper", "level:6", "level:5", 40.0), "levels": {"6": old, "5": 1}}
     second = {**ladder_step("cooper", "level:7", "level:6", 20.0), "levels": {"7": 1, "6": new}}
     untouched = ladder_step("cooper", "level:8", "level:7", 30.0)
-    current, earlier = script["superseded"]([unrecorded, first, second, untouched])
+    current, earlier = results["superseded"]([unrecorded, first, second, untouched])
     assert current == [second, untouched]
     assert earlier == [first, unrecorded]
-    lines = script["_revised_levels"]([first, second])
+    lines = page["_revised_levels"]([first, second])
     assert lines[0] == "## Other revisions of the levels"
     assert f"| `cooper` | `level:6` (rev. {old}) vs `level:5` (rev. 1) | 10 | 6-4-0 |" in "".join(
         lines
@@ -183,25 +189,25 @@ def test_a_revised_levels_earlier_results_are_kept_apart(
 
 
 def test_seeds_add_up_only_within_one_revision(
-    script: dict[str, Any], level_six_revision: int
+    results: dict[str, Any], level_six_revision: int
 ) -> None:
     before = {**ladder_step("cooper", "level:7", "level:6", -50.0), "seed": 1}
     after = {**before, "levels": {"7": 1, "6": level_six_revision}}
     again = {**after, "seed": 2}
-    merged = script["merged"]([before, after, again])
+    merged = results["merged"]([before, after, again])
     assert sorted(entry["games"] for entry in merged) == [10, 20]
 
 
-def test_each_level_that_played_has_its_revision_one_if_unrecorded(script: dict[str, Any]) -> None:
+def test_each_level_that_played_has_its_revision_one_if_unrecorded(results: dict[str, Any]) -> None:
     entry = {**ladder_step("cooper", "level:3", "level:2", 1.0), "levels": {"3": 4}}
-    assert script["_revisions"](entry) == ((3, 4), (2, 1))
-    assert script["_levels_in"]("level:8,time=1", "mcts", "level:3") == [8, 3]
+    assert results["revisions"](entry) == ((3, 4), (2, 1))
+    assert results["levels_in"]("level:8,time=1", "mcts", "level:3") == [8, 3]
 
 
 def test_the_plan_gives_more_games_where_steps_are_narrow_or_mostly_drawn(
-    script: dict[str, Any],
+    results: dict[str, Any],
 ) -> None:
-    planned = script["planned"]
+    planned = results["planned"]
     assert planned("level:3", "level:2", "sackson") == (2, 24)
     assert planned("level:5", "level:4", "super") == (2, 12)
     assert planned("level:7", "level:6", "sackson") == (1, 12)
@@ -213,9 +219,9 @@ def test_the_plan_gives_more_games_where_steps_are_narrow_or_mostly_drawn(
 
 
 def test_the_ladder_plays_only_the_planned_seeds_the_current_levels_have_not(
-    script: dict[str, Any], level_six_revision: int
+    results: dict[str, Any], level_six_revision: int
 ) -> None:
-    unplayed = script["unplayed"]
+    unplayed = results["unplayed"]
     current = {"levels": {"7": 1, "6": level_six_revision}}
     first = {**ladder_step("cooper", "level:7", "level:6", 20.0), **current, "seed": 1}
     older = {**ladder_step("cooper", "level:7", "level:6", 20.0), "seed": 2}  # revision 1
@@ -250,9 +256,9 @@ def decider(verdict: str, games: int = 40) -> dict[str, Any]:
 
 
 def test_a_step_its_further_seed_leaves_unseparated_is_due_a_deciding_sprt(
-    script: dict[str, Any],
+    results: dict[str, Any],
 ) -> None:
-    needs_decider = script["needs_decider"]
+    needs_decider = results["needs_decider"]
     planned = [step_seed(1, 3, 6, 3), step_seed(2, 4, 6, 2)]
     further = step_seed(3, 4, 7, 1)
     assert needs_decider("level:7", "level:6", "cooper", planned) is None  # further seed first
@@ -263,26 +269,28 @@ def test_a_step_its_further_seed_leaves_unseparated_is_due_a_deciding_sprt(
     assert needs_decider("level:7", "level:6", "cooper", clear) is None
 
 
-def test_a_deciding_sprt_is_kept_apart_from_the_planned_games(script: dict[str, Any]) -> None:
+def test_a_deciding_sprt_is_kept_apart_from_the_planned_games(
+    results: dict[str, Any], page: dict[str, Any]
+) -> None:
     planned = [step_seed(1, 3, 6, 3), step_seed(2, 4, 6, 2)]
     sprt = decider("H1 accepted")
-    fixed, kept = sorted(script["merged"]([*planned, sprt]), key=script["_ladder_order"])
+    fixed, kept = sorted(results["merged"]([*planned, sprt]), key=page["_ladder_order"])
     assert (fixed["games"], kept) == (24, sprt)
-    assert script["command"](sprt) == (
+    assert page["command"](sprt) == (
         "bluegray match level:7 level:6 --rules cooper --games 144 --sprt 0,50 --seed 4"
     )
-    assert script["_step_name"](sprt) == "`level:7` vs `level:6` (SPRT)"
-    assert "H1 accepted after 40 games" in script["_notes"](sprt)
+    assert page["_step_name"](sprt) == "`level:7` vs `level:6` (SPRT)"
+    assert "H1 accepted after 40 games" in page["_notes"](sprt)
 
 
 @pytest.mark.parametrize(
     ("verdict", "mark", "clear"), [("H1 accepted", "✓", 1), ("H0 accepted", "≈", 0)]
 )
 def test_the_overview_counts_a_step_its_deciding_sprt_found_stronger(
-    script: dict[str, Any], verdict: str, mark: str, clear: int
+    page: dict[str, Any], verdict: str, mark: str, clear: int
 ) -> None:
     fixed = {**step_seed(1, 3, 6, 3), "elo_low": -60.0}
-    lines = script["_ladder_overview"]([fixed, decider(verdict)])
+    lines = page["_ladder_overview"]([fixed, decider(verdict)])
     row = next(line for line in lines if line.startswith("| `level:7`"))
     assert row == f"| `level:7` vs `level:6` | 50% (12) ≈, SPRT {mark} (40) |"
     assert f"In {clear} of the 1 steps measured" in " ".join(lines)

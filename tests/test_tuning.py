@@ -1,16 +1,15 @@
-"""The tuning script's game pairs measure what they claim: against a fixed-budget opponent, two
+"""The tuning scripts' game pairs measure what they claim: against a fixed-budget opponent, two
 weight sets differ in score only where they play differently."""
 
 from __future__ import annotations
 
-import runpy
 from typing import Any
 
 import pytest
 
 from bluegray.engine.evaluation import weights_for
 from bluegray.rules import PRESETS
-from tests.paths import REPOSITORY
+from tests.paths import run_script
 
 OPENING = ("d2-d3", "f8-f7", "c2-c3", "d8-d7")
 OPPONENT = "mcts:iterations=40"
@@ -18,7 +17,7 @@ OPPONENT = "mcts:iterations=40"
 
 @pytest.fixture(scope="module")
 def script() -> dict[str, Any]:
-    return runpy.run_path(str(REPOSITORY / "scripts" / "tune_evaluation.py"))
+    return run_script("tune_by_play.py")
 
 
 def test_equal_weights_against_a_fixed_budget_opponent_give_no_signal(

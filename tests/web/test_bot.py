@@ -15,6 +15,8 @@ from collections.abc import Callable, Iterator
 import httpx
 import pytest
 
+from bluegray.cli import bot
+from bluegray.web import clocks
 from tests.web.conftest import Json, LiveServer, Socket
 from tests.web.lobby_clients import Player
 
@@ -261,3 +263,7 @@ def test_a_bot_posts_a_correspondence_seek_with_days_per_move(
             output, _ = bot.communicate(timeout=60)
     assert bot.returncode == 0, output
     assert f"bluegray bot robo: game {game_id}: over:" in output
+
+
+def test_the_bot_offers_the_days_per_move_the_site_allows() -> None:
+    assert bot.DAYS_PER_MOVE == clocks.DAYS_PER_MOVE

@@ -330,6 +330,41 @@ def test_the_timers_stop_when_told_to_as_they_wake_up(tmp_path: Path) -> None:
     assert all(stopped), f"{stopped.count(False)} of {len(stopped)} stops hung"
 
 
+def test_a_stop_cancelled_while_it_waits_is_cancelled(tmp_path: Path) -> None:
+    """A caller that cancels the timers' stop (a shutdown given up) is told: the stop does not
+    take the cancellation for one of its timers' and return as if it had finished."""
+    database = _database(tmp_path)
+
+    async def alive(now: int) -> list[str]:
+        return ["p1"]
+
+    async def slow_to_stop() -> None:
+        try:
+            await asyncio.sleep(60)
+        finally:
+            await asyncio.sleep(0.5)  # a timer's handler finishing its write
+
+    async def run() -> bool:
+        timers = Timers(database, "p1", poll_seconds=60, live_processes=alive)
+        await timers.start()
+        timers._firing[("flag", "g")] = asyncio.create_task(slow_to_stop())
+        await asyncio.sleep(0.01)
+        stopping = asyncio.create_task(timers.stop())
+        await asyncio.sleep(0.05)  # the stop waits for the slow timer
+        stopping.cancel()
+        try:
+            await stopping
+        except asyncio.CancelledError:
+            return True
+        return False
+
+    try:
+        cancelled = asyncio.run(run())
+    finally:
+        database.close()
+    assert cancelled
+
+
 def test_clocks_are_credited_once_for_an_outage_and_not_for_one_process_dying(
     tmp_path: Path,
 ) -> None:

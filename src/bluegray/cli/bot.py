@@ -9,7 +9,9 @@ from typing import Any
 from bluegray.cli.common import fail
 
 DAYS_PER_MOVE = (1, 2, 3, 5, 7, 14)
-"""The days per move a correspondence game may have (the site's)."""
+"""The days per move a correspondence game may have: the site's ``web.clocks.DAYS_PER_MOVE``,
+repeated because the command line does not import the web app (its own layer, an extra); a test
+keeps the two equal."""
 
 HELP = "play a bot account's games on a bluegray site with an engine (its API token)"
 

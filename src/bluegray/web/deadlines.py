@@ -97,9 +97,9 @@ class Timers:
         tasks = [task for task in (self._loop_task, *self._firing.values()) if task is not None]
         for task in tasks:
             task.cancel()
-        for task in tasks:
-            with contextlib.suppress(asyncio.CancelledError, Exception):
-                await task
+        # Their cancellations and errors are gathered, not raised; a cancellation of this stop
+        # itself is raised to its caller.
+        await asyncio.gather(*tasks, return_exceptions=True)
         # what this process held is free for the others at once
         with contextlib.suppress(Exception):
             await self.db.write(self._release_all)
