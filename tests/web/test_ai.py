@@ -11,8 +11,7 @@ import pytest
 from bluegray import Game, read_record
 from bluegray.engine.levels import LEVELS, TOP_LEVEL
 from bluegray.engine.limits import Limits
-from bluegray.web import local_queue
-from bluegray.web import service as service_module
+from bluegray.web import duties, local_queue
 from bluegray.web.engine_work import CLOCK_SHARE, think_limits
 from bluegray.web.jobs import AnalysisOutput, Job, run_job
 from tests.web.conftest import Json, LiveServer, Socket
@@ -92,7 +91,7 @@ def test_the_ai_tries_again_when_its_worker_fails(
             raise BrokenProcessPool("a worker died")
         return run_job(job)
 
-    monkeypatch.setattr(service_module, "AI_RETRY_MS", 50)
+    monkeypatch.setattr(duties, "AI_RETRY_MS", 50)
     monkeypatch.setattr(local_queue, "run_job", failing_once)
     created = httpx.post(
         f"{server.url}/api/games", json={"opponent": {"type": "ai", "level": 2}, "color": "gray"}

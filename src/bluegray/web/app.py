@@ -85,17 +85,17 @@ def create_app(settings: Settings | None = None) -> FastAPI:
     rates = RateLimits(settings, shared=settings.scaled)
     account_service = Accounts(database, rates, settings, service.games)
     lobby = Lobby(settings, service, rates)
-    service.on_cluster = lobby.heard
+    service.duties.on_cluster = lobby.heard
 
     @asynccontextmanager
     async def lifespan(app: FastAPI) -> AsyncIterator[None]:
         database.start()
         try:
-            await service.start()
+            await service.duties.start()
             await lobby.start()
             yield
             await lobby.stop()
-            await service.stop()
+            await service.duties.stop()
         finally:
             database.close()
             await parts.close()

@@ -1,24 +1,18 @@
-"""The game service: what the routes ask of games (create, join, move, act, read), and the
-process's part in the cluster's work (its timers, the AI's moves, its heartbeat).
+"""The games as the routes ask for them: creating, joining, moving, acting on and reading them.
 
 Every change goes through ``Games.change`` (committed at a known version, then published); the
-actions themselves are in ``actions``; the timers that make clocks fall and the AI move are in
-``deadlines``; the AI's work goes to a ``JobQueue`` (embedded pool, or workers on Redis).
+actions themselves are in ``actions``; what the process does for the cluster unasked (its timers,
+the AI's moves, its heartbeat) is ``duties``.
 """
 
 from __future__ import annotations
 
 import asyncio
-import contextlib
-import logging
 import secrets
 import time
 from collections.abc import Callable
-from functools import partial
-from typing import Final
 
-from sqlalchemy import Connection, text
-from sqlalchemy.orm import Session
+from sqlalchemy import Connection
 
 from bluegray.errors import BlueGrayError
 from bluegray.game import Game
@@ -26,16 +20,14 @@ from bluegray.pieces import Side
 from bluegray.record import read_record
 from bluegray.rules import RuleSet
 from bluegray.web import actions
-from bluegray.web.ai_moves import ai_job, play_ai_move
-from bluegray.web.bus import Bus, News
+from bluegray.web.bus import Bus
 from bluegray.web.clocks import Clock, Correspondence, now_ms
 from bluegray.web.db import Database
-from bluegray.web.deadlines import DONE, Due, Timers, Verdict
+from bluegray.web.duties import Duties
 from bluegray.web.errors import ApiError, from_library
-from bluegray.web.jobs import AiBusyError, JobQueue, MoveJob, MoveSink, Owner
+from bluegray.web.jobs import JobQueue, MoveSink
 from bluegray.web.live import LiveGame, Played, Seat
 from bluegray.web.metrics import Metrics
-from bluegray.web.notices import NOTICE_KINDS, Notices
 from bluegray.web.players import Account
 from bluegray.web.presence import PresenceBook
 from bluegray.web.queries import count_games, list_games
@@ -43,31 +35,19 @@ from bluegray.web.ratings import check_rated, check_rated_seat, rate_ended
 from bluegray.web.runtime import Games, Runtime
 from bluegray.web.schemas import (
     Action,
-    AiStatus,
     CreateGameRequest,
     GameEvent,
     GameList,
     GameState,
     Invite,
     MoveAck,
-    ReadyCheck,
     SeatGrant,
 )
 from bluegray.web.security import digest, new_game_id, new_invite_code, new_token
 from bluegray.web.settings import Settings
-from bluegray.web.store import Save, new_game_save, timer_values
+from bluegray.web.store import Save, new_game_save
 from bluegray.web.tournaments.ending import tournament_ended
-from bluegray.web.uptime import credit_outage, note_alive
 from bluegray.web.ws import Hub
-
-log = logging.getLogger("bluegray.web")
-
-BUSY_RETRY_MS: Final = 3000
-"""How soon an AI move refused for being too much work is tried again."""
-AI_RETRY_MS: Final = 2000
-"""How soon an AI move whose search failed is tried again."""
-READY_SECONDS: Final = 2.0
-"""How long each readiness check may take."""
 
 
 def _ended(connection: Connection, live: LiveGame) -> None:
@@ -77,7 +57,7 @@ def _ended(connection: Connection, live: LiveGame) -> None:
 
 
 class GameService:
-    """The games as this process serves them."""
+    """The games as this process serves them to its routes."""
 
     def __init__(
         self,
@@ -94,12 +74,6 @@ class GameService:
         self.presence = presence
         self.process = process
         self.abandon_ms = round(settings.abandon_seconds * 1000)
-        self.timers = Timers(
-            db,
-            process,
-            poll_seconds=settings.deadline_poll_seconds,
-            live_processes=presence.live_processes,
-        )
         self.games = Games(
             db,
             bus,
@@ -107,7 +81,6 @@ class GameService:
             process,
             abandon_ms=self.abandon_ms,
             shared=settings.scaled,
-            on_stored=self._expect_timers,
             on_end=_ended,
             first_move_ms=round(settings.first_move_seconds * 1000),
         )
@@ -115,85 +88,19 @@ class GameService:
         self.metrics = Metrics(self.hub.connection_count)
         self.games.idle = lambda game_id: not self.hub.has_connections(game_id)
         self.games.watched = self.hub.has_connections
-        self.queue = make_queue(self.apply_ai_move)
-        self.timers.on("flag", self._flag_due)
-        self.timers.on("ai", self._ai_due)
-        self.timers.on("abort", self._abort_due)
-        self.notices = Notices(settings, db, self.games)
-        for kind in NOTICE_KINDS:
-            self.timers.on(kind, self.notices.due)
-        self._heartbeat: asyncio.Task[None] | None = None
-        self._addresses: dict[str, str] = {}
-        self.on_cluster: Callable[[News], None] | None = None
-        """Who hears the cluster's news (not about one game): the lobby."""
-
-    # -- start and stop ------------------------------------------------------------------------
-
-    async def start(self) -> None:
-        """Credit running clocks with any time the whole service was down, then take part in
-        the cluster: news, timers, heartbeat."""
-        started = now_ms()
-        down_after = round(self.settings.heartbeat_seconds * 3000) + 1000
-        gap = await self.db.write(partial(credit_outage, started=started, down_after_ms=down_after))
-        if gap:
-            log.info("the service was down for %.1f s: running clocks credited", gap / 1000)
-        await self.bus.start(self._hear)
-        await self.presence.beat(started)
-        await self.queue.start()
-        await self.timers.start()
-        self._heartbeat = asyncio.create_task(self._beat(), name="bluegray-heartbeat")
-
-    async def stop(self) -> None:
-        if self._heartbeat is not None:
-            self._heartbeat.cancel()
-            with contextlib.suppress(asyncio.CancelledError):
-                await self._heartbeat
-        await self.timers.stop()
-        await self.hub.close_all(now_ms())
-        await self.queue.close()
-        with contextlib.suppress(Exception):
-            await self.presence.stop()
-        with contextlib.suppress(Exception):
-            await self.db.write(partial(note_alive, stamp=now_ms()))
-        await self.bus.close()
-
-    async def _beat(self) -> None:
-        alive: set[str] = set()
-        while True:
-            await asyncio.sleep(self.settings.heartbeat_seconds)
-            stamp = now_ms()
-            try:
-                await self.presence.beat(stamp)
-                now_alive = set(await self.presence.live_processes(stamp))
-                if alive - now_alive:  # a process died: its sockets' seats are away now
-                    await self._republish_presence()
-                alive = now_alive
-                await self.db.write(partial(note_alive, stamp=stamp))
-                self.metrics.ai_queue_depth.set(await self.queue.depth())
-                self.metrics.ai_workers.set(await self.queue.workers())
-            except Exception as error:
-                log.error("cannot note the heartbeat: %r", error)
-
-    async def _republish_presence(self) -> None:
-        for game_id in self.hub.watched_games():
-            try:
-                await self.games.publish_presence(game_id)
-            except Exception as error:
-                log.warning("cannot publish the presence of game %s: %r", game_id, error)
-
-    def _hear(self, news: News) -> None:
-        if news.kind == "cluster":
-            if self.on_cluster is not None:
-                self.on_cluster(news)
-            return
-        self.games.heard(news)
-        self.hub.deliver(news)
-
-    def _expect_timers(self, live: LiveGame) -> None:
-        timers = timer_values(live, self.games.first_move_ms)
-        self.timers.expect(timer["due_ms"] for timer in timers)
-        if live.is_over():  # a tournament's game may have made its timer due
-            self.timers.expect([now_ms()])
+        self.duties = Duties(
+            settings,
+            db,
+            bus,
+            presence,
+            process,
+            games=self.games,
+            hub=self.hub,
+            metrics=self.metrics,
+            make_queue=make_queue,
+        )
+        """The process's part in the cluster's work: its timers, the AI's moves, its heartbeat."""
+        self.games.on_stored = self.duties.expect_timers
 
     # -- reading -------------------------------------------------------------------------------
 
@@ -508,7 +415,7 @@ class GameService:
 
         def adopt(after: LiveGame) -> None:
             for game in context.new_games:
-                self._expect_timers(game)
+                self.duties.expect_timers(game)
 
         stored = await self.games.change(
             game_id, change, version=version, extra=extra, after_store=adopt
@@ -516,109 +423,6 @@ class GameService:
         if stored is None:
             return await self.state(game_id)
         return await self.games.state(stored.live, stored_note=False)
-
-    # -- the cluster's timers ------------------------------------------------------------------
-
-    async def _flag_due(self, due: Due) -> Verdict:
-        stored = await self.games.change(due.subject, lambda live: actions.flag(live, now_ms()))
-        if stored is not None:
-            return DONE
-        live = (await self.games.get(due.subject)).live
-        flag_at = live.deadline_ms()
-        if flag_at is not None and live.version == due.version and flag_at > due.due_ms:
-            return Verdict(again_at_ms=flag_at)  # the clock was credited: it falls later
-        return DONE
-
-    async def _abort_due(self, due: Due) -> Verdict:
-        """A side of a game between two people has not made its first move in time: the game
-        is aborted (unrated, nobody's loss). A game that moved on has its own timers now."""
-        first_move_ms = self.games.first_move_ms
-        stored = await self.games.change(
-            due.subject, lambda live: actions.abort_unstarted(live, now_ms(), first_move_ms)
-        )
-        if stored is None:
-            live = (await self.games.get(due.subject)).live
-            due_at = live.abort_at(first_move_ms)
-            if due_at is not None and live.version == due.version and due_at > due.due_ms:
-                return Verdict(again_at_ms=due_at)
-        return DONE
-
-    async def _ai_due(self, due: Due) -> Verdict:
-        live = (await self.games.get(due.subject)).live
-        if live.version != due.version or not live.ai_to_move():
-            return DONE  # the game moved on: its own timers say what is due now
-        seat = live.seats[live.game.turn.other]
-        owner = Owner(browser=seat.browser_hash, address=seat.address_hash)
-        try:
-            playing = await self.queue.submit_move(ai_job(live), owner)
-        except AiBusyError:
-            if due.note != "busy":
-                await self.games.note_ai(live.id, live.version, "busy")
-            return Verdict(again_at_ms=now_ms() + BUSY_RETRY_MS)
-        if playing is not None:  # played here: wait for it
-            if due.note is not None:
-                await self.games.note_ai(live.id, live.version, "thinking")
-            try:
-                await playing
-            except Exception as error:
-                log.error("the AI of game %s failed: %r; trying again", live.id, error)
-                return Verdict(again_at_ms=now_ms() + AI_RETRY_MS)
-            level = str(live.ai_level)
-            self.metrics.ai_reply_seconds.labels(level).observe((now_ms() - due.due_ms) / 1000)
-            return DONE
-        # A worker will play it. Look again shortly (the job is queued once however often it
-        # is submitted): when no worker is alive by then, the game says so.
-        status: AiStatus = "thinking"
-        if due.holder is not None and not await self.queue.workers():
-            status = "unavailable"
-        if (due.note or "thinking") != status:
-            await self.games.note_ai(live.id, live.version, status)
-        wait = round(self.settings.ai_unavailable_seconds * 1000)
-        return Verdict(hold_until_ms=now_ms() + wait)
-
-    async def apply_ai_move(self, job: MoveJob, move: str, computed_by: str) -> None:
-        if await play_ai_move(self.games, job, move, computed_by):
-            self.metrics.moves.labels("ai").inc()
-
-    # -- operations ----------------------------------------------------------------------------
-
-    async def readiness(self) -> list[ReadyCheck]:
-        """Whether this process can serve players: its database, Redis, and AI workers."""
-        checks = []
-        try:
-            await asyncio.wait_for(self.db.read(_ping), READY_SECONDS)
-            checks.append(ReadyCheck(name="database", ok=True, detail="answers"))
-        except Exception as error:
-            checks.append(ReadyCheck(name="database", ok=False, detail=_reason(error)))
-        if self.settings.scaled:
-            try:
-                await asyncio.wait_for(self.presence.live_processes(now_ms()), READY_SECONDS)
-                checks.append(ReadyCheck(name="redis", ok=True, detail="answers"))
-            except Exception as error:
-                checks.append(ReadyCheck(name="redis", ok=False, detail=_reason(error)))
-        try:
-            workers = await asyncio.wait_for(self.queue.workers(), READY_SECONDS)
-        except Exception as error:
-            checks.append(ReadyCheck(name="workers", ok=False, detail=_reason(error)))
-        else:
-            where = "in this process" if self.queue.name == "embedded" else "in the cluster"
-            detail = (
-                f"{workers} engine processes {where}"
-                if workers
-                else "no AI worker is running: start 'bluegray worker'; AI games wait for one"
-            )
-            checks.append(ReadyCheck(name="workers", ok=workers > 0, detail=detail))
-        return checks
-
-
-def _ping(session: Session) -> None:
-    session.execute(text("SELECT 1"))
-
-
-def _reason(error: BaseException) -> str:
-    if isinstance(error, TimeoutError):
-        return f"no answer in {READY_SECONDS:g} s"
-    return f"{type(error).__name__}: {error}".splitlines()[0][:200]
 
 
 def _sides_of(live: LiveGame, token_hash: str) -> frozenset[Side]:

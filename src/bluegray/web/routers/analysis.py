@@ -37,7 +37,7 @@ def _seconds(seconds: float, settings: Settings) -> float:
 async def _analyse(service: GameService, job: AnalysisJob, owner: Owner) -> AnalysisResult:
     """The analysis from the AI's queue; 503 when the AI is busy or no worker runs."""
     try:
-        return _result(await service.queue.analyse(job, owner))
+        return _result(await service.duties.queue.analyse(job, owner))
     except AiBusyError as error:
         raise ApiError(503, "ai_busy", str(error)) from None
     except AiUnavailableError as error:

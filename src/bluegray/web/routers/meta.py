@@ -32,7 +32,7 @@ async def health(service: Service) -> Health:
 async def ready(service: Service, response: Response) -> Ready:
     """Its database answers; when scaled out, Redis answers; and some AI worker is alive (an
     AI game waits until one is). 503 with the same body when any check fails."""
-    checks = await service.readiness()
+    checks = await service.duties.readiness()
     ok = all(check.ok for check in checks)
     if not ok:
         response.status_code = 503

@@ -75,7 +75,7 @@ class Tournaments:
     def __init__(self, service: GameService) -> None:
         self.service = service
         self.db = service.db
-        service.timers.on(TIMER_KIND, self.due)
+        service.duties.timers.on(TIMER_KIND, self.due)
 
     # -- reading -------------------------------------------------------------------------------
 
@@ -141,7 +141,7 @@ class Tournaments:
             set_timer(connection, tournament_id, starts)
 
         await self.db.write(write)
-        self.service.timers.expect([starts])
+        self.service.duties.timers.expect([starts])
         return await self.info(tournament_id)
 
     async def join(self, account: Account, tournament_id: str) -> Standings:
@@ -206,7 +206,7 @@ class Tournaments:
                 set_timer(connection, tournament_id, now)
 
         await self._write(write)
-        self.service.timers.expect([now])
+        self.service.duties.timers.expect([now])
         return await self._announce(tournament_id)
 
     async def _withdraw(self, account: Account, tournament_id: str) -> Standings:
