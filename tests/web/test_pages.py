@@ -15,7 +15,7 @@ from bluegray.svg import COLORS, piece_symbols
 from bluegray.web.routers.pages import TEMPLATES
 from tests.web.conftest import TestClient
 
-SCRIPTS = ["board.js", "game.js", "lobby.js", "play-outcome.js"]
+SCRIPTS = ["board.js", "game.js", "game-bars.js", "game-words.js", "lobby.js", "play-outcome.js"]
 
 
 def assert_no_inline_code(html: str) -> None:

@@ -1,9 +1,14 @@
-// A game page: the board (board.js), clocks, moves, captures, advancement, offers and the
-// game-over message, kept current over the WebSocket. When the socket drops it reconnects with
-// backoff and the server's full state replaces whatever was shown (docs/web.md).
+// A game page: its WebSocket (reconnecting with backoff; the server's full state then replaces
+// whatever was shown, docs/web.md), the moves and actions a player enters, and the hint. The
+// board is board.js's, the player bars game-bars.js's, the page's words game-words.js's.
 import { Board, lastMoveView, movePoints, parsePosition, travelled } from "./board.js";
-import { notifyTurn, setUpNotifyButton, sideTime } from "./correspondence.js";
-import { outcomeText } from "./play-outcome.js";
+import { notifyTurn, setUpNotifyButton } from "./correspondence.js";
+import { showBars, showClocks } from "./game-bars.js";
+import {
+  aiWaiting, cleanMessage, describeEvent, hintWords, seatText, showEnd, showHint, showMoveForm,
+  showMoves, statusText, suggestion, whyNotThis,
+} from "./game-words.js";
+import { other, title } from "./play-outcome.js";
 
 const main = document.getElementById("main");
 const gameId = main.dataset.gameId;
@@ -13,8 +18,6 @@ const INVITE_KEY = (id) => `bluegray.invite.${id}`;
 const csrfToken = () => document.querySelector('meta[name="csrf-token"]').content;
 
 const $ = (id) => document.getElementById(id);
-const title = (side) => (side === "blue" ? "Blue" : "Gray");
-const other = (side) => (side === "blue" ? "gray" : "blue");
 
 let socket = null;
 let state = null;
@@ -40,13 +43,6 @@ function say(text, isError = false) {
   const box = $("message");
   box.textContent = text;
   box.classList.toggle("error", isError);
-}
-
-/** A server message without the position text it quotes (players see the board), starting
- * with a capital: "Illegal move 'e8-e6': that piece cannot move there". */
-function cleanMessage(text) {
-  const clean = text.replace(/ in [1-9a-zA-Z/]+ [bg] \d+ \d+:/, ":");
-  return clean.charAt(0).toUpperCase() + clean.slice(1);
 }
 
 async function joinFromLink() {
@@ -120,17 +116,6 @@ function reconnectNow() {
   connect();
 }
 
-function aiWaiting(game) {
-  const who = title(game.turn);
-  if (game.ai_status === "unavailable") {
-    return `The AI is not available right now (no AI worker is running): ${who} moves when one starts.`;
-  }
-  if (game.ai_status === "busy") {
-    return `The AI is busy with many games: ${who} moves in a moment.`;
-  }
-  return `${who} (AI) is thinking…`;
-}
-
 function receive(message) {
   switch (message.type) {
     case "welcome":
@@ -138,9 +123,7 @@ function receive(message) {
       mySide = message.side;
       serverOffset = message.server_time_ms - Date.now();
       setConnection("Connected.", true);
-      $("seat").textContent = mySide === null
-        ? "You are watching."
-        : mySide === "both" ? "You play both sides." : `You play ${title(mySide)}.`;
+      $("seat").textContent = seatText(mySide);
       if (!flipChosen) {
         flipped = mySide === "gray";
         board.flipped = flipped;
@@ -171,7 +154,8 @@ function receive(message) {
       // A typed move the server refused: its reason (the library's, as the terminal gives it),
       // and what that piece could do instead.
       const mine = typed && message.ref === typed.ref;
-      const advice = mine && message.code === "illegal_move" ? suggestion(typed.text) : "";
+      const advice = mine && message.code === "illegal_move" && canMove()
+        ? suggestion(state.legal_moves, typed.text) : "";
       if (mine) typed = null;
       say(`${cleanMessage(message.message)}${advice ? `. ${advice}` : ""}`, true);
       break;
@@ -237,7 +221,7 @@ function pointChosen(point) {
       selection = [point];
       say(selectionHint());
     } else {
-      say(whyNotThis(point));
+      say(whyNotThis(state, point, mySide));
     }
   } else {
     const view = boardView();
@@ -262,36 +246,6 @@ function pointChosen(point) {
     }
   }
   board.show(state.position, boardView());
-}
-
-/** Why a click on `point` starts no move: an empty point, an enemy piece, or a piece of the
- * side to move that cannot move now (the library's words, and what to do instead). */
-function whyNotThis(point) {
-  const piece = parsePosition(state.position)[point];
-  const turn = title(state.turn);
-  const captures = state.legal_moves.filter((m) => m.includes("x"));
-  const capturers = [...new Set(captures.map((m) => movePoints(m)[0]))];
-  const compulsory = captures.length
-    ? ` A capture is compulsory: ${capturers.join(", ")} can capture.` : "";
-  if (!piece) {
-    return `No piece on ${point}: click one of ${turn}'s pieces, then where it goes.${compulsory}`;
-  }
-  if (piece.side !== state.turn) {
-    const who = mySide === "both" ? `it is ${turn}'s move` : `you play ${turn}`;
-    return `That is a ${title(piece.side)} piece, and ${who}: click one of ${turn}'s pieces.${compulsory}`;
-  }
-  if (captures.length) return `The ${piece.kind} on ${point} cannot capture.${compulsory}`;
-  return `The ${piece.kind} on ${point} cannot move now: its way is blocked.`;
-}
-
-/** What the piece of a refused move text could do: its moves, or the compulsory captures. */
-function suggestion(text) {
-  if (!state || !canMove()) return "";
-  const captures = state.legal_moves.filter((m) => m.includes("x"));
-  if (captures.length) return `Legal captures: ${captures.join(", ")}`;
-  const from = movePoints(text)[0];
-  const own = state.legal_moves.filter((m) => movePoints(m)[0] === from);
-  return own.length ? `From ${from}: ${own.join(", ")}` : "";
 }
 
 function selectionHint() {
@@ -347,12 +301,6 @@ function currentHint() {
   return hint && state && hint.version === state.version ? hint : null;
 }
 
-/** The engine's verdict in a few words: "Blue is better", "About even". */
-function hintVerdict(result) {
-  const words = result.description.split(":")[0];
-  return words.charAt(0).toUpperCase() + words.slice(1);
-}
-
 async function askHint() {
   if (!canHint() || hintPending) return;
   const asked = state.version;
@@ -382,7 +330,7 @@ async function askHint() {
       move: data.best_move,
       points,
       path,
-      words: `Hint: ${data.best_move} — ${hintVerdict(data)}`,
+      words: hintWords(data),
     };
     board.show(state.position, boardView());
   } catch {
@@ -395,17 +343,8 @@ async function askHint() {
 
 function renderHint() {
   if (!state) return;
-  const button = $("hint");
-  const shown = currentHint();
-  $("hint-box").hidden = !canHint();
-  // aria-disabled rather than disabled: a disabled button would lose the keyboard focus.
-  button.setAttribute("aria-disabled", String(hintPending));
-  button.setAttribute("aria-busy", String(hintPending));
-  button.textContent = hintPending ? "Thinking…" : "Hint";
-  const text = $("hint-text");
-  text.textContent = shown ? shown.words : "";
-  if (shown) text.dataset.move = shown.move;
-  else delete text.dataset.move;
+  const elements = { box: $("hint-box"), button: $("hint"), text: $("hint-text") };
+  showHint(elements, currentHint(), hintPending, canHint());
 }
 
 // -- showing the state -----------------------------------------------------------------------
@@ -421,31 +360,9 @@ function render(previous, event) {
   board.show(state.position, boardView(), animate);
 
   const over = Boolean(state.outcome) || state.status === "aborted";
-  const banner = $("game-over");
-  banner.hidden = !over;
-  if (over) {
-    banner.replaceChildren();
-    const head = document.createElement("strong");
-    head.textContent = outcomeText(state);
-    banner.append(head);
-    if (state.outcome && mySide && mySide !== "both") {
-      const you = document.createElement("span");
-      you.textContent = state.outcome.winner === null ? " You drew."
-        : state.outcome.winner === mySide ? " You win!" : " You lose.";
-      banner.append(you);
-    }
-    if (state.ratings) banner.append(ratingChanges(state));
-  }
-
+  showEnd($("game-over"), state, mySide, over);
   main.dataset.rated = String(Boolean(state.rated));
-
-  let status;
-  if (over) status = "Game over.";
-  else if (state.status === "waiting") status = "Waiting for the second player to join.";
-  else if (state.ai_thinking) status = aiWaiting(state);
-  else if (isMine(state.turn)) status = mySide === "both" ? `${title(state.turn)} to move.` : "Your move.";
-  else status = `${title(state.turn)} to move.`;
-  $("status").textContent = status;
+  $("status").textContent = statusText(state, mySide, over);
   main.dataset.version = String(state.version);
   main.dataset.status = state.status;
   main.dataset.ply = String(state.ply);
@@ -456,7 +373,7 @@ function render(previous, event) {
     notifyTurn("Blue and Gray: your move", `${title(state.turn)} to move (move ${state.ply + 1}).`, location.pathname);
   }
 
-  renderMoves();
+  showMoves($("moves"), $("move-count"), state);
   renderMoveForm();
   renderHint();
   renderInvite();
@@ -480,55 +397,9 @@ function render(previous, event) {
   renderActions();
 }
 
-function describeEvent(event) {
-  const who = event.side ? title(event.side) : "";
-  const words = {
-    joined: `${who} joined the game.`,
-    draw_offered: `${who} offers a draw.`,
-    draw_declined: `${who} declined the draw.`,
-    takeback_requested: `${who} asks to take back a move.`,
-    takeback_declined: `${who} refused the takeback.`,
-    takeback: "A move was taken back.",
-    rematch_offered: `${who} offers a rematch.`,
-    rematch_declined: `${who} declined the rematch.`,
-    rematch: "The rematch is ready.",
-    invite: "A new invite link was made.",
-  };
-  return words[event.kind] || "";
-}
-
-function renderMoves() {
-  const list = $("moves");
-  $("move-count").textContent = `(${state.ply})`;
-  list.replaceChildren();
-  for (let i = 0; i < state.moves.length; i += 2) {
-    const item = document.createElement("li");
-    for (const [offset, side] of [[0, "blue"], [1, "gray"]]) {
-      const text = state.moves[i + offset];
-      if (text === undefined) break;
-      const span = document.createElement("span");
-      span.className = `mv ${side}`;
-      span.dataset.ply = String(i + offset + 1);
-      if (i + offset + 1 === state.ply) span.classList.add("current");
-      span.textContent = text;
-      item.append(span);
-    }
-    list.append(item);
-  }
-  list.scrollTop = list.scrollHeight;
-}
-
 function renderMoveForm() {
-  const myTurn = canMove();
-  $("move-form").hidden = !myTurn;
-  const datalist = $("legal-moves");
-  datalist.replaceChildren();
-  for (const move of myTurn ? state.legal_moves : []) {
-    const option = document.createElement("option");
-    option.value = move;
-    datalist.append(option);
-  }
-  $("legal").textContent = myTurn ? `Legal: ${state.legal_moves.join(" ")}` : "";
+  const elements = { form: $("move-form"), datalist: $("legal-moves"), legal: $("legal") };
+  showMoveForm(elements, canMove() ? state.legal_moves : null);
 }
 
 function renderInvite() {
@@ -541,113 +412,15 @@ function renderInvite() {
   $("new-invite").hidden = Boolean(invite);
 }
 
-function seatLabel(side) {
-  const seat = state.seats[side];
-  // The account that plays the seat, if any (set as text: a name is never HTML).
-  const name = seat.account ? `${seat.account.name}${seat.account.bot ? " BOT" : ""}` : "";
-  if (isMine(side) && mySide !== "both") return name ? `you, ${name}` : "you";
-  if (seat.player === "ai") return `AI level ${seat.level}`;
-  if (seat.player === "open") return "waiting for a player";
-  if (mySide === "both") return name ? `hot-seat, ${name}` : "hot-seat";
-  const presence = seat.connected ? "online" : "away";
-  return name ? `${name}, ${presence}` : presence;
-}
-
-function clockLeft(side) {
-  const clock = state.clock;
-  const elapsed = state.outcome ? 0 : Date.now() - stateReceivedAt;
-  return clock[`${side}_ms`] - (clock.running === side ? elapsed : 0);
-}
-
-function formatMs(ms) {
-  const tenths = Math.max(0, Math.ceil(ms / 100));
-  const total = tenths / 10;
-  const minutes = Math.floor(total / 60);
-  const seconds = total - minutes * 60;
-  return total < 20
-    ? `${minutes}:${seconds.toFixed(1).padStart(4, "0")}`
-    : `${minutes}:${String(Math.floor(seconds)).padStart(2, "0")}`;
-}
-
 function renderBars() {
   if (!state) return;
-  const [upper, lower] = flipped ? ["blue", "gray"] : ["gray", "blue"];
-  for (const [id, side] of [["bar-top", upper], ["bar-bottom", lower]]) {
-    const bar = $(id);
-    bar.replaceChildren();
-    bar.dataset.side = side;
-    bar.classList.toggle("to-move", !state.outcome && state.status === "active" && state.turn === side);
-    const name = document.createElement("div");
-    name.className = "who";
-    const swatch = document.createElement("span");
-    swatch.className = `swatch ${side}`;
-    swatch.setAttribute("aria-hidden", "true");
-    const label = document.createElement("span");
-    label.textContent = `${title(side)} (${seatLabel(side)})`;
-    name.append(swatch, label);
-
-    const taken = document.createElement("div");
-    taken.className = "taken";
-    const count = state.captures[side];
-    taken.title = `${title(side)} has captured ${count} ${count === 1 ? "piece" : "pieces"}`;
-    const takenLabel = document.createElement("span");
-    takenLabel.className = "sr-only";
-    takenLabel.textContent = taken.title;
-    taken.append(takenLabel);
-    for (let i = 0; i < Math.min(count, 18); i += 1) {
-      const dot = document.createElement("span");
-      dot.className = `dot ${other(side)}`;
-      dot.setAttribute("aria-hidden", "true");
-      taken.append(dot);
-    }
-    const number = document.createElement("span");
-    number.className = "taken-count";
-    number.dataset.captures = String(count);
-    number.setAttribute("aria-hidden", "true");
-    number.textContent = count ? `×${count}` : "";
-    taken.append(number);
-
-    const advance = document.createElement("label");
-    advance.className = "advance";
-    const value = state.advancement[side];
-    advance.textContent = `Captain ${value}/17 `;
-    const bar17 = document.createElement("progress");
-    bar17.max = 17;
-    bar17.value = value;
-    bar17.dataset.advancement = String(value);
-    advance.append(bar17);
-
-    const clock = document.createElement("div");
-    clock.className = "clock";
-    clock.dataset.clock = side;
-    bar.append(name, taken, advance, clock);
-  }
+  showBars([$("bar-top"), $("bar-bottom")], state, mySide, flipped);
   renderClocks();
 }
 
 function renderClocks() {
   if (!state) return;
-  for (const box of document.querySelectorAll("[data-clock]")) {
-    const side = box.dataset.clock;
-    if (!state.clock && !state.correspondence) {
-      box.hidden = true;
-      continue;
-    }
-    box.hidden = false;
-    if (state.correspondence) {
-      const time = sideTime(state.correspondence, side, Date.now() + serverOffset);
-      box.textContent = time.text;
-      box.classList.toggle("running", time.running && !state.outcome);
-      box.classList.toggle("low", time.low);
-      if (time.deadline) box.dataset.deadline = String(time.deadline);
-      else delete box.dataset.deadline;
-      continue;
-    }
-    const left = clockLeft(side);
-    box.textContent = formatMs(left);
-    box.classList.toggle("running", state.clock.running === side && !state.outcome);
-    box.classList.toggle("low", left < 20000);
-  }
+  showClocks(document.querySelectorAll("[data-clock]"), state, stateReceivedAt, serverOffset);
 }
 
 function renderActions() {
@@ -769,23 +542,3 @@ window.bluegray = {
 };
 
 joinFromLink().finally(connect);
-
-/** Each side's rating before a rated game and what its end changed it by ("ada 1500? +173"). */
-function ratingChanges(state) {
-  const list = document.createElement("ul");
-  list.className = "rating-changes";
-  list.id = "rating-changes";
-  for (const side of ["blue", "gray"]) {
-    const change = state.ratings[side];
-    const item = document.createElement("li");
-    item.dataset.side = side;
-    item.dataset.change = String(Math.round(change.change));
-    const account = state.seats[side].account;
-    const who = account ? account.name : title(side);
-    const sign = change.change >= 0 ? "+" : "−";
-    item.textContent = `${who} ${Math.round(change.rating)}${change.provisional ? "?" : ""} `
-      + `${sign}${Math.abs(Math.round(change.change))}`;
-    list.append(item);
-  }
-  return list;
-}

@@ -1,9 +1,11 @@
 // The end of a game in words, from the state's outcome (docs/web.md): every termination the
 // server knows, e.g. "Gray wins: impasse (position repeated three times) — captain farther
-// advanced (0-1)." or "Game aborted — no result."
+// advanced (0-1)." or "Game aborted — no result." Also a side's name, which the game page shares.
 
-const title = (side) => (side === "blue" ? "Blue" : "Gray");
-const other = (side) => (side === "blue" ? "gray" : "blue");
+/** A side's name in words: "Blue" or "Gray". */
+export const title = (side) => (side === "blue" ? "Blue" : "Gray");
+/** The other side: "gray" for "blue", "blue" for "gray". */
+export const other = (side) => (side === "blue" ? "gray" : "blue");
 
 const REASONS = {
   center: () => "captain reached the centre",
