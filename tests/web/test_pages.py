@@ -15,7 +15,15 @@ from bluegray.svg import COLORS, piece_symbols
 from bluegray.web.routers.pages import TEMPLATES
 from tests.web.conftest import TestClient
 
-SCRIPTS = ["board.js", "game.js", "game-bars.js", "game-words.js", "lobby.js", "play-outcome.js"]
+SCRIPTS = [
+    "api.js",
+    "board.js",
+    "game.js",
+    "game-bars.js",
+    "game-words.js",
+    "lobby.js",
+    "play-outcome.js",
+]
 
 
 def assert_no_inline_code(html: str) -> None:
@@ -86,6 +94,29 @@ def test_an_unknown_game_is_a_404_page_with_the_navigation(client: TestClient) -
         assert page.status_code == 404 and "No such game" in page.text
         assert_no_inline_code(page.text)
         assert_navigation(page.text, "Play")
+
+
+STATIC = TEMPLATES.parent / "static"
+
+
+def test_every_name_a_page_script_imports_is_exported_by_its_module() -> None:
+    """The pages' modules import each other by name (``import { request } from "./api.js"``);
+    a name its module does not export breaks the whole page in the browser."""
+    exported = {
+        path.name: set(re.findall(r"^export (?:async )?(?:function|const|class|let) (\w+)",
+                                  path.read_text(encoding="utf-8"), re.MULTILINE))
+        for path in STATIC.glob("*.js")
+    }  # fmt: skip
+    imports = 0
+    for path in STATIC.glob("*.js"):
+        text = path.read_text(encoding="utf-8")
+        for names, module in re.findall(r'^import \{([^}]*)\} from "\./([\w-]+\.js)";', text, re.M):
+            assert module in exported, f"{path.name} imports the missing {module}"
+            for name in (part.split(" as ")[0].strip() for part in names.split(",")):
+                if name:
+                    imports += 1
+                    assert name in exported[module], f"{path.name}: {module} exports no {name}"
+    assert imports > 40  # the pattern still finds the imports
 
 
 def test_the_static_files_are_served(client: TestClient) -> None:
@@ -159,7 +190,7 @@ PAGES = {
     "tournaments.html": "page-tournaments",
     "tournament.html": "page-tournament",
 }
-STYLESHEET = TEMPLATES.parent / "static" / "app.css"
+STYLESHEET = STATIC / "app.css"
 
 
 def css_selectors(css: str) -> list[str]:

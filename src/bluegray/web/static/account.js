@@ -2,25 +2,10 @@
 // browser's games, the password, API tokens, becoming a bot, logging out). Every change is
 // posted as JSON with the page's CSRF token (X-CSRF-Token); names are set as text, never HTML.
 
-const $ = (id) => document.getElementById(id);
-const csrfToken = () => document.querySelector('meta[name="csrf-token"]').content;
-const NAME = /^[A-Za-z0-9_-]{3,20}$/;
+import { request, setCsrfToken } from "./api.js";
 
-async function send(method, url, body) {
-  const headers = { "X-CSRF-Token": csrfToken() };
-  const options = { method, headers, credentials: "same-origin" };
-  if (body !== undefined) {
-    headers["Content-Type"] = "application/json";
-    options.body = JSON.stringify(body);
-  }
-  const response = await fetch(url, options);
-  if (response.status === 204) return {};
-  const data = await response.json().catch(() => ({}));
-  if (!response.ok) {
-    throw new Error(data.error ? data.error.message : `the server answered ${response.status}`);
-  }
-  return data;
-}
+const $ = (id) => document.getElementById(id);
+const NAME = /^[A-Za-z0-9_-]{3,20}$/;
 
 /** Where to go once logged in: the page's ?next= (a path of this site), else `fallback`. */
 function nextPage(form, fallback) {
@@ -63,7 +48,7 @@ if (signup) {
     const claim = $("claim");
     busy($("signup-button"), true);
     try {
-      const state = await send("POST", "/api/account/signup", {
+      const state = await request("POST", "/api/account/signup", {
         name, password, claim_games: Boolean(claim && claim.checked),
       });
       window.location.assign(nextPage(signup, state.account.profile));
@@ -91,7 +76,7 @@ if (login) {
     const claim = $("claim");
     busy($("login-button"), true);
     try {
-      await send("POST", "/api/account/login", {
+      await request("POST", "/api/account/login", {
         name, password, claim_games: Boolean(claim && claim.checked),
       });
       window.location.assign(nextPage(login, "/"));
@@ -110,7 +95,7 @@ if (claimButton) {
   claimButton.addEventListener("click", async () => {
     busy(claimButton, true);
     try {
-      const result = await send("POST", "/api/account/claim", {});
+      const result = await request("POST", "/api/account/claim", {});
       $("claim-result").textContent = `${result.claimed} game${result.claimed === 1 ? "" : "s"} added to your account.`;
       claimButton.hidden = true;
     } catch (failure) {
@@ -135,11 +120,11 @@ if (passwordForm) {
     }
     busy($("password-button"), true);
     try {
-      const state = await send("POST", "/api/account/password", {
+      const state = await request("POST", "/api/account/password", {
         current_password: current.value, new_password: fresh.value,
       });
       // The session is new: so is its CSRF token.
-      document.querySelector('meta[name="csrf-token"]').content = state.csrf_token;
+      setCsrfToken(state.csrf_token);
       current.value = "";
       fresh.value = "";
       $("password-done").textContent = "The password is changed; other browsers are logged out.";
@@ -183,7 +168,7 @@ if (tokenForm) {
     }
     busy($("token-button"), true);
     try {
-      const made = await send("POST", "/api/account/tokens", { description: description.value.trim() });
+      const made = await request("POST", "/api/account/tokens", { description: description.value.trim() });
       $("token-list").append(tokenItem(made.info));
       $("new-token-value").textContent = made.token;
       $("new-token").hidden = false;
@@ -199,7 +184,7 @@ if (tokenForm) {
     if (!button) return;
     busy(button, true);
     try {
-      await send("DELETE", `/api/account/tokens/${encodeURIComponent(button.dataset.tokenId)}`);
+      await request("DELETE", `/api/account/tokens/${encodeURIComponent(button.dataset.tokenId)}`);
       button.closest("li").remove();
     } catch (failure) {
       $("token-error").textContent = `The token was not revoked: ${failure.message}.`;
@@ -214,7 +199,7 @@ if (botButton) {
     if (!window.confirm(botButton.dataset.confirm)) return;
     busy(botButton, true);
     try {
-      await send("POST", "/api/account/bot");
+      await request("POST", "/api/account/bot");
       window.location.reload();
     } catch (failure) {
       $("bot-error").textContent = `Not changed: ${failure.message}.`;
@@ -228,7 +213,7 @@ if (logout) {
   logout.addEventListener("click", async () => {
     busy(logout, true);
     try {
-      await send("POST", "/api/account/logout");
+      await request("POST", "/api/account/logout");
       window.location.assign("/");
     } catch (failure) {
       $("logout-error").textContent = `Not logged out: ${failure.message}.`;

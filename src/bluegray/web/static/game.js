@@ -1,6 +1,7 @@
 // A game page: its WebSocket (reconnecting with backoff; the server's full state then replaces
 // whatever was shown, docs/web.md), the moves and actions a player enters, and the hint. The
 // board is board.js's, the player bars game-bars.js's, the page's words game-words.js's.
+import { readJson, request } from "./api.js";
 import { Board, lastMoveView, movePoints, parsePosition, travelled } from "./board.js";
 import { notifyTurn, setUpNotifyButton } from "./correspondence.js";
 import { showBars, showClocks } from "./game-bars.js";
@@ -14,8 +15,6 @@ const main = document.getElementById("main");
 const gameId = main.dataset.gameId;
 const SEAT_KEY = (id) => `bluegray.seat.${id}`;
 const INVITE_KEY = (id) => `bluegray.invite.${id}`;
-// The page's CSRF token: with it, a logged-in player who joins takes the seat for their account.
-const csrfToken = () => document.querySelector('meta[name="csrf-token"]').content;
 
 const $ = (id) => document.getElementById(id);
 
@@ -51,17 +50,12 @@ async function joinFromLink() {
   if (!match) return;
   history.replaceState(null, "", location.pathname);
   if (localStorage.getItem(SEAT_KEY(gameId))) return;
-  const response = await fetch(`/api/games/${encodeURIComponent(gameId)}/join`, {
-    method: "POST",
-    headers: { "Content-Type": "application/json", "X-CSRF-Token": csrfToken() },
-    body: JSON.stringify({ invite: match[1] }),
-    credentials: "same-origin",
-  });
-  const data = await response.json().catch(() => ({}));
-  if (response.ok) {
-    localStorage.setItem(SEAT_KEY(gameId), data.seat.token);
-  } else {
-    say(data.error ? `Could not join: ${data.error.message}. You are watching.` : "Could not join the game.", true);
+  try {
+    // With the page's CSRF token a logged-in player who joins takes the seat for their account.
+    const joined = await request("POST", `/api/games/${encodeURIComponent(gameId)}/join`, { invite: match[1] });
+    localStorage.setItem(SEAT_KEY(gameId), joined.seat.token);
+  } catch (error) {
+    say(`Could not join: ${error.message}. You are watching.`, true);
   }
 }
 
@@ -311,10 +305,11 @@ async function askHint() {
   try {
     const url = `/api/games/${encodeURIComponent(gameId)}/analysis?ply=${state.ply}&seconds=1`;
     const response = await fetch(url, { credentials: "same-origin" });
-    const data = await response.json().catch(() => ({}));
-    if (!response.ok) {
-      const why = data.error ? cleanMessage(data.error.message) : `the server answered ${response.status}`;
-      say(`No hint: ${why}.`, true);
+    let data;
+    try {
+      data = await readJson(response); // a refusal, told as the server words it
+    } catch (error) {
+      say(`No hint: ${cleanMessage(error.message)}.`, true);
       return;
     }
     if (!state || state.version !== asked) return; // the game moved on meanwhile
@@ -500,18 +495,13 @@ $("copy-invite").addEventListener("click", () => {
 
 $("new-invite").addEventListener("click", async () => {
   const token = localStorage.getItem(SEAT_KEY(gameId));
-  const response = await fetch(`/api/games/${encodeURIComponent(gameId)}/invite`, {
-    method: "POST",
-    headers: { "Content-Type": "application/json", Authorization: `Bearer ${token}` },
-    body: "{}",
-    credentials: "same-origin",
-  });
-  const data = await response.json().catch(() => ({}));
-  if (response.ok) {
-    localStorage.setItem(INVITE_KEY(gameId), location.origin + data.path);
+  try {
+    const invite = await request("POST", `/api/games/${encodeURIComponent(gameId)}/invite`, {},
+      { Authorization: `Bearer ${token}` });
+    localStorage.setItem(INVITE_KEY(gameId), location.origin + invite.path);
     renderInvite();
-  } else {
-    say(data.error ? data.error.message : "Could not make an invite.", true);
+  } catch (error) {
+    say(`Could not make an invite: ${error.message}.`, true);
   }
 });
 

@@ -1,5 +1,8 @@
 // The lobby: start a game (rule set, opponent, colour, clock), list this browser's games,
 // import a record to replay. Seat tokens go to localStorage, never into a URL (docs/web.md).
+// Requests carry the page's CSRF token (api.js): a logged-in player's new game is their account's.
+
+import { request } from "./api.js";
 
 const SEAT_KEY = (id) => `bluegray.seat.${id}`;
 const INVITE_KEY = (id) => `bluegray.invite.${id}`;
@@ -7,23 +10,6 @@ const $ = (id) => document.getElementById(id);
 
 let nextBefore = null;
 let customChecked = null; // the custom text last checked, and whether it was valid
-
-// The page's CSRF token: with it, a logged-in player's new game is their account's too.
-const csrfToken = () => document.querySelector('meta[name="csrf-token"]').content;
-
-async function postJson(url, body) {
-  const response = await fetch(url, {
-    method: "POST",
-    headers: { "Content-Type": "application/json", "X-CSRF-Token": csrfToken() },
-    body: JSON.stringify(body),
-    credentials: "same-origin",
-  });
-  const data = await response.json().catch(() => ({}));
-  if (!response.ok) {
-    throw new Error(data.error ? data.error.message : `error ${response.status}`);
-  }
-  return data;
-}
 
 const checked = (name) => document.querySelector(`input[name="${name}"]:checked`).value;
 
@@ -50,7 +36,7 @@ async function checkCustom() {
     return false;
   }
   try {
-    const rules = await postJson("/api/rules/parse", { text });
+    const rules = await request("POST", "/api/rules/parse", { text });
     customChecked = { text, ok: true };
     // The description names the settings once ("Custom rule set: captain=standard ...").
     box.textContent = `✓ ${rules.description}`;
@@ -99,7 +85,7 @@ async function startGame(event) {
   }
   $("start").disabled = true;
   try {
-    const created = await postJson("/api/games", body);
+    const created = await request("POST", "/api/games", body);
     const id = created.game.id;
     localStorage.setItem(SEAT_KEY(id), created.seat.token);
     if (created.invite) localStorage.setItem(INVITE_KEY(id), location.origin + created.invite.path);
@@ -163,7 +149,7 @@ async function importRecord(event) {
   const errorBox = $("import-error");
   errorBox.textContent = "";
   try {
-    const game = await postJson("/api/records", { text: $("record").value });
+    const game = await request("POST", "/api/records", { text: $("record").value });
     location.assign(`/replay/${encodeURIComponent(game.id)}`);
   } catch (error) {
     errorBox.textContent = error.message;

@@ -2,24 +2,13 @@
 // in the header), and a game that starts for it (on the lobby page it goes there at once;
 // elsewhere a link says so). Names are set as text, never as HTML.
 
+import { request } from "./api.js";
 import { timeControlText } from "./correspondence.js";
 import { goTo } from "./navigate.js";
 
 const box = document.getElementById("notices");
 const me = box ? box.dataset.account.toLowerCase() : "";
-const csrfToken = () => document.querySelector('meta[name="csrf-token"]').content;
 let retry = 500;
-
-async function post(url) {
-  const response = await fetch(url, {
-    method: "POST",
-    headers: { "X-CSRF-Token": csrfToken() },
-    credentials: "same-origin",
-  });
-  const data = response.status === 204 ? {} : await response.json().catch(() => ({}));
-  if (!response.ok) throw new Error(data.error ? data.error.message : `error ${response.status}`);
-  return data;
-}
 
 function notice(id, kind) {
   let item = box.querySelector(`[data-notice="${CSS.escape(id)}"]`);
@@ -47,7 +36,7 @@ function challenge(seek) {
   yes.textContent = "Accept";
   yes.addEventListener("click", async () => {
     try {
-      const game = await post(`/api/challenges/${encodeURIComponent(seek.id)}/accept`);
+      const game = await request("POST", `/api/challenges/${encodeURIComponent(seek.id)}/accept`);
       goTo(game.path);
     } catch (error) {
       text.textContent = error.message;
@@ -57,7 +46,7 @@ function challenge(seek) {
   no.type = "button";
   no.className = "secondary decline-challenge";
   no.textContent = "Decline";
-  no.addEventListener("click", () => post(`/api/challenges/${encodeURIComponent(seek.id)}/decline`).catch(() => {}));
+  no.addEventListener("click", () => request("POST", `/api/challenges/${encodeURIComponent(seek.id)}/decline`).catch(() => {}));
   item.append(text, yes, " ", no);
 }
 

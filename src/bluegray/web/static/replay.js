@@ -2,7 +2,8 @@
 // The board is drawn by board.js from the positions in the page (each move's button carries
 // the position after it); the positions API adds the advancement and captures to the status.
 import { Board, lastMoveView } from "./board.js";
-import { readJson, showAnalysis } from "./study-analysis.js";
+import { readJson } from "./api.js";
+import { showAnalysis } from "./study-analysis.js";
 
 const main = document.getElementById("main");
 const gameId = main.dataset.gameId;

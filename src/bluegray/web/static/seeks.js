@@ -4,6 +4,7 @@
 // text, never as HTML. The game a seek starts is announced on /ws/account (notify.js), which
 // takes this page to it.
 
+import { request } from "./api.js";
 import { timeControlText } from "./correspondence.js";
 import { goTo } from "./navigate.js";
 
@@ -14,20 +15,6 @@ const seeks = new Map();
 let connection = null;
 let socket = null;
 let retry = 500;
-
-const csrfToken = () => document.querySelector('meta[name="csrf-token"]').content;
-
-async function send(method, url, body) {
-  const response = await fetch(url, {
-    method,
-    headers: { "Content-Type": "application/json", "X-CSRF-Token": csrfToken() },
-    body: body === undefined ? undefined : JSON.stringify(body),
-    credentials: "same-origin",
-  });
-  const data = response.status === 204 ? {} : await response.json().catch(() => ({}));
-  if (!response.ok) throw new Error(data.error ? data.error.message : `error ${response.status}`);
-  return data;
-}
 
 function describe(seek) {
   const clock = timeControlText(seek);
@@ -81,7 +68,7 @@ function status(text, error = false) {
 
 async function accept(id) {
   try {
-    const game = await send("POST", `/api/seeks/${encodeURIComponent(id)}/accept`);
+    const game = await request("POST", `/api/seeks/${encodeURIComponent(id)}/accept`);
     goTo(game.path);
   } catch (error) {
     status(error.message, true);
@@ -90,7 +77,7 @@ async function accept(id) {
 
 async function cancel(id) {
   try {
-    await send("DELETE", `/api/seeks/${encodeURIComponent(id)}`);
+    await request("DELETE", `/api/seeks/${encodeURIComponent(id)}`);
   } catch (error) {
     status(error.message, true);
   }
@@ -152,7 +139,7 @@ if (people) {
   for (const button of document.querySelectorAll(".quick-button")) {
     button.addEventListener("click", async () => {
       try {
-        const result = await send("POST", "/api/lobby/quick", { pairing: button.dataset.pairing, connection });
+        const result = await request("POST", "/api/lobby/quick", { pairing: button.dataset.pairing, connection });
         if (result.game) goTo(result.game.path);
         else status(`Waiting for someone to press ${button.textContent.trim()}…`);
       } catch (error) {
@@ -174,7 +161,7 @@ if (people) {
       if (low) body.rating_min = Number(low);
       if (high) body.rating_max = Number(high);
       try {
-        await send("POST", "/api/seeks", body);
+        await request("POST", "/api/seeks", body);
         $("seek-error").textContent = "";
       } catch (error) {
         $("seek-error").textContent = error.message;
@@ -184,7 +171,7 @@ if (people) {
       const to = $("challenge-name").value.trim();
       if (!to) { $("seek-error").textContent = "Whom? Type a player's name."; return; }
       try {
-        await send("POST", "/api/challenges", { ...terms(), to });
+        await request("POST", "/api/challenges", { ...terms(), to });
         $("seek-error").textContent = `Challenge sent to ${to}.`;
       } catch (error) {
         $("seek-error").textContent = error.message;

@@ -1,25 +1,4 @@
-// Shared by the replay and the study board: reading API answers and showing an analysis.
-
-export async function readJson(response) {
-  const data = await response.json().catch(() => ({}));
-  if (!response.ok) {
-    const message = data.error ? data.error.message : `the server answered ${response.status}`;
-    const error = new Error(message);
-    error.code = data.error ? data.error.code : "http_error";
-    throw error;
-  }
-  return data;
-}
-
-export async function postJson(url, body) {
-  const response = await fetch(url, {
-    method: "POST",
-    headers: { "Content-Type": "application/json" },
-    body: JSON.stringify(body),
-    credentials: "same-origin",
-  });
-  return readJson(response);
-}
+// Shared by the replay and the study board: showing an analysis (and the elements it is made of).
 
 export function element(tag, text, className) {
   const node = document.createElement(tag);

@@ -3,7 +3,8 @@
 // nothing: the board keeps the last position the server accepted. The board is drawn by
 // board.js, as on every page.
 import { Board, lastMoveView } from "./board.js";
-import { element, postJson, showAnalysis } from "./study-analysis.js";
+import { request } from "./api.js";
+import { element, showAnalysis } from "./study-analysis.js";
 
 (() => {
   const form = document.getElementById("study-form");
@@ -98,21 +99,21 @@ import { element, postJson, showAnalysis } from "./study-analysis.js";
     analysisError.textContent = "";
   }
 
-  function fillForm(request) {
-    positionInput.value = request.position || "";
-    movesInput.value = request.moves.join(" ");
+  function fillForm(wanted) {
+    positionInput.value = wanted.position || "";
+    movesInput.value = wanted.moves.join(" ");
   }
 
-  async function apply(request) {
+  async function apply(wanted) {
     errorBox.textContent = "";
-    if (!request.rules) {
+    if (!wanted.rules) {
       errorBox.textContent = "Enter a custom rule set, e.g. cooper impasse-plies=50.";
       return false;
     }
     try {
-      const answer = await postJson("/api/study/position", request);
+      const answer = await request("POST", "/api/study/position", wanted);
       generation += 1;
-      applied = { rules: request.rules, position: request.position, moves: answer.moves };
+      applied = { rules: wanted.rules, position: wanted.position, moves: answer.moves };
       shown = answer;
       fillForm(applied);
       positionInput.placeholder = answer.rules.start;
@@ -140,8 +141,8 @@ import { element, postJson, showAnalysis } from "./study-analysis.js";
       customInput.focus();
       return;
     }
-    const request = formRequest();
-    const ok = await apply({ ...request, moves: [] });
+    const wanted = formRequest();
+    const ok = await apply({ ...wanted, moves: [] });
     if (!ok && applied) {
       const preset = Array.from(rulesSelect.options).some((o) => o.value === applied.rules);
       rulesSelect.value = preset ? applied.rules : "custom";
@@ -172,7 +173,7 @@ import { element, postJson, showAnalysis } from "./study-analysis.js";
     analyseButton.textContent = "Analysing…";
     try {
       const seconds = Number(document.getElementById("analysis-seconds").value);
-      const result = await postJson("/api/analysis", { ...applied, seconds });
+      const result = await request("POST", "/api/analysis", { ...applied, seconds });
       if (asked === generation) showAnalysis(analysisBox, result);
     } catch (error) {
       analysisError.textContent = `Analysis failed: ${error.message}`;

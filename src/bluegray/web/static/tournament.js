@@ -1,9 +1,9 @@
 // A tournament's page: its table updated live (/ws/tournament/{id}), join and withdraw.
 // When the tournament starts or finishes the page loads itself again (once) to show it.
 
+import { request } from "./api.js";
 import { reloadOnce } from "./navigate.js";
 
-const csrfToken = () => document.querySelector('meta[name="csrf-token"]').content;
 const facts = document.getElementById("tournament-facts");
 const id = facts.dataset.tournament;
 const body = document.querySelector("#standings tbody");
@@ -50,16 +50,12 @@ function listen() {
 
 for (const button of document.querySelectorAll("button[data-action]")) {
   button.addEventListener("click", async () => {
-    const response = await fetch(`/api/tournaments/${id}/${button.dataset.action}`, {
-      method: "POST",
-      headers: { "X-CSRF-Token": csrfToken() },
-    });
-    if (!response.ok) {
-      const answer = await response.json();
-      error.textContent = answer.error ? answer.error.message : "Refused.";
+    try {
+      await request("POST", `/api/tournaments/${id}/${button.dataset.action}`);
+      if (error) error.hidden = true;
+    } catch (refusal) {
+      error.textContent = refusal.message;
       error.hidden = false;
-    } else if (error) {
-      error.hidden = true;
     }
   });
 }

@@ -1,6 +1,7 @@
 // The tournaments page: the form that creates a tournament (then opens its page).
 
-const csrfToken = () => document.querySelector('meta[name="csrf-token"]').content;
+import { request } from "./api.js";
+
 const form = document.getElementById("tournament-form");
 const error = document.getElementById("tournament-error");
 
@@ -21,16 +22,11 @@ form.addEventListener("submit", async (event) => {
   };
   if (kind === "arena") body.minutes = Number(data.get("minutes"));
   else body.rounds = Number(data.get("rounds"));
-  const response = await fetch("/api/tournaments", {
-    method: "POST",
-    headers: { "Content-Type": "application/json", "X-CSRF-Token": csrfToken() },
-    body: JSON.stringify(body),
-  });
-  const answer = await response.json();
-  if (response.ok) {
-    location.assign(answer.path);
-  } else {
-    error.textContent = answer.error ? answer.error.message : "The tournament was not created.";
+  try {
+    const created = await request("POST", "/api/tournaments", body);
+    location.assign(created.path);
+  } catch (refusal) {
+    error.textContent = refusal.message;
     error.hidden = false;
   }
 });

@@ -2,10 +2,10 @@
 // deadline first), kept fresh while the page is open, with the browser's notification when a
 // game joins it in the background; and the account's email notices.
 
+import { request } from "./api.js";
 import { leftText, notifyTurn, setUpNotifyButton } from "./correspondence.js";
 
 const $ = (id) => document.getElementById(id);
-const csrfToken = () => document.querySelector('meta[name="csrf-token"]').content;
 const REFRESH_MS = 20_000;
 
 const section = $("turn-section");
@@ -93,14 +93,7 @@ if (form) {
     }
     $("notify-button").disabled = true;
     try {
-      const response = await fetch("/api/account/notifications", {
-        method: "PUT",
-        credentials: "same-origin",
-        headers: { "Content-Type": "application/json", "X-CSRF-Token": csrfToken() },
-        body: JSON.stringify(body),
-      });
-      const data = await response.json().catch(() => ({}));
-      if (!response.ok) throw new Error(data.error ? data.error.message : `the server answered ${response.status}`);
+      await request("PUT", "/api/account/notifications", body);
       $("notify-done").textContent = "Saved.";
     } catch (error) {
       $("notify-error").textContent = error.message;
