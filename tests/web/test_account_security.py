@@ -194,11 +194,16 @@ def test_the_pages_post_their_forms_as_json_with_the_pages_token(client: TestCli
     page = client.get("/signup").text
     token = re.search(r'<meta name="csrf-token" content="([0-9a-f]{64})">', page)
     assert token is not None and token[1] == csrf(client)
-    script = (Path(TEMPLATES).parent / "static" / "account.js").read_text(encoding="utf-8")
-    assert '"X-CSRF-Token": csrfToken()' in script
-    for name in ("lobby.js", "game.js"):
-        text = (Path(TEMPLATES).parent / "static" / name).read_text(encoding="utf-8")
-        assert '"X-CSRF-Token": csrfToken()' in text, name
+    # Every change a page sends goes through api.js's ``request``, which adds the token: no
+    # other script sets a method of its own.
+    static = Path(TEMPLATES).parent / "static"
+    assert '"X-CSRF-Token": csrfToken()' in (static / "api.js").read_text(encoding="utf-8")
+    for script in static.glob("*.js"):
+        if script.name != "api.js":
+            assert "method" not in script.read_text(encoding="utf-8"), script.name
+    for name in ("account.js", "lobby.js", "game.js", "seeks.js", "tournaments.js"):
+        text = (static / name).read_text(encoding="utf-8")
+        assert re.search(r'import \{[^}]*\brequest\b[^}]*\} from "\./api\.js"', text), name
 
 
 # -- enumeration -----------------------------------------------------------------------------------
