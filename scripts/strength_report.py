@@ -8,7 +8,8 @@
 
 ``ladder`` plays each level against the one below it (and random against level 1, greedy against
 levels 1 and 2), with each level's own time: the games planned for each match (``planned``)
-that the current levels have not played yet, or with ``--games`` one seed of them; with
+that the current levels have not played yet, then the further seed of each step they leave
+unseparated (``unplayed``), or with ``--games`` one seed of them; with
 ``--decide``, the deciding SPRT of each step that its planned games and further seed left
 unseparated (``needs_decider``). ``versus`` plays the top level at ``--time`` seconds a move
 against greedy and against MCTS given the same time. Every match's summary is kept in
@@ -140,7 +141,8 @@ def search_core(rules: str) -> str:
 
 def ladder(args: argparse.Namespace) -> None:
     """Play the ladder's matches: with --games, one seed of each; without, each match's planned
-    seeds (``planned``) that the current engine and levels have not played yet."""
+    seeds (``planned``) that the current engine and levels have not played yet, and a step's
+    further seed once its planned ones leave it unseparated (``unplayed``)."""
     pairs = [("level:1", "random"), ("level:1", "greedy"), ("level:2", "greedy")]
     pairs += [(f"level:{n + 1}", f"level:{n}") for n in range(1, TOP_LEVEL)]
     for rules in args.rules:
@@ -205,7 +207,10 @@ def main() -> None:
     lad.add_argument(
         "--games",
         type=int,
-        help="play one seed of this many games a match (default: the planned seeds not played)",
+        help=(
+            "play one seed of this many games a match (default: the planned seeds not played, "
+            "then a further seed where they leave a step unseparated)"
+        ),
     )
     lad.add_argument("--seed", type=int, default=1, help="the seed of --games (default 1)")
     lad.add_argument("--only", nargs="*", help="only the matches of these players (as A)")

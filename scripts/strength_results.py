@@ -84,16 +84,23 @@ def record(entry: dict[str, Any]) -> None:
 
 
 def unplayed(a: str, b: str, rules: str, results: list[dict[str, Any]]) -> list[tuple[int, int]]:
-    """The planned seeds of a ladder match (and their games) that the current engine and levels
-    have not played."""
+    """The seeds of a ladder match (and their games) that the current engine and levels have not
+    played: the planned ones; once those are in, and if they leave a step between two levels
+    unseparated, the one further seed (``planned``'s seeds + 1), counted whatever it gives."""
     seeds, games = planned(a, b, rules)
-    played = {
-        entry.get("seed", 1)
+    step = [
+        entry
         for entry in results
         if (entry["kind"], entry["a"], entry["b"], entry["rules"]) == ("ladder", a, b, rules)
         and _is_current(entry)
-    }
-    return [(seed, games) for seed in range(1, seeds + 1) if seed not in played]
+        and not is_decider(entry)
+    ]
+    played = {entry.get("seed", 1) for entry in step}
+    missing = [(seed, games) for seed in range(1, seeds + 1) if seed not in played]
+    if missing or not b.startswith("level:") or seeds + 1 in played:
+        return missing
+    fixed = merged(step)
+    return [(seeds + 1, games)] if len(fixed) == 1 and not separated(fixed[0]) else []
 
 
 def needs_decider(a: str, b: str, rules: str, results: list[dict[str, Any]]) -> int | None:

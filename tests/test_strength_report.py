@@ -255,6 +255,20 @@ def decider(verdict: str, games: int = 40) -> dict[str, Any]:
     }
 
 
+def test_a_step_its_planned_games_leave_unseparated_is_due_one_further_seed(
+    results: dict[str, Any],
+) -> None:
+    unplayed = results["unplayed"]
+    planned = [step_seed(1, 3, 6, 3), step_seed(2, 4, 6, 2)]
+    assert unplayed("level:7", "level:6", "cooper", planned[:1]) == [(2, 12)]  # planned first
+    assert unplayed("level:7", "level:6", "cooper", planned) == [(3, 12)]
+    assert unplayed("level:7", "level:6", "cooper", [*planned, step_seed(3, 4, 7, 1)]) == []
+    clear = [step_seed(1, 10, 2, 0), step_seed(2, 10, 2, 0)]
+    assert unplayed("level:7", "level:6", "cooper", clear) == []
+    baseline = {**step_seed(1, 3, 1, 20), "a": "level:1", "b": "greedy"}
+    assert unplayed("level:1", "greedy", "cooper", [baseline]) == []  # a baseline, not a step
+
+
 def test_a_step_its_further_seed_leaves_unseparated_is_due_a_deciding_sprt(
     results: dict[str, Any],
 ) -> None:
