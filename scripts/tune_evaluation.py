@@ -174,7 +174,15 @@ def fit(args: argparse.Namespace) -> None:
     report: dict[str, dict[str, Any]] = {}
     by_family: dict[str, list[Path]] = {}
     for path in files:
-        by_family.setdefault(family(PRESETS[path.name.split(".")[0]]), []).append(path)
+        name = path.name.split(".")[0]
+        if not path.is_file():
+            sys.exit(f"{path}: no such file")
+        if name not in PRESETS:
+            sys.exit(
+                f"{path}: the file's name does not say its rule set (RULES.pgn or "
+                "RULES.SUFFIX.pgn, as 'generate' writes them)"
+            )
+        by_family.setdefault(family(PRESETS[name]), []).append(path)
     for key, paths in sorted(by_family.items()):
         name = paths[0].name.split(".")[0]
         rules = PRESETS[name]
