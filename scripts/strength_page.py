@@ -134,7 +134,9 @@ def page(results: list[dict[str, Any]]) -> str:
             VERSUS_HEADER,
             VERSUS_RULE,
         ]
-        current, earlier = superseded(versus_rows, shown)
+        current, earlier = (
+            sorted(rows, key=_versus_order) for rows in superseded(versus_rows, shown)
+        )
         lines += [_versus_row(r) for r in current]
         noted = [r for r in current if r.get("note")]
         if noted:
@@ -340,6 +342,12 @@ def _drawn_rule_sets() -> str:
 def _rules_order(rules: str) -> tuple[int, str]:
     known = MAIN_RULE_SETS.index(rules) if rules in MAIN_RULE_SETS else len(MAIN_RULE_SETS)
     return known, rules
+
+
+def _versus_order(entry: dict[str, Any]) -> tuple[str, tuple[int, str], int, str]:
+    """Where a match of the top level stands in its table: by opponent, then rule set in the
+    report's order, the latest engine first."""
+    return entry["b"], _rules_order(entry["rules"]), -engine_of(entry), entry["a"]
 
 
 def _ladder_order(entry: dict[str, Any]) -> tuple[bool, int, bool, str, bool]:

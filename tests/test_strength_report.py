@@ -328,10 +328,16 @@ def test_a_further_seed_is_noted_with_why_it_was_played(
     assert "- `level:7` vs `level:6`: seed 3 was played because of the weather." in text
 
 
-def test_the_earlier_engines_table_names_each_engine_in_it(page: dict[str, Any]) -> None:
+def test_the_earlier_engines_table_names_each_engine_in_the_reports_order(
+    page: dict[str, Any],
+) -> None:
     now = result("cooper", "compiled", 8, 2, engine=ENGINE_VERSION)
     first = result("cooper", "compiled", 5, 5, engine=1)
     second = result("super", "compiled", 6, 4, engine=2)
-    text = page["page"]([now, first, second])
+    sackson = result("sackson", "compiled", 9, 1, engine=2)
+    text = page["page"]([now, first, second, sackson])
     assert "Earlier engines (1: bluegray 0.1.0's; 2: the pruning, 2026-11-25), the" in text
+    earlier = text[text.index("Earlier engines") :]
+    rows = [line.split(" | ")[0] for line in earlier.splitlines() if line.startswith("| `")]
+    assert rows == ["| `sackson`", "| `cooper`", "| `super`"]  # as MAIN_RULE_SETS orders them
     assert set(page["ENGINES"]) >= set(range(1, ENGINE_VERSION + 1))
