@@ -166,7 +166,8 @@ def engines_played(found: dict[str, RuleSetStatistics]) -> str:
     if not named:
         return "the engine (its version not named in the records)"
     text = ("engines " if len(named) > 1 else "engine ") + " and ".join(named)
-    text += f" (`bluegray.engine.ENGINE_VERSION`; the engine shipped now is {ENGINE_VERSION})"
+    text += f" (`bluegray.engine.ENGINE_VERSION`; engine {ENGINE_VERSION} shipped when this page"
+    text += " was written: a later engine's games may differ)"
     return text + (", and engines not named in the records," if "?" in versions else "")
 
 

@@ -23,6 +23,7 @@ from strength_results import (
     level_of,
     load,
     merged,
+    planned,
     revisions,
     search_of,
     sentences,
@@ -57,6 +58,13 @@ ENGINE_NOTES: Final = {
 }
 """What each engine changed, for the page while it has not been measured."""
 
+ENGINES: Final = {
+    1: "bluegray 0.1.0's",
+    2: "the pruning, 2026-11-25",
+    3: "one search over two equal kernels, 2026-11-26",
+}
+"""Each engine (``ENGINE_VERSION``) in a few words, for the tables that name it."""
+
 MAIN_RULE_SETS: Final = ("sackson", "cooper", "super", "classic-turbo", "pow-classic")
 """The rule sets the report covers, in the order it shows them."""
 
@@ -90,16 +98,16 @@ def page(results: list[dict[str, Any]]) -> str:
         "are kept in `docs/data/strength.json`; `render` rewrites this page from them). Matches",
         "limited by time ran while other jobs used the same cores, so each side searched less",
         "than its nominal time would give on an idle machine (both sides alike). The search",
-        "column says which search the engine ran on: `compiled` (the numba core, five to",
-        "eight times as many positions a second when these matches were played) or `python`",
-        "(the plain search, before the compiled core existed or without numba). The matches",
-        "recorded up to 2026-11-26 were played before the compiled search became about twice",
-        "as fast that day ([benchmarks](benchmarks.md)), searching the same positions in the",
-        "same order: the levels that search for a time now see about twice as many positions",
-        "a move as they did in these games. The engine column says which engine played: the",
-        f"tables show the current one ({ENGINE_VERSION}: `bluegray.engine.ENGINE_VERSION`, one",
-        "more whenever a change to the search, the evaluation or the levels makes earlier",
-        "results stale) and list earlier engines' results against greedy and MCTS apart.",
+        "column says which kernel the engine searched with: `compiled` (the numba kernel, the",
+        "default wherever numba is installed) or `python` (the plain kernel, before the",
+        "compiled one existed or without numba); [benchmarks](benchmarks.md) gives their",
+        "speeds. The engine column says which engine played: the tables show the current one",
+        f"({ENGINE_VERSION}: `bluegray.engine.ENGINE_VERSION`, one more whenever a change to the",
+        "search, the evaluation or the levels makes earlier results stale) and list earlier",
+        "engines' results against greedy and MCTS apart. Engine 3's matches were played after",
+        "the compiled kernel became about twice as fast (2026-11-26); the earlier engines' were",
+        "played before it, so at the same time a move their levels saw about half as many",
+        "positions.",
         "",
     ]
     if shown != ENGINE_VERSION:
@@ -126,7 +134,9 @@ def page(results: list[dict[str, Any]]) -> str:
             VERSUS_HEADER,
             VERSUS_RULE,
         ]
-        current, earlier = superseded(versus_rows, shown)
+        current, earlier = (
+            sorted(rows, key=_versus_order) for rows in superseded(versus_rows, shown)
+        )
         lines += [_versus_row(r) for r in current]
         noted = [r for r in current if r.get("note")]
         if noted:
@@ -136,8 +146,8 @@ def page(results: list[dict[str, Any]]) -> str:
         if earlier:
             lines += [
                 "",
-                "Earlier engines (1: bluegray 0.1.0's), the Python search's results only where",
-                "that engine did not play the match with the compiled search:",
+                f"Earlier engines ({_engines_named(earlier)}), the Python search's results only",
+                "where that engine did not play the match with the compiled search:",
                 "",
                 VERSUS_HEADER,
                 VERSUS_RULE,
@@ -165,7 +175,7 @@ def page(results: list[dict[str, Any]]) -> str:
         ]
         for r in rows:
             lines.append(f"| {_step_name(r)} | {search_of(r)} | " + _outcome_cells(r))
-        noted = [r for r in rows if r.get("note") or is_decider(r)]
+        noted = [r for r in rows if _notes(r)]
         if noted:
             lines += ["", *(f"- {_step_name(r)}: {_notes(r)}" for r in noted)]
         lines += ["", "Commands:", ""]
@@ -280,7 +290,7 @@ def _revised_levels(ladders: list[dict[str, Any]], engine: int = ENGINE_VERSION)
         revision = {f"level:{level}": f" (rev. {rev})" for level, rev in revisions(r)}
         a, b = (f"`{spec}`{revision.get(spec, '')}" for spec in (r["a"], r["b"]))
         lines.append(f"| `{r['rules']}` | {_match_name(r, a, b)} | " + _outcome_cells(r))
-    notes = dict.fromkeys(_notes(r) for r in rows if r.get("note") or is_decider(r))  # once each
+    notes = dict.fromkeys(_notes(r) for r in rows if _notes(r))  # each once
     if notes:
         lines += ["", *(f"- {note}" for note in notes)]
     return [*lines, ""]
@@ -332,6 +342,12 @@ def _drawn_rule_sets() -> str:
 def _rules_order(rules: str) -> tuple[int, str]:
     known = MAIN_RULE_SETS.index(rules) if rules in MAIN_RULE_SETS else len(MAIN_RULE_SETS)
     return known, rules
+
+
+def _versus_order(entry: dict[str, Any]) -> tuple[str, tuple[int, str], int, str]:
+    """Where a match of the top level stands in its table: by opponent, then rule set in the
+    report's order, the latest engine first."""
+    return entry["b"], _rules_order(entry["rules"]), -engine_of(entry), entry["a"]
 
 
 def _ladder_order(entry: dict[str, Any]) -> tuple[bool, int, bool, str, bool]:
@@ -399,10 +415,35 @@ def _step_name(entry: dict[str, Any]) -> str:
 
 
 def _notes(entry: dict[str, Any]) -> str:
-    """A match's notes: a deciding SPRT's own account, then any note kept with its result."""
+    """A match's notes: a deciding SPRT's own account or why a further seed was played, then
+    any note kept with its result."""
     notes = [_decider_note(entry)] if is_decider(entry) else []
+    further = _further_note(entry)
+    notes += [further] if further else []
     notes += [entry["note"]] if entry.get("note") else []
     return sentences(notes)
+
+
+def _further_note(entry: dict[str, Any]) -> str | None:
+    """Why a step's seed beyond its planned ones was played (``unplayed``), unless a note kept
+    with its result says so already; None for a match without one."""
+    if entry["kind"] != "ladder" or not entry["b"].startswith("level:") or is_decider(entry):
+        return None
+    seeds, games = planned(entry["a"], entry["b"], entry["rules"])
+    further = [seed for seed, _ in entry.get("parts", []) if seed > seeds]
+    if not further or f"seed {further[0]} was played" in entry.get("note", ""):
+        return None
+    planned_seeds = "seed 1" if seeds == 1 else f"seeds 1-{seeds}"
+    return (
+        f"seed {further[0]} was played because the {seeds * games} planned games "
+        f"({planned_seeds}) left the step unseparated (≈), and counts whatever it gave."
+    )
+
+
+def _engines_named(rows: list[dict[str, Any]]) -> str:
+    """The engines that played these results, each with its few words (``ENGINES``)."""
+    shown = sorted({engine_of(r) for r in rows})
+    return "; ".join(f"{engine}: {ENGINES.get(engine, 'unnamed')}" for engine in shown)
 
 
 def _chain(rows: list[dict[str, Any]]) -> list[tuple[str, float, bool]]:

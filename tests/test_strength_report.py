@@ -308,3 +308,36 @@ def test_the_overview_counts_a_step_its_deciding_sprt_found_stronger(
     row = next(line for line in lines if line.startswith("| `level:7`"))
     assert row == f"| `level:7` vs `level:6` | 50% (12) ≈, SPRT {mark} (40) |"
     assert f"In {clear} of the 1 steps measured" in " ".join(lines)
+
+
+def test_a_further_seed_is_noted_with_why_it_was_played(
+    results: dict[str, Any], page: dict[str, Any]
+) -> None:
+    planned = [step_seed(1, 3, 6, 3), step_seed(2, 4, 6, 2)]
+    (step,) = results["merged"](planned)
+    assert page["_notes"](step) == ""
+    (step,) = results["merged"]([*planned, step_seed(3, 4, 7, 1)])
+    assert page["_notes"](step) == (
+        "seed 3 was played because the 24 planned games (seeds 1-2) left the step unseparated"
+        " (≈), and counts whatever it gave."
+    )
+    told = {**step_seed(3, 4, 7, 1), "note": "seed 3 was played because of the weather."}
+    (step,) = results["merged"]([*planned, told])
+    assert page["_notes"](step) == "seed 3 was played because of the weather."
+    text = page["page"]([step])
+    assert "- `level:7` vs `level:6`: seed 3 was played because of the weather." in text
+
+
+def test_the_earlier_engines_table_names_each_engine_in_the_reports_order(
+    page: dict[str, Any],
+) -> None:
+    now = result("cooper", "compiled", 8, 2, engine=ENGINE_VERSION)
+    first = result("cooper", "compiled", 5, 5, engine=1)
+    second = result("super", "compiled", 6, 4, engine=2)
+    sackson = result("sackson", "compiled", 9, 1, engine=2)
+    text = page["page"]([now, first, second, sackson])
+    assert "Earlier engines (1: bluegray 0.1.0's; 2: the pruning, 2026-11-25), the" in text
+    earlier = text[text.index("Earlier engines") :]
+    rows = [line.split(" | ")[0] for line in earlier.splitlines() if line.startswith("| `")]
+    assert rows == ["| `sackson`", "| `cooper`", "| `super`"]  # as MAIN_RULE_SETS orders them
+    assert set(page["ENGINES"]) >= set(range(1, ENGINE_VERSION + 1))
