@@ -172,6 +172,46 @@ class _Server:
             _stop(self.process, self._stop_signal)
         shutil.rmtree(self.directory, ignore_errors=True)
 
+    # -- faults, for the tests of a service that must heal by itself ---------------------------
+
+    def halt(self) -> None:
+        """Stop the server as an operator's restart does (its stop signal, then SIGKILL), keeping
+        its port and directory: ``resume_serving`` starts it again there."""
+        if self.process is not None:
+            _stop(self.process, self._stop_signal)
+
+    def resume_serving(self) -> None:
+        """Start the server again on the port it had (after ``halt``), and wait until it
+        answers."""
+        if self.process is not None and self.process.poll() is None:
+            raise ServerError(f"the test {self.name} is still running")
+        command, user = self._command(self.port)
+        with self.log.open("ab") as log:
+            logged = log.tell()
+            self.process = _spawn(command, log, user=user)
+        deadline = time.monotonic() + START_SECONDS
+        while self.process.poll() is None and time.monotonic() < deadline:
+            if self._ready():
+                return
+            time.sleep(0.05)
+        raise ServerError(f"the test {self.name} did not start again:\n{_tail(self.log, since=logged)}")
+
+    def restart(self, down_seconds: float = 0.0) -> None:
+        """``halt``, stay down for ``down_seconds``, ``resume_serving``."""
+        self.halt()
+        time.sleep(down_seconds)  # the outage itself: its length is the point of the fault
+        self.resume_serving()
+
+    def freeze(self) -> None:
+        """Pause the server with SIGSTOP: it holds its connections and answers nothing."""
+        assert self.process is not None, "the server is not started"
+        self.process.send_signal(signal.SIGSTOP)
+
+    def thaw(self) -> None:
+        """Let a frozen server run on (SIGCONT)."""
+        assert self.process is not None, "the server is not started"
+        self.process.send_signal(signal.SIGCONT)
+
     _stop_signal = signal.SIGTERM
 
     def __enter__(self) -> Self:
@@ -270,6 +310,12 @@ class PostgresServer(_Server):
     def drop_database(self, name: str) -> None:
         """Drop ``name``, disconnecting whoever is still connected to it."""
         self.execute(f"DROP DATABASE IF EXISTS {name} WITH (FORCE)")
+
+    def halt(self) -> None:
+        if self._admin is not None:
+            self._admin.close()
+            self._admin = None
+        super().halt()
 
     def stop(self) -> None:
         if self._admin is not None:

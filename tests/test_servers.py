@@ -97,6 +97,29 @@ def test_a_stopped_server_is_gone_with_its_directory() -> None:
     assert not any(server.directory.exists() for server in servers)
 
 
+def test_a_server_restarts_on_its_port_and_can_be_frozen() -> None:
+    """The faults the chaos tests make: Redis restarted comes back empty on the same port, a
+    frozen Redis answers nothing until thawed, PostgreSQL restarted keeps its databases."""
+    with PostgresServer() as postgres, RedisServer() as cache:
+        client = redis.Redis.from_url(cache.url, socket_timeout=0.5)
+        client.set("kept", "no")
+        port = cache.port
+        cache.restart(down_seconds=0.2)
+        assert cache.port == port
+        assert client.get("kept") is None  # no persistence: it came back empty
+        cache.freeze()
+        try:
+            with pytest.raises(redis.TimeoutError):
+                client.ping()
+        finally:
+            cache.thaw()
+        assert client.ping()
+        name = postgres.new_database()
+        postgres.restart()
+        with psycopg.connect(postgres.url(name).replace("+psycopg", "")) as connection:
+            assert connection.execute("SELECT 1").fetchone() == (1,)
+
+
 # The probe takes Ctrl+C as a terminal delivers it, even when this suite was started with
 # SIGINT ignored (a shell's background job, nohup), which the probe would inherit.
 PROBE = """\
