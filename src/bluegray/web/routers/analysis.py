@@ -10,6 +10,7 @@ from fastapi import APIRouter, Query
 from bluegray.game import Game
 from bluegray.web.deps import Address, AppSettings, Browser, GameId, Service
 from bluegray.web.errors import ApiError
+from bluegray.web.fair_play import hints_allowed, refuse_in_rated_play
 from bluegray.web.jobs import AiBusyError, AiUnavailableError, AnalysisJob, AnalysisOutput, Owner
 from bluegray.web.schemas import AnalysisRequest, AnalysisResult, ErrorResponse, OutcomeInfo
 from bluegray.web.service import GameService
@@ -87,6 +88,7 @@ async def analyse_position(
     thinking time is capped by the server (5 s by default)."""
     game = Game(body.rules, body.position)
     game.push_all(body.moves)
+    await refuse_in_rated_play(service.db, game.position)
     job = AnalysisJob(
         str(game.rules), str(game.start), tuple(body.moves), _seconds(body.seconds, settings)
     )
@@ -109,7 +111,9 @@ async def analyse_game(
     seconds: Annotated[float, Query(gt=0, le=60)] = 1.0,
 ) -> AnalysisResult:
     """The game's position at a ply. Fair play: a game between two people (mode `friend`) is
-    not analysed while it is waiting or active (409 `not_allowed`); it opens when it ends."""
+    not analysed while it is waiting or active (409 `not_allowed`); it opens when it ends. Nor
+    is a position on the board of a rated game being played, unless it comes from an unrated
+    game against the AI (its hints)."""
     live = await service.snapshot(game_id)
     if live.mode == "friend" and live.status in ("waiting", "active"):
         raise ApiError(409, "not_allowed", NOT_WHILE_PLAYED)
@@ -118,6 +122,10 @@ async def analyse_game(
         if ply > len(moves):
             raise ApiError(422, "invalid_ply", f"the game has plies 0 to {len(moves)}, not {ply}")
         moves = moves[:ply]
+    if not hints_allowed(live):
+        at_ply = Game(live.rules, live.game.start)
+        at_ply.push_all(moves)
+        await refuse_in_rated_play(service.db, at_ply.position)
     job = AnalysisJob(
         str(live.rules), str(live.game.start), tuple(moves), _seconds(seconds, settings)
     )
