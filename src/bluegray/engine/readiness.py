@@ -11,7 +11,9 @@ When the cache holds the kernel (``compiled_cache.is_marked_ready``) a backgroun
 Otherwise a separate process compiles it into the cache first (``precompile``: compiling holds
 Python's interpreter lock for seconds at a time, which would stall this process's own search),
 then the thread loads it. One process compiles at a time; processes that start meanwhile wait for
-it and load. The compiling process is ended with the process that started it.
+it and load. The compiling process ends with the process that started it: that one stops it when
+it exits, and on Linux the kernel kills it when that one dies any other way (SIGKILL, or the
+SIGTERM with which a server stops its engine processes; ``precompile --parent``).
 
 Loading numba itself happens in the background too: ``fastsearch`` is imported by the
 background thread, when it is wanted, so that importing the engine never loads numba.
@@ -23,6 +25,7 @@ import atexit
 import enum
 import importlib.metadata
 import importlib.util
+import os
 import random
 import subprocess
 import sys
@@ -192,7 +195,9 @@ class _Preparation:
                 return False
             try:
                 self._process = subprocess.Popen(
-                    [sys.executable, "-m", PRECOMPILE_MODULE],
+                    # Started by this thread, which lives until the process ends, as the
+                    # kernel's watch over the parent requires (``die_with_parent``).
+                    [sys.executable, "-m", PRECOMPILE_MODULE, "--parent", str(os.getpid())],
                     stdin=subprocess.DEVNULL,
                     stdout=subprocess.DEVNULL,
                     stderr=subprocess.PIPE,
