@@ -46,6 +46,11 @@ MOVES_LEFT: Final = 30
 """Without ``movestogo``, a move may spend this share of the remaining time (plus the increment)."""
 MIN_MOVE_SECONDS: Final = 0.01
 """The least time a move is given, however short the clock."""
+READY_WAIT: Final = 8.0
+"""The longest ``isready`` waits for the compiled kernel to load from the cache (a second or two;
+more on a loaded machine): less than the ten seconds a client gives ``readyok`` (the client's
+``DEFAULT_TIMEOUT``), so that a slow load means a first move of the plain kernel, not a lost
+game."""
 
 OPTIONS: Final = (
     Option("Level", "spin", str(TOP_LEVEL), min(LEVELS), max(LEVELS)),
@@ -179,7 +184,15 @@ class EngineServer:
                 self._write(line)
 
     def _isready(self, words: list[str]) -> None:
-        warm_up()  # the compiled kernel gets ready in the background; the plain one answers now
+        # The engine's initialisation comes before readyok, as the engine protocols have it: a
+        # compiled kernel in the cache is loaded first, so that it plays the first move. A first
+        # compile (a minute) is not waited for: the plain kernel plays meanwhile. During a
+        # search readyok comes at once.
+        warm_up()
+        with self._lock:
+            busy = self._busy
+        if not busy:
+            readiness.wait_while_loading(READY_WAIT)
         self.send("readyok")
 
     def _setoption(self, words: list[str]) -> None:
