@@ -9,7 +9,6 @@ from __future__ import annotations
 import os
 import subprocess
 import sys
-from collections.abc import Iterator
 
 import pytest
 
@@ -31,10 +30,10 @@ def warm_cache() -> None:
 
 
 @pytest.fixture
-def auto_kernel(monkeypatch: pytest.MonkeyPatch) -> Iterator[dict[str, str]]:
+def auto_kernel(monkeypatch: pytest.MonkeyPatch) -> dict[str, str]:
     """The environment of an engine that chooses its kernel itself (the default)."""
     monkeypatch.delenv(SEARCH_ENVIRONMENT, raising=False)
-    yield dict(os.environ)
+    return dict(os.environ)
 
 
 @pytest.mark.slow
