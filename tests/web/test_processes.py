@@ -1,10 +1,13 @@
 """The embedded server's engine processes live and die with it: killed (SIGKILL, no chance to
 clean up) or stopped (SIGTERM), it leaves no engine process behind, and a stop says nothing
-about leaked resources."""
+about leaked resources. Stopped while an engine process compiles the compiled kernel (an empty
+numba cache), neither ``bluegray serve`` nor ``bluegray worker`` leaves the compiling process
+behind."""
 
 from __future__ import annotations
 
 import json
+import os
 import signal
 import subprocess
 import sys
@@ -14,7 +17,10 @@ from pathlib import Path
 import httpx
 import pytest
 
-from tests.web.cluster import Node, nodes, service_env, wait_gone
+from tests.web.cluster import Node, alive, nodes, service_env, wait_gone
+
+PRECOMPILE = b"bluegray.engine.precompile"
+"""The module an engine process runs in a process of its own to compile the compiled kernel."""
 
 
 @pytest.mark.slow
@@ -94,3 +100,91 @@ def test_a_scaled_web_process_never_loads_the_search(postgres_url: str, redis_ur
         "bluegray.engine.levels",
         "bluegray.engine.limits",
     ]
+
+
+def processes_of(cache: Path) -> list[int]:
+    """The running processes whose numba cache is ``cache`` (read from /proc): every process of a
+    service started with it, and their children, wherever they were reparented."""
+    mark = f"NUMBA_CACHE_DIR={cache}".encode()
+    found = []
+    for entry in Path("/proc").iterdir():
+        if not entry.name.isdigit():
+            continue
+        try:
+            environment = (entry / "environ").read_bytes().split(b"\0")
+        except OSError:
+            continue  # gone meanwhile, or another user's
+        if mark in environment and alive(int(entry.name)):
+            found.append(int(entry.name))
+    return found
+
+
+def compiling(cache: Path) -> list[int]:
+    """The processes compiling the compiled kernel into ``cache``."""
+    found = []
+    for pid in processes_of(cache):
+        try:
+            command = Path(f"/proc/{pid}/cmdline").read_bytes().split(b"\0")
+        except OSError:
+            continue
+        if PRECOMPILE in command:
+            found.append(pid)
+    return found
+
+
+def wait_until_compiling(node: Node, cache: Path, seconds: float = 60) -> None:
+    deadline = time.monotonic() + seconds
+    while not compiling(cache):
+        if node.process.poll() is not None or time.monotonic() > deadline:
+            raise AssertionError(f"no compile started:\n{node.output()}")
+        time.sleep(0.1)
+
+
+@pytest.mark.slow
+@pytest.mark.skipif(not Path("/proc").is_dir(), reason="reads the process table from /proc")
+@pytest.mark.parametrize("command", ["serve", "worker"])
+@pytest.mark.parametrize("signum", [signal.SIGINT, signal.SIGTERM], ids=["SIGINT", "SIGTERM"])
+def test_a_stopped_service_leaves_no_compiling_process_behind(
+    tmp_path: Path, command: str, signum: int, request: pytest.FixtureRequest
+) -> None:
+    """The signal goes to the service's process alone (Ctrl-C in a terminal sends SIGINT to the
+    whole process group, which is easier): the compiling process must follow its engine
+    process, and the engine process the service."""
+    cache = tmp_path / "numba"  # empty: the engine processes' compiled kernel is compiled
+    settings = {"ai_workers": 1} if command == "serve" else {}
+    if command == "serve":
+        env = service_env(f"sqlite:///{tmp_path / 'games.sqlite3'}", None, **settings)
+    else:
+        redis_url = request.getfixturevalue("redis_url")
+        env = service_env(request.getfixturevalue("postgres_url"), redis_url)
+    env |= {"NUMBA_CACHE_DIR": str(cache), "BLUEGRAY_SEARCH": "auto"}
+    with nodes() as started:
+        if command == "serve":
+            node = Node.serve("solo", env, tmp_path)
+            started.append(node)
+            node.wait_ready()
+            # The pool starts an engine process for the first AI move; it starts the compile.
+            created = httpx.post(
+                f"{node.url}/api/games",
+                json={"opponent": {"type": "ai", "level": 1}, "color": "gray"},
+                timeout=10,
+            )
+            assert created.status_code in (200, 201), created.text
+        else:
+            upgrade = subprocess.run(
+                [sys.executable, "-m", "bluegray", "db", "upgrade"],
+                env={**os.environ, **env},
+                capture_output=True,
+                text=True,
+                timeout=120,
+                check=False,
+            )
+            assert upgrade.returncode == 0, upgrade.stderr
+            node = Node.worker("W1", env, tmp_path, processes=1)
+            started.append(node)
+        wait_until_compiling(node, cache)
+        node.process.send_signal(signum)
+        deadline = time.monotonic() + 5
+        while (left := processes_of(cache)) and time.monotonic() < deadline:
+            time.sleep(0.1)
+        assert left == [], f"still running 5 s after the signal:\n{node.output()}"

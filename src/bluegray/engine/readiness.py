@@ -7,11 +7,16 @@ waits for that, a process that searches gets the compiled kernel ready in the ba
 (``prepare``) and searches with the plain kernel meanwhile: the two search the same tree, so a
 fixed-depth search plays the very same move, only more slowly.
 
-When the cache holds the kernel (``compiled_cache.is_marked_ready``) a background thread loads it.
+When the cache holds the kernel (``compiled_cache.is_marked_ready``) a background thread loads it
+(a second or two, more on a loaded machine): an engine that is asked whether it is ready waits
+for that (``wait_while_loading``), as engines initialise before they say so, but not for a
+compile.
 Otherwise a separate process compiles it into the cache first (``precompile``: compiling holds
 Python's interpreter lock for seconds at a time, which would stall this process's own search),
 then the thread loads it. One process compiles at a time; processes that start meanwhile wait for
-it and load. The compiling process is ended with the process that started it.
+it and load. The compiling process ends with the process that started it: that one stops it when
+it exits, and on Linux the kernel kills it when that one dies any other way (SIGKILL, or the
+SIGTERM with which a server stops its engine processes; ``precompile --parent``).
 
 Loading numba itself happens in the background too: ``fastsearch`` is imported by the
 background thread, when it is wanted, so that importing the engine never loads numba.
@@ -23,6 +28,7 @@ import atexit
 import enum
 import importlib.metadata
 import importlib.util
+import os
 import random
 import subprocess
 import sys
@@ -120,6 +126,15 @@ class _Preparation:
         """Wait until the preparation has ended (ready, failed or absent); whether it has."""
         return self._done.wait(timeout)
 
+    def wait_while_loading(self, timeout: float) -> bool:
+        """Wait, ``timeout`` seconds at most, while the compiled kernel loads from the cache (a
+        compile is not waited for: it takes up to a minute); whether it is ready. An engine
+        does this before it says it is ready, so that a kernel in the cache plays its first
+        move."""
+        if self._state is CompiledState.LOADING:
+            self._done.wait(timeout)
+        return self._kernel is not None
+
     def require(self) -> type[Kernel]:
         """The compiled kernel, waiting for it (compiling it if need be)."""
         self.prepare()
@@ -192,7 +207,9 @@ class _Preparation:
                 return False
             try:
                 self._process = subprocess.Popen(
-                    [sys.executable, "-m", PRECOMPILE_MODULE],
+                    # Started by this thread, which lives until the process ends, as the
+                    # kernel's watch over the parent requires (``die_with_parent``).
+                    [sys.executable, "-m", PRECOMPILE_MODULE, "--parent", str(os.getpid())],
                     stdin=subprocess.DEVNULL,
                     stdout=subprocess.DEVNULL,
                     stderr=subprocess.PIPE,
@@ -229,6 +246,12 @@ def compiled_kernel() -> type[Kernel] | None:
 def compiled_parts() -> CompiledParts | None:
     """Everything compiled if it is ready in this process, else ``None``."""
     return PREPARATION.parts
+
+
+def wait_while_loading(timeout: float) -> bool:
+    """Wait while the compiled kernel loads from the cache, not while it compiles (see
+    ``_Preparation.wait_while_loading``); whether it is ready."""
+    return PREPARATION.wait_while_loading(timeout)
 
 
 def require_compiled() -> type[Kernel]:

@@ -8,6 +8,7 @@ exits on bad input.
 
 from __future__ import annotations
 
+import os
 import threading
 import time
 from collections.abc import Callable, Iterable
@@ -46,16 +47,45 @@ MOVES_LEFT: Final = 30
 """Without ``movestogo``, a move may spend this share of the remaining time (plus the increment)."""
 MIN_MOVE_SECONDS: Final = 0.01
 """The least time a move is given, however short the clock."""
+READY_WAIT: Final = 8.0
+"""The longest ``isready`` waits for the compiled kernel to load from the cache (a second or two;
+more on a loaded machine): less than the ten seconds a client gives ``readyok`` (the client's
+``DEFAULT_TIMEOUT``), so that a slow load means a first move of the plain kernel, not a lost
+game."""
+
+HASH_CEILING: Final = 65536
+"""The largest ``Hash`` in megabytes on any machine."""
+HASH_DEFAULT: Final = 64
+
+
+def physical_memory() -> int | None:
+    """This machine's memory in bytes, or ``None`` where the platform does not say."""
+    try:
+        return os.sysconf("SC_PHYS_PAGES") * os.sysconf("SC_PAGE_SIZE")
+    except (AttributeError, ValueError, OSError):  # no sysconf (Windows), or no such name
+        return None
+
+
+def hash_limit(memory: int | None) -> int:
+    """The largest ``Hash`` in megabytes on a machine with ``memory`` bytes: half of it (the
+    table must leave the rest of the machine room), at most ``HASH_CEILING``, at least 1."""
+    if memory is None or memory <= 0:
+        return HASH_CEILING
+    return max(1, min(HASH_CEILING, memory // 2 // 2**20))
+
+
+MEMORY: Final = physical_memory()
+HASH_MAX: Final = hash_limit(MEMORY)
 
 OPTIONS: Final = (
     Option("Level", "spin", str(TOP_LEVEL), min(LEVELS), max(LEVELS)),
-    Option("Hash", "spin", "64", 1, 65536),
+    Option("Hash", "spin", str(min(HASH_DEFAULT, HASH_MAX)), 1, HASH_MAX),
     Option("MoveOverhead", "spin", "50", 0, 10000),
     Option("Seed", "spin", "0", 0, 2**63 - 1),
 )
 """The options of the handshake: the playing level (engine/levels.py), the transposition table
-in megabytes, the milliseconds kept back from the clock for the time a move takes to travel,
-and the seed of the weaker levels' random slips."""
+in megabytes (up to half the machine's memory), the milliseconds kept back from the clock for the
+time a move takes to travel, and the seed of the weaker levels' random slips."""
 
 COMMANDS: Final = ("bgi", "isready", "setoption", "newgame", "position", "go", "stop", "quit")
 
@@ -179,7 +209,15 @@ class EngineServer:
                 self._write(line)
 
     def _isready(self, words: list[str]) -> None:
-        warm_up()  # the compiled kernel gets ready in the background; the plain one answers now
+        # The engine's initialisation comes before readyok, as the engine protocols have it: a
+        # compiled kernel in the cache is loaded first, so that it plays the first move. A first
+        # compile (a minute) is not waited for: the plain kernel plays meanwhile. During a
+        # search readyok comes at once.
+        warm_up()
+        with self._lock:
+            busy = self._busy
+        if not busy:
+            readiness.wait_while_loading(READY_WAIT)
         self.send("readyok")
 
     def _setoption(self, words: list[str]) -> None:
@@ -195,6 +233,11 @@ class EngineServer:
             raise ProtocolError(f"setoption: option {option.name!r} needs 'value <number>'")
         value = parse_integer(" ".join(words[split + 1 :]), f"option {option.name}")
         assert option.min is not None and option.max is not None
+        if option.name == "Hash" and MEMORY and option.max < value and option.max < HASH_CEILING:
+            raise ProtocolError(
+                f"setoption: Hash {value} MB is more than half of this machine's memory "
+                f"({MEMORY / 2**30:.1f} GB): at most {option.max} MB"
+            )
         if not option.min <= value <= option.max:
             raise ProtocolError(
                 f"setoption: {option.name} must be {option.min} to {option.max}, not {value}"

@@ -4,15 +4,14 @@ embedded pool, or of a ``bluegray worker``). Only processes that search import t
 from __future__ import annotations
 
 import contextlib
-import ctypes
 import os
-import signal
 from typing import Final
 
 from bluegray.engine.analysis import analyse
 from bluegray.engine.levels import clock_limits
 from bluegray.engine.limits import Limits
 from bluegray.engine.players import SearchPlayer, player_from_spec
+from bluegray.engine.processes import die_with_parent
 from bluegray.engine.search import warm_up
 from bluegray.game import Game
 from bluegray.web.jobs import AnalysisJob, AnalysisOutput, Job, MoveJob
@@ -21,7 +20,6 @@ CLOCK_SHARE: Final = 30
 """A clocked AI spends at most its time left divided by this on one move."""
 NICENESS: Final = 19
 """Engine processes yield the CPU to the web process that serves the players' moves."""
-PR_SET_PDEATHSIG: Final = 1
 
 
 def _game(rules: str, start: str, moves: tuple[str, ...]) -> Game:
@@ -83,12 +81,7 @@ def prepare_process(parent_pid: int) -> None:
     processes; and the compiled search kernel starts getting ready in the background (loaded,
     or compiled after an install by another process), while the plain kernel plays the first
     jobs: nobody waits for numba."""
-    try:
-        libc = ctypes.CDLL(None, use_errno=True)
-        libc.prctl(PR_SET_PDEATHSIG, signal.SIGKILL)
-    except (OSError, AttributeError):  # not Linux: the parent stops its pool itself
-        pass
-    if os.getppid() != parent_pid:  # the parent died before we could ask to follow it
+    if not die_with_parent(parent_pid):  # it died before we could ask to follow it
         os._exit(0)
     with contextlib.suppress(OSError):
         os.nice(NICENESS)
