@@ -609,6 +609,29 @@ def test_a_job_its_worker_left_is_taken_whole_by_one_slot_and_dropped_if_it_kill
     asyncio.run(scenario())
 
 
+def test_a_left_job_is_found_behind_many_jobs_being_computed(redis_url: str) -> None:
+    async def scenario() -> None:
+        client = aioredis.Redis.from_url(redis_url)
+        await redis_queue.ensure_groups(client)
+        queue = redis_queue.RedisQueue(client, Bounds(total=100, per_owner=100), stale_ms=2500)
+        busy = redis_queue.Slot(client, "busy/0.0", short_only=False, abandoned_ms=300)
+        for game in range(25):  # one worker computes many jobs (as many slots would) ...
+            await queue.submit_move(move_job(1, f"g{game}"), OWNER)
+            assert await busy.take(10) is not None
+        await queue.submit_move(move_job(1, "left"), OWNER)  # ... and one worker dies
+        dead = redis_queue.Slot(client, "dead/0.0", short_only=False, abandoned_ms=300)
+        assert await dead.take(10) is not None
+        await asyncio.sleep(0.4)
+        await redis_queue.beat(client, ["busy/0.0"])
+        other = redis_queue.Slot(client, "other/0.0", short_only=False, abandoned_ms=300)
+        found = await other.take(10)
+        assert found is not None and isinstance(found.job, MoveJob)
+        assert found.job.game_id == "left"
+        await client.aclose()
+
+    asyncio.run(scenario())
+
+
 def test_a_stopping_worker_hands_its_jobs_back_at_once(redis_url: str) -> None:
     async def scenario() -> None:
         client = aioredis.Redis.from_url(redis_url)

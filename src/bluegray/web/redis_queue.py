@@ -309,32 +309,38 @@ class Slot:
 
     async def _claim_abandoned(self, stream: str) -> Delivery | None:
         """A job idle too long on ``stream``, claimed in one step (two slots never both get
-        it); one delivered too often is dropped."""
-        answer: Any = await self.client.xautoclaim(
-            stream, GROUP, self.consumer, self.abandoned_ms, start_id="0-0", count=1
-        )
-        for entry, fields in answer[1]:
-            entry = _str(entry)
-            if not fields:  # deleted meanwhile
-                await self.client.xack(stream, GROUP, entry)
-                continue
-            delivery = _delivery(stream, entry, fields)
-            if delivery is None:
-                await self.client.xack(stream, GROUP, entry)
-                continue
-            pending: Any = await self.client.xpending_range(
-                stream, GROUP, min=entry, max=entry, count=1
+        it); one delivered too often is dropped. The pending jobs are scanned a few at a call,
+        from the oldest, to the end."""
+        start = "0-0"
+        while True:
+            answer: Any = await self.client.xautoclaim(
+                stream, GROUP, self.consumer, self.abandoned_ms, start_id=start, count=1
             )
-            deliveries = int(pending[0]["times_delivered"]) if pending else 1
-            if deliveries > MAX_DELIVERIES:
-                log.error(
-                    "dropping AI job %s: delivered %d times, never finished", entry, deliveries
-                )
-                await self.finish(delivery, failure="the engine failed on this job", dropped=True)
-                continue
-            log.warning("AI job %s of a stopped worker taken up again", entry)
-            return delivery
-        return None
+            for entry, fields in answer[1]:
+                delivery = await self._claimed(stream, _str(entry), fields)
+                if delivery is not None:
+                    return delivery
+            start = _str(answer[0])
+            if start == "0-0":
+                return None
+
+    async def _claimed(self, stream: str, entry: str, fields: Any) -> Delivery | None:
+        """The job of an entry this slot claimed, unless it is unreadable or was delivered too
+        often (then it is let go)."""
+        delivery = _delivery(stream, entry, fields) if fields else None
+        if delivery is None:  # deleted meanwhile, or unreadable
+            await self.client.xack(stream, GROUP, entry)
+            return None
+        pending: Any = await self.client.xpending_range(
+            stream, GROUP, min=entry, max=entry, count=1
+        )
+        deliveries = int(pending[0]["times_delivered"]) if pending else 1
+        if deliveries > MAX_DELIVERIES:
+            log.error("dropping AI job %s: delivered %d times, never finished", entry, deliveries)
+            await self.finish(delivery, failure="the engine failed on this job", dropped=True)
+            return None
+        log.warning("AI job %s of a stopped worker taken up again", entry)
+        return delivery
 
     async def _long_waited_too_long(self) -> bool:
         """Whether the next long job to be delivered was queued too long ago."""
