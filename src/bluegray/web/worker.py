@@ -353,7 +353,7 @@ class _Supervisor:
             handed = await redis_queue.hand_back(client, consumers)
             await redis_queue.leave(client, consumers)
             if handed:
-                log.info("stopping: %d AI jobs handed back to the other workers", handed)
+                log.info("stopping: AI jobs handed back to the other workers: %d", handed)
         except _Unreachable as error:
             log.error("cannot hand the AI's jobs back (other workers take them soon): %r", error)
         self.metrics.close()
