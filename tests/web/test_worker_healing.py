@@ -25,23 +25,31 @@ AI_REPLY_SECONDS = 15.0
 """The longest an AI reply may take once the part that failed is back (issue 38)."""
 
 
-def _game(web: Node, game_id: str) -> Json:
-    answer: Json = httpx.get(f"{web.url}/api/games/{game_id}", timeout=10).json()
-    return answer
+def _game(web: Node, game_id: str) -> Json | None:
+    """The game as the web process reads it from the store; ``None`` while it cannot (a read
+    that depends on Redis during its outage is not what these tests are about)."""
+    try:
+        answer = httpx.get(f"{web.url}/api/games/{game_id}", timeout=10)
+    except httpx.TransportError:
+        return None
+    if answer.status_code != 200:
+        return None
+    game: Json = answer.json()
+    return game
 
 
 def _wait_for_moves(web: Node, game_id: str, count: int, seconds: float) -> Json:
     """The game once it has ``count`` moves (polled from the store, not the event bus)."""
     deadline = time.monotonic() + seconds
+    moves = 0
     while True:
-        try:
-            game = _game(web, game_id)
-        except httpx.TransportError:
-            game = {"moves": []}
-        if len(game["moves"]) >= count:
-            return game
+        game = _game(web, game_id)
+        if game is not None:
+            moves = len(game["moves"])
+            if moves >= count:
+                return game
         if time.monotonic() > deadline:
-            raise AssertionError(f"game {game_id} has {len(game['moves'])} moves, not {count}")
+            raise AssertionError(f"game {game_id} has {moves} moves after {seconds} s, not {count}")
         time.sleep(0.1)
 
 
@@ -50,16 +58,19 @@ def _play(web: Node, game_id: str, token: str, seconds: float = 15) -> None:
     deadline = time.monotonic() + seconds
     while True:
         game = _game(web, game_id)
-        answer = httpx.post(
-            f"{web.url}/api/games/{game_id}/moves",
-            json={"move": game["legal_moves"][0], "version": game["version"]},
-            headers={"Authorization": f"Bearer {token}"},
-            timeout=10,
-        )
-        if answer.status_code == 200:
-            return
-        if answer.status_code < 500 or time.monotonic() > deadline:
-            raise AssertionError(f"the move was refused: {answer.status_code} {answer.text}")
+        if game is not None:
+            answer = httpx.post(
+                f"{web.url}/api/games/{game_id}/moves",
+                json={"move": game["legal_moves"][0], "version": game["version"]},
+                headers={"Authorization": f"Bearer {token}"},
+                timeout=10,
+            )
+            if answer.status_code == 200:
+                return
+            if answer.status_code < 500:
+                raise AssertionError(f"the move was refused: {answer.status_code} {answer.text}")
+        if time.monotonic() > deadline:
+            raise AssertionError("the service did not take the move")
         time.sleep(0.2)
 
 
@@ -118,12 +129,10 @@ def test_the_ai_answers_after_redis_restarts_empty(tmp_path: Path, postgres_url:
             _wait_ready(web, 503, 10)  # Redis is out of reach: not ready
             time.sleep(3)  # the outage (Redis was down 5 s in issue 38, with the wait above)
             redis_server.resume_serving()  # empty: no persistence
-            back = time.monotonic()
 
-            _play(web, game_id, token)
+            _play(web, game_id, token)  # the AI's reply is due from now
             game = _wait_for_moves(web, game_id, 3, AI_REPLY_SECONDS)
             assert game["last_move"]["side"] == "blue"
-            assert time.monotonic() - back < AI_REPLY_SECONDS + 15
             _wait_ready(web, 200, 15)  # ready again, by itself
             # A second reply, to show the AI keeps working and not just once.
             _play(web, game_id, token)

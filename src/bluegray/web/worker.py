@@ -266,12 +266,7 @@ class _Supervisor:
         await redis_queue.wait_for_redis(client, 30)
         await redis_queue.ensure_groups(client)
         if settings.worker_metrics_port:
-            self.metrics.serve(settings.worker_metrics_port, settings.worker_metrics_host)
-            log.info(
-                "metrics at http://%s:%d/metrics",
-                settings.worker_metrics_host,
-                settings.worker_metrics_port,
-            )
+            self._serve_metrics(settings.worker_metrics_host, settings.worker_metrics_port)
         stopping = asyncio.Event()
         loop = asyncio.get_running_loop()
         for signum in (signal.SIGTERM, signal.SIGINT):
@@ -296,6 +291,15 @@ class _Supervisor:
                         await stopping.wait()
         finally:
             await self._stop(client)
+
+    def _serve_metrics(self, host: str, port: int) -> None:
+        """Answer Prometheus; a worker that cannot still computes the AI's moves."""
+        try:
+            self.metrics.serve(port, host)
+        except OSError as error:
+            log.error("cannot serve the metrics on %s:%d: %s", host, port, error.strerror)
+            return
+        log.info("metrics at http://%s:%d/metrics", host, port)
 
     async def _beat(self, client: Any) -> None:
         consumers = [slot.consumer(self.name) for slot in self.slots if slot.healthy()]
