@@ -1,6 +1,7 @@
 """The parts that let several processes serve the same games, one at a time: the hub's ordering
-of news, the AI queue's priorities and bounds, the CPUs a process may use, timers claimed once,
-and clocks credited once for an outage."""
+of news, the AI queue's priorities and bounds and how it heals (jobs of stopped workers, Redis
+emptied, heartbeats pruned), the CPUs a process may use, timers claimed once, and clocks
+credited once for an outage."""
 
 from __future__ import annotations
 
