@@ -26,13 +26,12 @@ from bluegray.web.accounts import (
     set_moderator,
 )
 from bluegray.web.app import create_app
-from bluegray.web.backends import engine_slots
 from bluegray.web.clocks import now_ms
 from bluegray.web.db import database_url, make_engine, shown, upgrade_schema
 from bluegray.web.logs import log_config
 from bluegray.web.models import ApiTokenRow, SessionRow
 from bluegray.web.settings import InvalidSettingError, Settings, process_name
-from bluegray.web.worker import supervise
+from bluegray.web.worker import supervise, worker_slots
 
 
 def _listen(host: str, port: int) -> socket.socket:
@@ -173,6 +172,8 @@ def work(args: argparse.Namespace) -> int:
             changes[option] = value
     if args.processes:
         changes["ai_workers"] = args.processes
+    if args.metrics_port is not None:
+        changes["worker_metrics_port"] = args.metrics_port
     try:
         settings = Settings.from_env().with_changes(**changes)
     except InvalidSettingError as error:
@@ -185,7 +186,7 @@ def work(args: argparse.Namespace) -> int:
         level=args.log_level.upper(), format="%(asctime)s %(levelname)s %(name)s: %(message)s"
     )
     name = process_name(settings)
-    count = engine_slots(settings)
+    count = worker_slots(settings)
     console.print(f"bluegray worker {name}: {count} engine processes", highlight=False)
     try:
         asyncio.run(supervise(settings, name, count))

@@ -13,12 +13,15 @@ DESCRIPTION = """\
 Take AI moves and analyses from the job queue on Redis and compute them, for any number of
 'bluegray serve' processes that share a database and Redis (docs/deploy.md). Run as many workers,
 on as many machines, as the AI's load needs; each runs one engine process per CPU it may use
-(its affinity and cgroup quota decide, not the host's CPU count), one of them kept for short
-jobs (levels 1-6, hints), and plays the moves it finds in their games itself.
+(its affinity and cgroup quota decide, not the host's CPU count), at most 2 unless told
+(--processes; each holds about 250 MB), one of them kept for short jobs (levels 1-6, hints)
+when there are two or more, and plays the moves it finds in their games itself.
 
 The worker needs the same BLUEGRAY_DATABASE_URL and BLUEGRAY_REDIS_URL as the web processes
 (or --database-url and --redis-url). It stops on SIGTERM or Ctrl+C, and its engine processes
-stop with it; a job it was computing is taken up by another worker.
+stop with it; a job it was computing is handed back and taken up by another worker at once. It
+keeps working through Redis restarts (waiting for Redis, then making the job queue again).
+With --metrics-port it answers Prometheus at http://127.0.0.1:PORT/metrics.
 """
 
 
@@ -35,7 +38,14 @@ def register(subparsers: Any) -> None:
         "--processes",
         type=int,
         metavar="N",
-        help="engine processes (default: BLUEGRAY_AI_WORKERS, else one per usable CPU)",
+        help="engine processes (default: BLUEGRAY_AI_WORKERS, else one per usable CPU, at most 2)",
+    )
+    parser.add_argument(
+        "--metrics-port",
+        type=int,
+        metavar="PORT",
+        help="answer Prometheus at /metrics on this port (default: BLUEGRAY_WORKER_METRICS_PORT; "
+        "0: none); BLUEGRAY_WORKER_METRICS_HOST sets the address (127.0.0.1)",
     )
     parser.add_argument("--name", metavar="NAME", help="this worker's name in logs and game events")
     parser.add_argument(

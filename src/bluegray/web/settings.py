@@ -155,7 +155,14 @@ class Settings(BaseSettings):
 
     ai_workers: int = Field(default=0, ge=0, le=1024)
     """Processes for AI moves and analyses, in the web process (embedded) or in each
-    ``bluegray worker``; 0: one per CPU this process may use (affinity and cgroup quota)."""
+    ``bluegray worker`` (``--processes``); 0: one per CPU this process may use (affinity and
+    cgroup quota), and at most 2 in a worker (each engine process holds ~250 MB)."""
+    worker_metrics_port: int = Field(default=0, ge=0, le=65535)
+    """The port on which each ``bluegray worker`` answers Prometheus at ``/metrics``
+    (``--metrics-port``); 0 (the default): no metrics served."""
+    worker_metrics_host: str = Field(default="127.0.0.1", max_length=255)
+    """The address a worker's metrics listen on (``0.0.0.0`` for a scraper on another host or
+    container)."""
     ai_processes: bool = True
     """Run the embedded AI in worker processes (False: threads, for tests and tiny hosts)."""
     ai_queue_limit: int = Field(default=200, ge=1)
