@@ -36,7 +36,8 @@ activations, weights ``w`` quantised to ``round(w * 127)`` (accumulator) and ``r
 from __future__ import annotations
 
 from collections.abc import Iterable, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, field
+from operator import mul
 from typing import Final
 
 from bluegray.bitboard import Board, RawMove, bits
@@ -212,8 +213,16 @@ class Network:
     output: Layer
     output_multiplier: int = OUTPUT_MULTIPLIER
 
+    packed: tuple[int, ...] = field(init=False, repr=False, compare=False)
+    """Each feature's row packed into one integer (``pack``), for the plain accumulators."""
+    packed_biases: int = field(init=False, repr=False, compare=False)
+
     def __post_init__(self) -> None:
         check_widths(self)
+        object.__setattr__(self, "packed", tuple(pack(row) for row in self.accumulator))
+        object.__setattr__(
+            self, "packed_biases", pack(self.accumulator_biases) + pack_offsets(self.widths[0])
+        )
 
     @property
     def widths(self) -> tuple[int, ...]:
@@ -227,23 +236,18 @@ class Network:
     def evaluate(self, accumulators: Accumulators, side_to_move: int) -> int:
         """The value of the position for ``side_to_move``, in Elo-like units (module
         docstring: every step is integer arithmetic with the widths given there)."""
-        values = accumulators.values
-        inputs = [
-            0 if v < 0 else ACTIVATION_MAX if v > ACTIVATION_MAX else v
-            for v in (*values[side_to_move], *values[side_to_move ^ 1])
-        ]
+        sums = accumulators.sums
+        width = len(self.accumulator_biases)
+        inputs = _clipped(sums[side_to_move], width) + _clipped(sums[side_to_move ^ 1], width)
         for layer in self.hidden:
             outputs = []
             for row, bias in zip(layer.weights, layer.biases, strict=True):
-                total = (
-                    bias + sum(w * x for w, x in zip(row, inputs, strict=True))
-                ) >> WEIGHT_SHIFT
+                total = (bias + sum(map(mul, row, inputs))) >> WEIGHT_SHIFT
                 outputs.append(
                     0 if total < 0 else ACTIVATION_MAX if total > ACTIVATION_MAX else total
                 )
             inputs = outputs
-        row = self.output.weights[0]
-        total = self.output.biases[0] + sum(w * x for w, x in zip(row, inputs, strict=True))
+        total = self.output.biases[0] + sum(map(mul, self.output.weights[0], inputs))
         value = (total * self.output_multiplier) >> OUTPUT_SHIFT
         return max(-EVAL_LIMIT, min(EVAL_LIMIT, value))
 
@@ -299,37 +303,43 @@ def check_widths(network: Network) -> None:
 class Accumulators:
     """The first layer's sums for both perspectives, updated move by move: ``push`` a move's
     ``Delta`` after the board has played it, ``pop`` to take it back (the reverse updates:
-    additions are exact, so any order of pushes and pops gives the sums from scratch)."""
+    additions are exact, so any order of pushes and pops gives the sums from scratch).
 
-    __slots__ = ("_limit", "_network", "_stack", "count", "values")
+    Each perspective's sums are held packed in one integer (``pack``: lane ``j`` holds sum ``j``
+    plus ``LANE_OFFSET``), so that a feature is added with one addition: the same numbers as
+    ``int16`` lanes, which never wrap (``ACCUMULATOR_LIMIT``), so no lane borrows from
+    another."""
+
+    __slots__ = ("_limit", "_network", "_stack", "count", "sums")
 
     def __init__(self, network: Network, board: Board) -> None:
         self._network = network
         self._limit = board.tables.impasse_plies
         self.count = board.count
-        self.values: list[list[int]] = []
-        for perspective in (0, 1):
-            sums = list(network.accumulator_biases)
-            for feature in active_features(board, perspective):
-                self._add(sums, feature)
-            self.values.append(sums)
+        packed = network.packed
+        self.sums = [
+            network.packed_biases + sum(packed[f] for f in active_features(board, perspective))
+            for perspective in (0, 1)
+        ]
         self._stack: list[tuple[Delta, int, list[int], list[int]]] = []
 
-    def _add(self, sums: list[int], feature: int) -> None:
-        sums[:] = [s + w for s, w in zip(sums, self._network.accumulator[feature], strict=True)]
-
-    def _remove(self, sums: list[int], feature: int) -> None:
-        sums[:] = [s - w for s, w in zip(sums, self._network.accumulator[feature], strict=True)]
+    @property
+    def values(self) -> list[list[int]]:
+        """The sums, unpacked: ``values[perspective][j]``."""
+        width = len(self._network.accumulator_biases)
+        return [unpack(total, width) for total in self.sums]
 
     def add(self, perspective: int, features: Sequence[int]) -> None:
         """Add features' weights to one perspective's sums."""
+        packed = self._network.packed
         for feature in features:
-            self._add(self.values[perspective], feature)
+            self.sums[perspective] += packed[feature]
 
     def remove(self, perspective: int, features: Sequence[int]) -> None:
         """Take features' weights off one perspective's sums."""
+        packed = self._network.packed
         for feature in features:
-            self._remove(self.values[perspective], feature)
+            self.sums[perspective] -= packed[feature]
 
     def push(self, delta: Delta, count: int) -> None:
         """Update for a move whose ``delta`` (``move_delta``, taken before the move) has been
@@ -351,3 +361,39 @@ class Accumulators:
             self.remove(perspective, (*delta.added[perspective], *came))
             self.add(perspective, (*delta.removed[perspective], *gone))
         self.count = count
+
+
+# -- packed lanes ------------------------------------------------------------------------------
+
+
+LANE_BITS: Final = 18
+LANE_OFFSET: Final = 1 << (LANE_BITS - 1)
+"""A packed sum's lane holds the sum plus ``LANE_OFFSET``: from 2**17 - 32767 to 2**17 + 32767,
+never below 0 nor over ``LANE_BITS`` bits."""
+LANE_MASK: Final = (1 << LANE_BITS) - 1
+
+
+def pack(values: Sequence[int]) -> int:
+    """Whole numbers as one integer, ``values[j]`` at bit ``LANE_BITS * j`` (signed: a negative
+    value borrows from the lanes above, which adding ``pack_offsets`` pays back)."""
+    return sum(value << (LANE_BITS * j) for j, value in enumerate(values))
+
+
+def pack_offsets(width: int) -> int:
+    """``LANE_OFFSET`` in each of ``width`` lanes."""
+    return pack([LANE_OFFSET] * width)
+
+
+def unpack(total: int, width: int) -> list[int]:
+    """The sums in a packed integer whose every lane is within ``int16`` of ``LANE_OFFSET``."""
+    return [((total >> (LANE_BITS * j)) & LANE_MASK) - LANE_OFFSET for j in range(width)]
+
+
+def _clipped(total: int, width: int) -> list[int]:
+    """The clipped ReLU of a packed integer's sums: each clamped to ``0..ACTIVATION_MAX``."""
+    found = []
+    for _ in range(width):
+        value = (total & LANE_MASK) - LANE_OFFSET
+        found.append(0 if value < 0 else ACTIVATION_MAX if value > ACTIVATION_MAX else value)
+        total >>= LANE_BITS
+    return found
