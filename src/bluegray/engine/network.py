@@ -240,15 +240,15 @@ class Network:
         width = len(self.accumulator_biases)
         inputs = _clipped(sums[side_to_move], width) + _clipped(sums[side_to_move ^ 1], width)
         for layer in self.hidden:
-            outputs = []
+            outputs: list[int] = []
             for row, bias in zip(layer.weights, layer.biases, strict=True):
-                total = (bias + sum(map(mul, row, inputs))) >> WEIGHT_SHIFT
+                total: int = (bias + sum(map(mul, row, inputs))) >> WEIGHT_SHIFT
                 outputs.append(
                     0 if total < 0 else ACTIVATION_MAX if total > ACTIVATION_MAX else total
                 )
             inputs = outputs
         total = self.output.biases[0] + sum(map(mul, self.output.weights[0], inputs))
-        value = (total * self.output_multiplier) >> OUTPUT_SHIFT
+        value: int = (total * self.output_multiplier) >> OUTPUT_SHIFT
         return max(-EVAL_LIMIT, min(EVAL_LIMIT, value))
 
     def evaluate_board(self, board: Board) -> int:
