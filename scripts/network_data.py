@@ -109,11 +109,11 @@ def self_play_game(
     return samples
 
 
-def make_shard(
-    run: Path, index: int, rules: RuleSet, positions: int, nodes: int, seed: int, kernel: str
-) -> int:
-    """Play self-play games until shard ``index`` has ``positions`` positions, and write it
-    (complete or not at all); its number of positions."""
+def shard_rows(
+    index: int, rules: RuleSet, positions: int, nodes: int, seed: int, kernel: str
+) -> list[list[object]]:
+    """Play self-play games until shard ``index`` has ``positions`` positions: its rows (what
+    a cluster's node sends back)."""
     rng = random.Random(seed + index)
     compiled = {"auto": None, "python": False, "compiled": True}[kernel]
     searcher = Searcher(rules, compiled=compiled, hash_entries=1 << 16)
@@ -121,14 +121,27 @@ def make_shard(
     samples: list[Sample] = []
     while len(samples) < positions:
         samples.extend(self_play_game(rules, searcher, evaluator, rng, nodes))
+    return [sample.row() for sample in samples[:positions]]
+
+
+def write_shard(run: Path, index: int, rows: list[list[object]]) -> None:
+    """Write shard ``index`` complete or not at all (a temporary name, then renamed)."""
     path = shard_path(run, index)
     path.parent.mkdir(parents=True, exist_ok=True)
     partial = path.with_name(f".{path.name}.{os.getpid()}.partial")
     with gzip.open(partial, "wt", encoding="utf-8") as stream:
-        for sample in samples[:positions]:
-            stream.write(json.dumps(sample.row(), separators=(",", ":")) + "\n")
+        for row in rows:
+            stream.write(json.dumps(row, separators=(",", ":")) + "\n")
     os.replace(partial, path)
-    return positions
+
+
+def make_shard(
+    run: Path, index: int, rules: RuleSet, positions: int, nodes: int, seed: int, kernel: str
+) -> int:
+    """Play shard ``index`` here and write it; its number of positions."""
+    rows = shard_rows(index, rules, positions, nodes, seed, kernel)
+    write_shard(run, index, rows)
+    return len(rows)
 
 
 def read_shard(path: Path) -> Iterator[Sample]:

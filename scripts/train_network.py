@@ -7,7 +7,8 @@
 
 ``generate`` plays the self-play shards a run still lacks (``network_data``), ``train`` fits
 the float network on them with NumPy (``network_training``), ``write`` quantises it and writes
-the network file (``--out``, else ``RUN/network.json``); ``run`` does all three. Every step
+the network file (``--out``, else ``RUN/network.json``); ``run`` does all three. With
+``--cluster HOST:PORT`` the shards are played on a Ray cluster (``network_cluster``). Every step
 resumes: finished shards are kept, training continues from its last finished epoch, so a run
 stopped at any moment continues where it was when started again with the same command. A run's
 settings are stored in ``RUN/run.json``; starting it again with different ones is refused.
@@ -31,7 +32,7 @@ from bluegray.engine import ENGINE_VERSION
 from bluegray.engine.evaluation import family
 from bluegray.engine.network_file import DEFAULT_WIDTHS, quantise, write_network
 from bluegray.rules import RuleSet
-from network_data import finished_shards, make_shard, read_shard, shard_path
+from network_data import finished_shards, make_shard, read_shard, shard_path, write_shard
 from network_training import (
     as_data,
     evaluation_losses,
@@ -84,6 +85,13 @@ def generate(args: argparse.Namespace) -> None:
     shard_args = (rules, settings["positions"], settings["nodes"], settings["seed"], args.kernel)
     with progress_bar() as progress:
         task = progress.add_task("self-play shards", total=args.shards, completed=len(done))
+        if args.cluster:
+            from network_cluster import shards_on_cluster
+
+            for index, rows in shards_on_cluster(missing, *shard_args, address=args.cluster):
+                write_shard(args.run, index, rows)
+                progress.advance(task)
+            return
         if args.jobs <= 1:
             for index in missing:
                 make_shard(args.run, index, *shard_args)
@@ -172,6 +180,11 @@ def parser() -> argparse.ArgumentParser:
         command.add_argument("--seed", type=int, default=1)
         command.add_argument("--shards", type=int, default=40, help="shards the run has")
         command.add_argument("--jobs", type=int, default=1, help="shards played at once")
+        command.add_argument(
+            "--cluster",
+            metavar="ADDRESS",
+            help="play the shards on the Ray cluster at HOST:PORT (the cluster extra)",
+        )
         command.add_argument("--kernel", choices=("auto", "python", "compiled"), default="auto")
         command.add_argument("--epochs", type=int, default=20)
         command.add_argument("--batch", type=int, default=1024)
