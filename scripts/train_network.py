@@ -168,6 +168,17 @@ def write(args: argparse.Namespace) -> Path:
     return out
 
 
+def widths(text: str) -> tuple[int, ...]:
+    """``--widths``: the accumulator's and the two hidden layers' widths, ``32,8,8``."""
+    try:
+        found = tuple(int(part) for part in text.split(","))
+    except ValueError:
+        found = ()
+    if len(found) != 3 or min(found) < 1:
+        raise argparse.ArgumentTypeError(f"expected three positive widths such as 32,8,8: {text!r}")
+    return found
+
+
 def parser() -> argparse.ArgumentParser:
     top = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     commands = top.add_subparsers(dest="command", required=True)
@@ -194,7 +205,7 @@ def parser() -> argparse.ArgumentParser:
         )
         command.add_argument(
             "--widths",
-            type=lambda text: tuple(int(part) for part in text.split(",")),
+            type=widths,
             default=DEFAULT_WIDTHS,
             help="accumulator,hidden,hidden",
         )

@@ -157,8 +157,7 @@ def move_delta(board: Board, move: RawMove) -> Delta:
     side = board.turn
     other = side ^ 1
     from_bit = 1 << frm
-    pieces: list[tuple[int, int, int, bool]] = []
-    """(owner, kind, point, added)"""
+    pieces: list[tuple[int, int, int, bool]] = []  # (owner, kind, point, whether it comes)
     if board.captains[side] == frm:
         pieces += [(side, CAPTAIN, frm, False), (side, CAPTAIN, to, True)]
     elif board.guards[side] & from_bit:

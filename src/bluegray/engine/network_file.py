@@ -14,6 +14,7 @@ import json
 import math
 from collections.abc import Sequence
 from dataclasses import dataclass
+from functools import lru_cache
 from importlib import resources
 from pathlib import Path
 from typing import Any, Final
@@ -211,7 +212,12 @@ def read_network(path: Path) -> tuple[Network, str]:
 def network_for(rules: RuleSet) -> Network | None:
     """The shipped network of ``rules``'s family, or ``None`` when the family has none (the
     engine then uses the linear evaluation)."""
-    resource = resources.files("bluegray.engine").joinpath("networks", f"{family(rules)}.json")
+    return _shipped(family(rules))
+
+
+@lru_cache(maxsize=32)
+def _shipped(family_name: str) -> Network | None:
+    resource = resources.files("bluegray.engine").joinpath("networks", f"{family_name}.json")
     if not resource.is_file():
         return None
     return parse_network(resource.read_text("utf-8"))[0]
