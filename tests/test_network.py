@@ -316,3 +316,74 @@ def test_a_broken_network_file_is_refused_clearly(change: object, message: str) 
 def test_no_family_ships_a_network_yet() -> None:
     # The linear evaluation stays what the engine plays with.
     assert all(network_for(rules) is None for rules in PRESETS.values())
+
+
+def defined_value(network: Network, board: Board) -> int:
+    """The evaluation as docs/evaluation.md defines it, one number at a time, with no packing:
+    what ``Network.evaluate`` must equal."""
+    sums = []
+    for perspective in (0, 1):
+        row = list(network.accumulator_biases)
+        for feature in active_features(board, perspective):
+            row = [t + w for t, w in zip(row, network.accumulator[feature], strict=True)]
+        assert all(-INT16_LIMIT <= t <= INT16_LIMIT for t in row)
+        sums.append(row)
+    inputs = [min(ACTIVATION_MAX, max(0, v)) for v in sums[board.turn] + sums[board.turn ^ 1]]
+    for layer in network.hidden:
+        inputs = [
+            min(
+                ACTIVATION_MAX,
+                max(0, (b + sum(w * x for w, x in zip(row, inputs, strict=True))) // 64),
+            )
+            for row, b in zip(layer.weights, layer.biases, strict=True)
+        ]
+    total = network.output.biases[0] + sum(
+        w * x for w, x in zip(network.output.weights[0], inputs, strict=True)
+    )
+    assert -(2**31) <= total < 2**31
+    return max(-EVAL_LIMIT, min(EVAL_LIMIT, (total * network.output_multiplier) // 2**OUTPUT_SHIFT))
+
+
+def wild_network(rng: random.Random) -> Network:
+    """Random parameters anywhere within the widths: many sums saturate, some go negative."""
+    width, *hidden = WIDTHS
+    layers = []
+    inputs = 2 * width
+    for outputs in hidden:
+        weights = tuple(
+            tuple(rng.randint(-INT8_LIMIT, INT8_LIMIT) for _ in range(inputs))
+            for _ in range(outputs)
+        )
+        layers.append(
+            Layer(
+                weights,
+                tuple(
+                    rng.randint(-BIAS_LIMIT, BIAS_LIMIT) // rng.choice([1, 64, 4096])
+                    for _ in range(outputs)
+                ),
+            )
+        )
+        inputs = outputs
+    limit = ACCUMULATOR_LIMIT
+    return Network(
+        accumulator=tuple(
+            tuple(rng.randint(-limit, limit) for _ in range(width)) for _ in range(FEATURE_COUNT)
+        ),
+        accumulator_biases=tuple(rng.randint(-limit, limit) for _ in range(width)),
+        hidden=tuple(layers),
+        output=Layer(
+            (tuple(rng.randint(-INT8_LIMIT, INT8_LIMIT) for _ in range(inputs)),),
+            (rng.randint(-BIAS_LIMIT, BIAS_LIMIT),),
+        ),
+    )
+
+
+@pytest.mark.parametrize("name", list(PRESETS))
+def test_the_evaluation_is_its_definition(name: str) -> None:
+    rng = random.Random(f"definition {name}")
+    networks = [random_network(rng), wild_network(rng), wild_network(rng)]
+    boards = random_games(PRESETS[name], rng, games=2, plies=40)
+    boards.append(full_board(count=90))
+    for network in networks:
+        for board in boards:
+            assert network.evaluate_board(board) == defined_value(network, board)

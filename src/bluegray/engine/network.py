@@ -215,6 +215,11 @@ class Network:
     packed: tuple[int, ...] = field(init=False, repr=False, compare=False)
     """Each feature's row packed into one integer (``pack``), for the plain accumulators."""
     packed_biases: int = field(init=False, repr=False, compare=False)
+    packed_hidden: tuple[tuple[tuple[int, ...], int], ...] = field(
+        init=False, repr=False, compare=False
+    )
+    """Each hidden layer's columns (one an input) packed in ``HIDDEN_LANE_BITS`` lanes, and its
+    biases with the lanes' offsets: a layer's sums are one sum of products."""
 
     def __post_init__(self) -> None:
         check_widths(self)
@@ -222,6 +227,16 @@ class Network:
         object.__setattr__(
             self, "packed_biases", pack(self.accumulator_biases) + pack_offsets(self.widths[0])
         )
+        hidden = []
+        for layer in self.hidden:
+            columns = tuple(
+                pack(column, HIDDEN_LANE_BITS) for column in zip(*layer.weights, strict=True)
+            )
+            biases = pack(layer.biases, HIDDEN_LANE_BITS) + pack_offsets(
+                len(layer.biases), HIDDEN_LANE_BITS
+            )
+            hidden.append((columns, biases))
+        object.__setattr__(self, "packed_hidden", tuple(hidden))
 
     @property
     def widths(self) -> tuple[int, ...]:
@@ -235,16 +250,16 @@ class Network:
     def evaluate(self, accumulators: Accumulators, side_to_move: int) -> int:
         """The value of the position for ``side_to_move``, in Elo-like units (module
         docstring: every step is integer arithmetic with the widths given there)."""
-        sums = accumulators.sums
+        totals = accumulators.sums
         width = len(self.accumulator_biases)
-        inputs = _clipped(sums[side_to_move], width) + _clipped(sums[side_to_move ^ 1], width)
-        for layer in self.hidden:
+        inputs = _clipped(totals[side_to_move], width) + _clipped(totals[side_to_move ^ 1], width)
+        for (columns, biases), layer in zip(self.packed_hidden, self.hidden, strict=True):
+            packed: int = biases + sum(map(mul, columns, inputs))
             outputs: list[int] = []
-            for row, bias in zip(layer.weights, layer.biases, strict=True):
-                total: int = (bias + sum(map(mul, row, inputs))) >> WEIGHT_SHIFT
-                outputs.append(
-                    0 if total < 0 else ACTIVATION_MAX if total > ACTIVATION_MAX else total
-                )
+            for _ in layer.biases:
+                lane = ((packed & HIDDEN_LANE_MASK) - HIDDEN_LANE_OFFSET) >> WEIGHT_SHIFT
+                outputs.append(0 if lane < 0 else ACTIVATION_MAX if lane > ACTIVATION_MAX else lane)
+                packed >>= HIDDEN_LANE_BITS
             inputs = outputs
         total = self.output.biases[0] + sum(map(mul, self.output.weights[0], inputs))
         value: int = (total * self.output_multiplier) >> OUTPUT_SHIFT
@@ -370,17 +385,22 @@ LANE_OFFSET: Final = 1 << (LANE_BITS - 1)
 """A packed sum's lane holds the sum plus ``LANE_OFFSET``: from 2**17 - 32767 to 2**17 + 32767,
 never below 0 nor over ``LANE_BITS`` bits."""
 LANE_MASK: Final = (1 << LANE_BITS) - 1
+HIDDEN_LANE_BITS: Final = 28
+HIDDEN_LANE_OFFSET: Final = 1 << (HIDDEN_LANE_BITS - 1)
+"""A hidden layer's packed sums: each under 2**27 in size (``BIAS_LIMIT`` plus ``MAX_INPUTS``
+products of 127 x 127), so a lane of 28 bits holds it plus the offset."""
+HIDDEN_LANE_MASK: Final = (1 << HIDDEN_LANE_BITS) - 1
 
 
-def pack(values: Sequence[int]) -> int:
-    """Whole numbers as one integer, ``values[j]`` at bit ``LANE_BITS * j`` (signed: a negative
+def pack(values: Sequence[int], lane_bits: int = LANE_BITS) -> int:
+    """Whole numbers as one integer, ``values[j]`` at bit ``lane_bits * j`` (signed: a negative
     value borrows from the lanes above, which adding ``pack_offsets`` pays back)."""
-    return sum(value << (LANE_BITS * j) for j, value in enumerate(values))
+    return sum(value << (lane_bits * j) for j, value in enumerate(values))
 
 
-def pack_offsets(width: int) -> int:
-    """``LANE_OFFSET`` in each of ``width`` lanes."""
-    return pack([LANE_OFFSET] * width)
+def pack_offsets(width: int, lane_bits: int = LANE_BITS) -> int:
+    """Half a lane (``1 << (lane_bits - 1)``) in each of ``width`` lanes."""
+    return pack([1 << (lane_bits - 1)] * width, lane_bits)
 
 
 def unpack(total: int, width: int) -> list[int]:
