@@ -35,6 +35,8 @@ activations, weights ``w`` quantised to ``round(w * 127)`` (accumulator) and ``r
 
 from __future__ import annotations
 
+import sys
+from array import array
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
 from operator import mul
@@ -380,10 +382,11 @@ class Accumulators:
 # -- packed lanes ------------------------------------------------------------------------------
 
 
-LANE_BITS: Final = 18
+LANE_BITS: Final = 16
 LANE_OFFSET: Final = 1 << (LANE_BITS - 1)
-"""A packed sum's lane holds the sum plus ``LANE_OFFSET``: from 2**17 - 32767 to 2**17 + 32767,
-never below 0 nor over ``LANE_BITS`` bits."""
+"""A packed sum's lane holds the sum plus ``LANE_OFFSET``: a sum is at most
+``ACCUMULATOR_LIMIT * (MAX_ACTIVE + 1)`` = 32,736 in size, so a lane holds 32 to 65,504, never
+below 0 nor over 16 bits, and the lanes are the packed integer's 16-bit words."""
 LANE_MASK: Final = (1 << LANE_BITS) - 1
 HIDDEN_LANE_BITS: Final = 28
 HIDDEN_LANE_OFFSET: Final = 1 << (HIDDEN_LANE_BITS - 1)
@@ -408,11 +411,17 @@ def unpack(total: int, width: int) -> list[int]:
     return [((total >> (LANE_BITS * j)) & LANE_MASK) - LANE_OFFSET for j in range(width)]
 
 
+_CLIPPED: Final = tuple(
+    min(ACTIVATION_MAX, max(0, lane - LANE_OFFSET)) for lane in range(1 << LANE_BITS)
+)
+"""The clipped ReLU of each lane value."""
+_LITTLE_ENDIAN: Final = sys.byteorder == "little"
+
+
 def _clipped(total: int, width: int) -> list[int]:
-    """The clipped ReLU of a packed integer's sums: each clamped to ``0..ACTIVATION_MAX``."""
-    found = []
-    for _ in range(width):
-        value = (total & LANE_MASK) - LANE_OFFSET
-        found.append(0 if value < 0 else ACTIVATION_MAX if value > ACTIVATION_MAX else value)
-        total >>= LANE_BITS
-    return found
+    """The clipped ReLU of a packed integer's sums: each clamped to ``0..ACTIVATION_MAX``
+    (the lanes read as the integer's 16-bit words)."""
+    lanes = array("H", total.to_bytes(2 * width, "little"))
+    if not _LITTLE_ENDIAN:
+        lanes.byteswap()
+    return list(map(_CLIPPED.__getitem__, lanes))
