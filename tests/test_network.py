@@ -95,7 +95,15 @@ def uniform_network(weight: int, bias: int, hidden_weight: int, hidden_bias: int
 
 
 def scratch(network: Network, board: Board) -> list[list[int]]:
-    return Accumulators(network, board).values
+    """The first layer's sums from scratch, one number at a time (no packing)."""
+    sums = []
+    for perspective in (0, 1):
+        row = list(network.accumulator_biases)
+        for feature in active_features(board, perspective):
+            row = [t + w for t, w in zip(row, network.accumulator[feature], strict=True)]
+        sums.append(row)
+    assert Accumulators(network, board).values == sums
+    return sums
 
 
 def random_games(rules: RuleSet, rng: random.Random, games: int, plies: int) -> list[Board]:
@@ -321,13 +329,8 @@ def test_no_family_ships_a_network_yet() -> None:
 def defined_value(network: Network, board: Board) -> int:
     """The evaluation as docs/evaluation.md defines it, one number at a time, with no packing:
     what ``Network.evaluate`` must equal."""
-    sums = []
-    for perspective in (0, 1):
-        row = list(network.accumulator_biases)
-        for feature in active_features(board, perspective):
-            row = [t + w for t, w in zip(row, network.accumulator[feature], strict=True)]
-        assert all(-INT16_LIMIT <= t <= INT16_LIMIT for t in row)
-        sums.append(row)
+    sums = scratch(network, board)
+    assert all(-INT16_LIMIT <= t <= INT16_LIMIT for row in sums for t in row)
     inputs = [min(ACTIVATION_MAX, max(0, v)) for v in sums[board.turn] + sums[board.turn ^ 1]]
     for layer in network.hidden:
         inputs = [
