@@ -100,3 +100,23 @@ def test_an_unreachable_cluster_is_a_clear_error() -> None:
     settings = MatchSettings("random", "random", PRESETS["cooper"], games=2, cluster=address)
     with pytest.raises(BlueGrayError, match="cannot reach the Ray cluster"):
         run_match(settings)
+
+
+@pytest.mark.slow
+def test_training_shards_played_on_the_cluster_are_the_local_ones(
+    cluster: str, tmp_path: Path
+) -> None:
+    script = run_script("train_network.py")
+    settings = ["--rules", "cooper", "--positions", "30", "--nodes", "40", "--kernel", "python"]
+    run = tmp_path / "run"
+    script["main"](
+        ["generate", "--run", str(run), "--shards", "2", "--cluster", cluster, *settings]
+    )
+    import network_data  # on the path since run_script
+
+    assert network_data.finished_shards(run) == [0, 1]
+    for index in (0, 1):
+        played = [
+            sample.row() for sample in network_data.read_shard(network_data.shard_path(run, index))
+        ]
+        assert played == network_data.shard_rows(index, PRESETS["cooper"], 30, 40, 1, "python")

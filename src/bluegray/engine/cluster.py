@@ -51,7 +51,7 @@ def _play_on_node(task: GameTask, kinds: Sequence[PlayerKind]) -> MatchGame:
     return MatchGame(game.number, game.a_blue, game.result, ray.get_runtime_context().get_node_id())
 
 
-def _check_reachable(address: str) -> None:
+def check_reachable(address: str) -> None:
     """Fail at once when nothing listens at a ``HOST:PORT`` address (Ray itself would retry for
     minutes); ``auto`` and other forms are left to Ray."""
     host, separator, port = address.rpartition(":")
@@ -69,7 +69,7 @@ def play_on_cluster(tasks: Sequence[GameTask], address: str) -> Iterator[MatchGa
     """Play ``tasks`` on the Ray cluster at ``address``: the games in the order they finish, each
     with the id of the node that played it; games not yet played are cancelled when the caller
     stops early."""
-    _check_reachable(address)
+    check_reachable(address)
     try:
         ray.init(address=address, log_to_driver=False, logging_level=logging.WARNING)
     except (ConnectionError, ValueError, RuntimeError) as error:
