@@ -13,6 +13,7 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import logging
+import logging.config
 import multiprocessing
 import os
 import signal
@@ -29,6 +30,7 @@ from bluegray.web.clocks import set_time_offset
 from bluegray.web.db import Database
 from bluegray.web.jobs import AnalysisOutput, MoveJob, prepare_engine_process, reserved_for_short
 from bluegray.web.jobs import run_job as run_engine_job
+from bluegray.web.logs import log_config
 from bluegray.web.presence import RedisPresence
 from bluegray.web.ratings import rate_ended
 from bluegray.web.runtime import Games
@@ -58,7 +60,9 @@ def run_slot(
     """An engine process of a worker (started with multiprocessing's spawn)."""
     settings = Settings.model_validate_json(settings_json)
     set_time_offset(settings.time_offset_seconds)
-    logging.basicConfig(level=logging.INFO, format=f"%(asctime)s {consumer} %(message)s")
+    logging.config.dictConfig(
+        log_config(consumer, level="info", json=settings.log_json, access_log=False)
+    )
     prepare_engine_process(parent_pid)
     ready.set()
     with contextlib.suppress(KeyboardInterrupt):
