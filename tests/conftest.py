@@ -1,6 +1,6 @@
 """Fixtures for every test: real PostgreSQL and Redis servers (started once per session, only
-when a test asks for them, and stopped at the end) and nginx reverse proxies; see
-``tests/servers.py``."""
+when a test asks for them, and stopped at the end), nginx reverse proxies and Caddy running the
+shipped ``deploy/Caddyfile``; see ``tests/servers.py``."""
 
 from __future__ import annotations
 
@@ -9,7 +9,7 @@ from collections.abc import Callable, Iterator, Sequence
 
 import pytest
 
-from tests.servers import PostgresServer, RedisServer, ReverseProxy
+from tests.servers import CaddyProxy, PostgresServer, RedisServer, ReverseProxy
 
 
 @pytest.fixture(scope="session")
@@ -51,5 +51,18 @@ def make_proxy() -> Iterator[Callable[..., ReverseProxy]]:
 
         def make(upstreams: Sequence[int], **options: float) -> ReverseProxy:
             return stack.enter_context(ReverseProxy(upstreams, **options))
+
+        yield make
+
+
+@pytest.fixture
+def make_caddy() -> Iterator[Callable[..., CaddyProxy]]:
+    """Start Caddy with the shipped ``deploy/Caddyfile`` over upstream ports
+    (``make_caddy([port_a, port_b])``, ``host=`` the site's name), stopped at the end of the
+    test."""
+    with contextlib.ExitStack() as stack:
+
+        def make(upstreams: Sequence[int], **options: str) -> CaddyProxy:
+            return stack.enter_context(CaddyProxy(upstreams, **options))
 
         yield make

@@ -1,5 +1,6 @@
-"""Real servers for the tests: PostgreSQL, Redis and an nginx reverse proxy, each on a free
-loopback port in a temporary directory of its own, and stopped for real at the end.
+"""Real servers for the tests: PostgreSQL, Redis and reverse proxies (nginx, and Caddy running
+the shipped ``deploy/Caddyfile``), each on a free loopback port in a temporary directory of its
+own, and stopped for real at the end.
 
 - ``PostgresServer``: Debian's PostgreSQL (``/usr/lib/postgresql/<version>/bin``) in a fresh
   cluster. PostgreSQL refuses to run as root, so as root the cluster belongs to the ``postgres``
@@ -8,6 +9,8 @@ loopback port in a temporary directory of its own, and stopped for real at the e
 - ``RedisServer``: ``redis-server`` with no persistence.
 - ``ReverseProxy``: nginx spreading requests round robin (no stickiness) over upstream ports,
   passing WebSockets through, as a load balancer in front of several web processes does.
+- ``CaddyProxy``: the proxy the deployment ships (``deploy/Caddyfile``, unchanged), over upstream
+  ports.
 
 Every server runs in its own session (a Ctrl+C in the terminal reaches pytest, which stops them
 in order) and is started through ``setpriv --pdeathsig``, so the kernel stops it when the test
@@ -24,6 +27,7 @@ import glob
 import mailbox
 import os
 import pwd
+import re
 import secrets
 import shutil
 import signal
@@ -38,6 +42,7 @@ from typing import IO, Final, Self
 
 import psycopg
 import redis
+import yaml
 
 NGINX: Final = "/usr/sbin/nginx"
 REDIS_SERVER: Final = "/usr/bin/redis-server"
@@ -442,6 +447,99 @@ class ReverseProxy(_Server):
         with socket.socket() as sock:
             sock.settimeout(1)
             return sock.connect_ex((HOST, self.port)) == 0
+
+
+CADDY: Final = "/usr/bin/caddy"
+CADDYFILE: Final = Path(__file__).resolve().parent.parent / "deploy" / "Caddyfile"
+"""The shipped proxy configuration, which ``CaddyProxy`` runs unchanged."""
+
+
+class CaddyProxy(_Server):
+    """Caddy running the shipped ``deploy/Caddyfile`` unchanged, in front of the web processes
+    on ``upstreams`` (loopback ports): the file takes its site address, upstreams, listening
+    address and admin endpoint from environment variables, which this sets (a plain HTTP site on
+    a free loopback port, no admin endpoint, so that parallel tests do not clash). Requests must
+    name ``host`` (the default ``url`` does): Caddy serves the site under that name only.
+    Caddy keeps its data and configuration in the server's own directory."""
+
+    name = "Caddy reverse proxy"
+
+    def __init__(self, upstreams: Sequence[int], *, host: str = "localhost") -> None:
+        _require(CADDY, "caddy")
+        if not upstreams:
+            raise ValueError("a reverse proxy needs at least one upstream")
+        super().__init__(_owned_directory("bluegray-caddy-", None))
+        self.upstreams = tuple(upstreams)
+        self.host = host
+
+    def environment(self, port: int) -> dict[str, str]:
+        """The variables the shipped Caddyfile reads, for this proxy on ``port``."""
+        return {
+            "BLUEGRAY_SITE_ADDRESS": f"http://{self.host}:{port}",
+            "BLUEGRAY_UPSTREAMS": " ".join(f"{HOST}:{upstream}" for upstream in self.upstreams),
+            "BLUEGRAY_PROXY_BIND": HOST,
+            "BLUEGRAY_PROXY_ADMIN": "off",
+        }
+
+    def _command(self, port: int) -> tuple[list[str], str | None]:
+        home = self.directory
+        settings = {
+            **self.environment(port),
+            "HOME": str(home),
+            "XDG_DATA_HOME": str(home / "data"),
+            "XDG_CONFIG_HOME": str(home / "config"),
+        }
+        # setpriv runs env, which runs Caddy with exactly these variables (and PATH).
+        variables = [f"{name}={value}" for name, value in settings.items()]
+        command = ["env", "-i", f"PATH={os.environ.get('PATH', '/usr/bin:/bin')}", *variables]
+        return [
+            *command,
+            CADDY,
+            "run",
+            "--config",
+            str(CADDYFILE),
+            "--adapter",
+            "caddyfile",
+        ], None
+
+    @property
+    def url(self) -> str:
+        """The site's address (``host``: ``localhost`` reaches the loopback port)."""
+        return f"http://{self.host}:{self.port}"
+
+    @property
+    def ws_url(self) -> str:
+        return f"ws://{self.host}:{self.port}"
+
+    def _ready(self) -> bool:
+        with socket.socket() as sock:
+            sock.settimeout(1)
+            return sock.connect_ex((HOST, self.port)) == 0
+
+
+COMPOSE_FILE: Final = CADDYFILE.parent.parent / "docker-compose.yml"
+
+
+def proxy_health_uri(caddyfile: Path = CADDYFILE) -> str:
+    """The URI the shipped proxy's active health checks ask each web process for."""
+    found = re.findall(r"^\s*health_uri\s+(\S+)\s*$", caddyfile.read_text(), re.MULTILINE)
+    if len(found) != 1:
+        raise ValueError(f"{caddyfile} names {len(found)} health check URIs, not one")
+    return str(found[0])
+
+
+def compose_health_uris(compose_file: Path = COMPOSE_FILE) -> dict[str, str]:
+    """The URI each service's health check in the compose file asks for (the services whose
+    health check is an HTTP request), by service."""
+    services = yaml.safe_load(compose_file.read_text())["services"]
+    found: dict[str, str] = {}
+    for name, service in services.items():
+        test = service.get("healthcheck", {}).get("test", [])
+        text = test if isinstance(test, str) else " ".join(test)
+        address = re.search(r"https?://[^/\s'\"]+(/[^\s'\"]*)", text)
+        if address:
+            found[name] = address.group(1)
+    return found
 
 
 class MailSink(_Server):

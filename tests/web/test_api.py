@@ -683,7 +683,11 @@ def test_an_unexpected_failure_is_a_bare_json_500(
         response = client.get("/api/games/abc")
         assert response.status_code == 500
         assert response.json() == {
-            "error": {"code": "internal_error", "message": "internal server error"}
+            "error": {
+                "code": "internal_error",
+                "message": "internal server error",
+                "request_id": response.headers["x-request-id"],
+            }
         }
         assert "secret" not in response.text
         assert response.headers["x-content-type-options"] == "nosniff"
@@ -753,10 +757,10 @@ def test_a_player_who_never_opened_a_socket_is_away_only_from_their_turn(
 def test_only_known_host_names_are_served(client: TestClient) -> None:
     """DNS rebinding: a page on another site that points its name at this server gets nothing
     (issue 28, item 7)."""
-    answer = client.get("/api/health", headers={"host": "evil.example"})
+    answer = client.get("/api/rules", headers={"host": "evil.example"})
     assert answer.status_code == 400 and error_of(answer)["code"] == "invalid_host"
     assert answer.headers["x-frame-options"] == "DENY"
-    assert client.get("/api/health", headers={"host": "127.0.0.1:8000"}).status_code == 200
+    assert client.get("/api/rules", headers={"host": "127.0.0.1:8000"}).status_code == 200
     with pytest.raises(WebSocketDenialResponse) as refused:  # noqa: SIM117
         with client.websocket_connect(
             "/ws/games/abc", headers={"host": "evil.example", "origin": "http://evil.example"}

@@ -1,6 +1,8 @@
 """The deployment files: the compose file is valid (Debian's ``docker-compose config``, which
 needs no Docker daemon), it runs the processes the way docs/deploy.md and the cluster test do,
-with settings the app has, and the image installs bluegray the README's way."""
+with settings the app has, it has no default password, its proxy is the Caddy the suite runs
+(``tests/web/test_proxy.py`` runs the shipped Caddyfile), and the image installs bluegray the
+README's way."""
 
 from __future__ import annotations
 
@@ -14,20 +16,31 @@ import yaml
 
 from bluegray.web.settings import ENV_PREFIX, Settings
 from tests.paths import REPOSITORY
+from tests.servers import CADDY
 
 COMMANDS = {("bluegray", "serve"), ("bluegray", "worker"), ("bluegray", "db")}
 """The processes of the service (the cluster test starts serve and worker the same way)."""
 
 
-def compose_config() -> dict[str, Any]:
-    answer = subprocess.run(
+OPERATOR_VARIABLES = ("POSTGRES_PASSWORD", "BLUEGRAY_HOST")
+"""What an operator sets for the compose file (the tests set them, or leave them out)."""
+
+
+def compose(**variables: str) -> subprocess.CompletedProcess[str]:
+    """``docker-compose config`` with the operator's variables (and none of this process's)."""
+    given = {name: value for name, value in os.environ.items() if name not in OPERATOR_VARIABLES}
+    return subprocess.run(
         ["docker-compose", "--file", str(REPOSITORY / "docker-compose.yml"), "config"],
         capture_output=True,
         text=True,
-        env={**os.environ, "POSTGRES_PASSWORD": "secret", "BLUEGRAY_HOST": "play.example.org"},
+        env={**given, **variables},
         check=False,
         timeout=60,
     )
+
+
+def compose_config() -> dict[str, Any]:
+    answer = compose(POSTGRES_PASSWORD="secret", BLUEGRAY_HOST="play.example.org")
     assert answer.returncode == 0, answer.stderr
     config: dict[str, Any] = yaml.safe_load(answer.stdout)
     return config
@@ -76,3 +89,26 @@ def test_the_image_installs_bluegray_the_readme_way() -> None:
     readme_words = shlex.split(first.group(1).split("&&")[0])
     assert readme_words[:2] == ["pip", "install"]
     assert words[1:3] == ["pip", "install"] and words[-1] == readme_words[-1]
+
+
+def test_the_compose_file_refuses_to_start_without_a_database_password() -> None:
+    # No silent default password: without one, compose says what is missing and starts nothing.
+    answer = compose(BLUEGRAY_HOST="play.example.org")
+    assert answer.returncode != 0 and "POSTGRES_PASSWORD" in answer.stderr
+    config = compose_config()
+    database = config["services"]["web-1"]["environment"]["BLUEGRAY_DATABASE_URL"]
+    assert ":secret@" in database
+    assert config["services"]["postgres"]["environment"]["POSTGRES_PASSWORD"] == "secret"
+
+
+def test_the_proxy_runs_the_caddy_version_the_tests_run_and_the_guide_names() -> None:
+    shown = subprocess.run(
+        [CADDY, "version"], capture_output=True, text=True, check=True, timeout=30
+    ).stdout
+    found = re.match(r"v?(\d+)\.(\d+)\.", shown)
+    assert found is not None, shown
+    minor = f"{found.group(1)}.{found.group(2)}"
+    proxy = compose_config()["services"]["proxy"]
+    assert proxy["image"] == f"caddy:{minor}"
+    assert proxy["environment"]["BLUEGRAY_SITE_ADDRESS"] == "play.example.org"
+    assert f"Caddy {minor}" in (REPOSITORY / "docs" / "deploy.md").read_text()

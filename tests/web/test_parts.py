@@ -296,7 +296,7 @@ def test_log_lines_name_the_process_and_the_game_and_can_be_json() -> None:
         finally:
             game_id_var.reset(token)
     plain, as_json = stream.getvalue().splitlines()
-    assert plain.endswith("INFO web-9 game=g123 a move")
+    assert plain.endswith("INFO web-9 game=g123 request=- a move")
     record = json.loads(as_json)
     assert record["game_id"] == "g123" and record["process_name"] == "web-9"
     assert record["message"] == "a move" and record["levelname"] == "INFO"

@@ -10,7 +10,7 @@ import asyncio
 import contextlib
 import datetime
 import errno
-import logging
+import logging.config
 import socket
 
 import uvicorn
@@ -107,6 +107,7 @@ def serve(args: argparse.Namespace) -> int:
         ws_max_size=settings.max_ws_frame_bytes,
         ws_per_message_deflate=False,
         server_header=False,
+        timeout_keep_alive=settings.keep_alive_seconds,
         timeout_graceful_shutdown=5,
     )
     server = uvicorn.Server(config)
@@ -182,10 +183,10 @@ def work(args: argparse.Namespace) -> int:
         fail("the worker needs Redis: set BLUEGRAY_REDIS_URL or --redis-url")
     if not settings.database_url:
         fail("the worker needs the web service's database: set BLUEGRAY_DATABASE_URL")
-    logging.basicConfig(
-        level=args.log_level.upper(), format="%(asctime)s %(levelname)s %(name)s: %(message)s"
-    )
     name = process_name(settings)
+    logging.config.dictConfig(
+        log_config(name, level=args.log_level, json=settings.log_json, access_log=False)
+    )
     count = worker_slots(settings)
     console.print(f"bluegray worker {name}: {count} engine processes", highlight=False)
     try:

@@ -1,6 +1,6 @@
-"""Errors of the web API: one JSON shape, ``{"error": {"code", "message"}}``, with the right
-status code, for ours, the library's and the framework's errors alike. No stack trace ever
-leaves the server."""
+"""Errors of the web API: one JSON shape, ``{"error": {"code", "message", "request_id"}}``,
+with the right status code, for ours, the library's and the framework's errors alike. No stack
+trace ever leaves the server."""
 
 from __future__ import annotations
 
@@ -22,7 +22,8 @@ from bluegray.errors import (
     InvalidRulesError,
     UnknownRulesError,
 )
-from bluegray.web.guard import PROCESS_HEADER
+from bluegray.web.guard import PROCESS_HEADER, REQUEST_ID_HEADER
+from bluegray.web.logs import request_id_var
 from bluegray.web.metrics import Metrics
 from bluegray.web.security import SECURITY_HEADERS
 
@@ -110,9 +111,16 @@ _STATUS_CODES = {
 def error_response(
     status: int, code: str, message: str, headers: dict[str, str] | None = None
 ) -> JSONResponse:
-    return JSONResponse(
-        {"error": {"code": code, "message": message}}, status_code=status, headers=headers
-    )
+    return _answer({"error": {"code": code, "message": message}}, status, headers)
+
+
+def _answer(
+    body: dict[str, Any], status: int, headers: dict[str, str] | None = None
+) -> JSONResponse:
+    """An error's JSON answer, naming the request it answers (``request_id``, as in its
+    ``X-Request-ID``) for the log lines of the same request."""
+    body["error"]["request_id"] = request_id_var.get()
+    return JSONResponse(body, status_code=status, headers=headers)
 
 
 def _validation_message(errors: list[Any]) -> str:
@@ -130,13 +138,13 @@ def install_handlers(app: FastAPI, process: str, metrics: Metrics) -> None:
     @app.exception_handler(ApiError)
     async def _api_error(_request: Request, error: ApiError) -> JSONResponse:
         errors.labels(error.code).inc()
-        return JSONResponse(error.body(), status_code=error.status, headers=error.headers)
+        return _answer(error.body(), error.status, error.headers)
 
     @app.exception_handler(BlueGrayError)
     async def _library_error(_request: Request, error: BlueGrayError) -> JSONResponse:
         api = from_library(error)
         errors.labels(api.code).inc()
-        return JSONResponse(api.body(), status_code=api.status)
+        return _answer(api.body(), api.status)
 
     @app.exception_handler(RequestValidationError)
     async def _invalid(_request: Request, error: RequestValidationError) -> JSONResponse:
@@ -152,7 +160,7 @@ def install_handlers(app: FastAPI, process: str, metrics: Metrics) -> None:
             }
         }
         errors.labels("invalid_request").inc()
-        return JSONResponse(body, status_code=422)
+        return _answer(body, 422)
 
     @app.exception_handler(StarletteHTTPException)
     async def _http(_request: Request, error: StarletteHTTPException) -> JSONResponse:
@@ -179,4 +187,5 @@ def install_handlers(app: FastAPI, process: str, metrics: Metrics) -> None:
         headers = {name.decode(): value.decode() for name, value in SECURITY_HEADERS}
         headers["cache-control"] = "no-store"
         headers[PROCESS_HEADER.decode()] = process
+        headers[REQUEST_ID_HEADER.decode()] = request_id_var.get()
         return error_response(500, "internal_error", "internal server error", headers)

@@ -1,6 +1,11 @@
 """The gate every request passes: the host it names, the rate limits, the body size limit, and
-the CSRF rule; and on the way out the security headers and the name of the process that answered
-(``X-Bluegray-Process``), on every response, errors and refused WebSocket handshakes included.
+the CSRF rule; and on the way out the security headers, the name of the process that answered
+(``X-Bluegray-Process``) and the request's id (``X-Request-ID``), on every response, errors and
+refused WebSocket handshakes included.
+
+The request's id is the caller's ``X-Request-ID`` when it sends a sane one (a reverse proxy or a
+client tracing its calls), else a new one; every log line written for the request carries it
+(``logs.request_id_var``), and so does every JSON error.
 
 Plain ASGI (no per-request task or body copy beyond the size limit), so it costs little on the
 hot path.
@@ -9,8 +14,11 @@ hot path.
 from __future__ import annotations
 
 import json
+import re
+import secrets
 from typing import Any, Final
 
+from bluegray.web.logs import request_id_var
 from bluegray.web.rates import RateLimits
 from bluegray.web.security import (
     SECURITY_HEADERS,
@@ -26,6 +34,26 @@ from bluegray.web.settings import Settings
 PROCESS_HEADER: Final = b"x-bluegray-process"
 _HSTS: Final = (b"strict-transport-security", b"max-age=31536000; includeSubDomains")
 _UNSAFE_METHODS: Final = frozenset({"POST", "PUT", "PATCH", "DELETE"})
+REQUEST_ID_HEADER: Final = b"x-request-id"
+_SANE_REQUEST_ID: Final = re.compile(rb"[A-Za-z0-9._:+=/@-]{1,128}")
+"""An incoming request id is taken when it is short and plain (a UUID, a proxy's or a tracer's
+id): nothing that could forge a log line or a header."""
+HEALTH_PATH: Final = "/api/health"
+"""Answered under any host name: load balancers' and orchestrators' health checks (Caddy's,
+Docker's, a cloud's) name the upstream's address as the host, and "alive" tells a page that
+rebinds a name to this server nothing of use."""
+
+
+def request_id(scope: Scope) -> str:
+    """The id of a request: its sane ``X-Request-ID``, else 32 new random hex digits."""
+    for name, value in scope.get("headers", []):
+        if name == REQUEST_ID_HEADER:
+            value = value.strip()
+            if _SANE_REQUEST_ID.fullmatch(value):
+                given: str = value.decode("ascii")
+                return given
+            break
+    return secrets.token_hex(16)
 
 
 def host_name(header: str) -> str:
@@ -53,7 +81,7 @@ def host_allowed(host: str, allowed: list[str]) -> bool:
 
 
 def _error(code: str, message: str) -> dict[str, Any]:
-    return {"error": {"code": code, "message": message}}
+    return {"error": {"code": code, "message": message, "request_id": request_id_var.get()}}
 
 
 class GuardMiddleware:
@@ -80,7 +108,9 @@ class GuardMiddleware:
         if kind not in ("http", "websocket"):
             await self.app(scope, receive, send)
             return
-        if not self._host_ok(scope):
+        # In this request's own task: every log line of the request, and its error, name it.
+        request_id_var.set(request_id(scope))
+        if scope["path"] != HEALTH_PATH and not self._host_ok(scope):
             await self._refuse(
                 scope, send, 400, "invalid_host", "this site is not served under that host name"
             )
@@ -127,7 +157,8 @@ class GuardMiddleware:
         await self.app(scope, receive, self._with_headers(send, api=path.startswith("/api/")))
 
     def _with_headers(self, send: Send, *, api: bool, websocket: bool = False) -> Send:
-        headers = self.headers
+        identity = (REQUEST_ID_HEADER, request_id_var.get().encode())
+        headers = [*self.headers, identity]
         process_header = self.process_header
         start = "websocket.http.response.start" if websocket else "http.response.start"
 
@@ -140,8 +171,10 @@ class GuardMiddleware:
                 message["headers"] = [*message.get("headers", []), *extra]
             elif message["type"] == "websocket.accept":
                 existing = {name.lower() for name, _ in message.get("headers", [])}
-                if PROCESS_HEADER not in existing:
-                    message["headers"] = [*message.get("headers", []), process_header]
+                extra = [
+                    header for header in (process_header, identity) if header[0] not in existing
+                ]
+                message["headers"] = [*message.get("headers", []), *extra]
             await send(message)
 
         return send_with_headers
@@ -159,6 +192,7 @@ class GuardMiddleware:
         data = json.dumps(_error(code, message)).encode()
         all_headers = [
             *self.refusal_headers,
+            (REQUEST_ID_HEADER, request_id_var.get().encode()),
             (b"content-length", str(len(data)).encode()),
             *(headers or []),
         ]

@@ -49,6 +49,11 @@ class ErrorBody(BaseModel):
     code: str = Field(examples=["illegal_move"])
     message: str = Field(examples=["illegal move 'e2-e4' in ...: that piece cannot move there"])
     details: dict[str, Any] | None = None
+    request_id: str | None = Field(
+        default=None,
+        description="The request's id, as in its X-Request-ID header: name it when reporting "
+        "a problem (it is in the server's log lines of the request).",
+    )
 
 
 class ErrorResponse(BaseModel):

@@ -189,6 +189,10 @@ class Settings(BaseSettings):
     deadline_poll_seconds: float = Field(default=0.5, gt=0, le=10)
     """How often each process looks for due timers (clock flags, AI moves) that no live
     process holds."""
+    keep_alive_seconds: int = Field(default=75, ge=1, le=3600)
+    """How long a web process keeps an idle HTTP connection open for the next request. Above
+    the reverse proxy's own idle timeout (deploy/Caddyfile: 60 s), so that the proxy always
+    closes an idle connection first and never sends a request on one the server is closing."""
 
     # -- email -----------------------------------------------------------------------------------
 

@@ -18,6 +18,7 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import logging
+import logging.config
 import math
 import multiprocessing
 import os
@@ -39,6 +40,7 @@ from bluegray.web.cpus import usable_cpus
 from bluegray.web.db import Database
 from bluegray.web.jobs import AnalysisOutput, MoveJob, prepare_engine_process, reserved_for_short
 from bluegray.web.jobs import run_job as run_engine_job
+from bluegray.web.logs import log_config
 from bluegray.web.metrics import WorkerMetrics
 from bluegray.web.presence import RedisPresence
 from bluegray.web.ratings import rate_ended
@@ -94,7 +96,9 @@ def run_slot(
     """An engine process of a worker (started with multiprocessing's spawn)."""
     settings = Settings.model_validate_json(settings_json)
     set_time_offset(settings.time_offset_seconds)
-    logging.basicConfig(level=logging.INFO, format=f"%(asctime)s {consumer} %(message)s")
+    logging.config.dictConfig(
+        log_config(consumer, level="info", json=settings.log_json, access_log=False)
+    )
     prepare_engine_process(parent_pid)
     with contextlib.suppress(KeyboardInterrupt):
         asyncio.run(_EngineSlot(settings, consumer, short_only, health, reports).run())
