@@ -169,6 +169,19 @@ def make_tournament(page: Page, url: str) -> str:
     return "/tournament/" + page.url.rsplit("/", 1)[1]
 
 
+def audit_game(page: Page, url: str, game_id: str, where: str) -> list[str]:
+    """The audit of a game's page, then again with the screen-reader mode on and the board read
+    out (the toggle is remembered: it is turned off again after)."""
+    settle(page, f"{url}/game/{game_id}", "#main[data-ply]")
+    found = audit(page, where)
+    page.click("#speech-toggle")
+    page.click("#read-board")
+    expect(page.locator("#board-reading")).to_contain_text("Blue: captain")
+    found += audit(page, f"{where}, screen-reader mode")
+    page.click("#speech-toggle")
+    return found
+
+
 @pytest.mark.slow
 @pytest.mark.parametrize("database_url", ["sqlite"], indirect=True)
 @pytest.mark.parametrize("viewport", [DESKTOP, PHONE], ids=["desktop", "phone"])
@@ -179,24 +192,29 @@ def test_no_page_has_a_serious_or_critical_accessibility_violation(
     phone = width < 500
     member = person(new_page, viewport, live_url, "ada")
     visitor = new_page(viewport=viewport, has_touch=phone, is_mobile=phone)
-    # Each starts a game against a friend (its player) and watches the other's (a spectator).
-    games = {
-        "in": start_from_lobby(member, live_url, rules="sackson", opponent="friend"),
-        "out": start_from_lobby(visitor, live_url, rules="sackson", opponent="friend"),
-    }
+    # Ada (logged in) invites a friend and waits; the visitor (logged out) plays both sides of a
+    # game with a clock. Each also watches the other's game.
+    waiting = start_from_lobby(member, live_url, rules="sackson", opponent="friend")
+    playing = start_with_clock(visitor, live_url)
+    visitor.fill("#move", "d2-d3")
+    visitor.press("#move", "Enter")
+    wait_ply(visitor, 1)
     tournament = make_tournament(member, live_url)
     found: list[str] = []
-    for state, page, other in (("in", member, "out"), ("out", visitor, "in")):
+    for state, page, mine, theirs in (
+        ("in", member, waiting, playing),
+        ("out", visitor, playing, waiting),
+    ):
+        found += audit_game(page, live_url, mine, f"own game at {width} px, logged {state}")
+        found += audit_game(page, live_url, theirs, f"watched game at {width} px, logged {state}")
         pages = [
             ("/", "#main"),
-            (f"/game/{games[state]}", "#main[data-ply]"),
-            (f"/game/{games[other]}", "#main[data-ply]"),
             ("/tournaments", "#main"),
             (tournament, "#tournament-facts"),
             ("/account" if state == "in" else "/login", "#main"),
             ("/signup", "#main"),
             ("/study", "#board svg"),
-            (f"/replay/{games[state]}", "#board svg"),
+            (f"/replay/{playing}", "#board svg"),
             ("/leaderboard", "#main"),
             ("/games", "#main"),
             ("/learn", "#main"),
@@ -206,4 +224,10 @@ def test_no_page_has_a_serious_or_critical_accessibility_violation(
         for path, ready in pages:
             settle(page, live_url + path, ready)
             found += audit(page, f"{path} at {width} px, logged {state}")
+    # A game over: its ending's alert and the rematch buttons.
+    visitor.goto(f"{live_url}/game/{playing}")
+    visitor.click('#actions [data-action="resign"]')
+    visitor.click("#resign-yes")
+    expect(visitor.locator("#game-over")).to_be_visible()
+    found += audit(visitor, f"a game over at {width} px")
     assert found == [], "\n".join(found)
