@@ -102,7 +102,7 @@ def test_the_screen_reader_mode_says_each_move_the_turn_and_the_clocks(
     live_url: str, new_page: Callable[..., Page]
 ) -> None:
     page = new_page(viewport=PHONE)
-    start_with_clock(page, live_url)
+    game_id = start_with_clock(page, live_url)
     region = page.locator("#speech")
     expect(region).to_have_attribute("aria-live", "polite")
     toggle = page.locator("#speech-toggle")
@@ -137,6 +137,16 @@ def test_the_screen_reader_mode_says_each_move_the_turn_and_the_clocks(
     page.reload()
     expect(page.locator("#speech-toggle")).to_have_attribute("aria-pressed", "true")
     expect(region).to_have_text("Gray to move.")
+
+    # The replay reads its board too: the position shown, and not an older one.
+    page.goto(f"{live_url}/replay/{game_id}")
+    page.click("#read-board")
+    reading = page.locator("#board-reading")
+    expect(reading).to_contain_text("Blue: captain e1; guards a1, a2, b1, b2, c1, c2, d1, d3,")
+    page.click("#first")
+    expect(reading).to_be_hidden()
+    page.click("#read-board")
+    expect(reading).to_contain_text("guards a1, a2, b1, b2, c1, c2, d1, d2,")
 
 
 def audit(page: Page, where: str) -> list[str]:
