@@ -124,13 +124,13 @@ def test_the_screen_reader_mode_says_each_move_the_turn_and_the_clocks(
     keys(page, "ArrowUp", "ArrowUp", "ArrowUp")
     expect(region).to_have_text(re.compile(r"^e8: Gray guard"))
 
-    # Read the board: every piece by point, in a live region of its own.
-    page.click("#read-board")
+    # Read the board (R on the board): every piece by point, in a live region of its own.
+    page.keyboard.press("r")
     reading = page.locator("#board-reading")
     expect(reading).to_have_attribute("aria-live", "polite")
     expect(reading).to_contain_text("Blue: captain e1; guards a1, a2, b1, b2, c1, c2, d1, d3,")
     expect(reading).to_contain_text("Gray: captain e9; guards a8, a9,")
-    page.click("#read-clocks")
+    page.keyboard.press("c")
     expect(region).to_have_text(re.compile(r"^Clocks: Blue \d:\d\d, Gray \d:\d\d\.$"))
 
     # The choice is remembered: the next page speaks at once.

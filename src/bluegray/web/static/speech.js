@@ -1,7 +1,7 @@
 // The screen-reader mode of a board page: a toggle (remembered in localStorage) that makes the
 // page say, in an aria-live region, each move in words ("Blue guard d2 to d3"), whose turn it
 // is and the clocks, and the point under the keyboard cursor; "Read the board" writes every
-// piece by point, "Read the clocks" the time each side has left. The page's own words (the
+// piece by point, "Read the clocks" the time each side has left (R and C on the board). The page's own words (the
 // status line, the game-over line, the clock boxes) are read from the page, so this module
 // only listens and speaks: game.js calls `speech.update(state, previous, event)` once a state
 // is shown.
@@ -112,8 +112,15 @@ export function setUpSpeech(board, position) {
     $("read-clocks").addEventListener("click", () => say(clockWords() || "No clock in this game."));
   }
   // After the board's own handler (registered first) has moved its cursor: say the point.
+  // In the mode, R on the board reads the board and C the clocks, without leaving it.
   board.container.addEventListener("keydown", (event) => {
     if (event.key.startsWith("Arrow")) say(board.describePoint(board.cursor));
+    if (!on || event.ctrlKey || event.metaKey || event.altKey) return;
+    const button = { r: $("read-board"), c: $("read-clocks") }[event.key.toLowerCase()];
+    if (button) {
+      button.click();
+      event.preventDefault();
+    }
   });
 
   function turnWords() {
