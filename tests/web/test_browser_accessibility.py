@@ -210,6 +210,11 @@ def test_no_page_has_a_serious_or_critical_accessibility_violation(
     visitor.press("#move", "Enter")
     wait_ply(visitor, 1)
     tournament = make_tournament(member, live_url)
+    # A challenge in the lobby: Ada's own (with its cancel button), the visitor's to accept.
+    member.goto(live_url + "/")
+    member.locator("#post-seek summary").click()
+    member.locator("#seek-post").click()
+    expect(member.locator("#seeks li.seek .cancel-seek")).to_be_visible()
     found: list[str] = []
     for state, page, mine, theirs in (
         ("in", member, waiting, playing),
@@ -234,6 +239,13 @@ def test_no_page_has_a_serious_or_critical_accessibility_violation(
         for path, ready in pages:
             settle(page, live_url + path, ready)
             found += audit(page, f"{path} at {width} px, logged {state}")
+            if path == "/" and state == "in":  # the form that posts a challenge, open
+                page.locator("#post-seek summary").click()
+                found += audit(page, f"/ with its challenge form at {width} px")
+            if path.startswith(("/study", "/replay")):  # the board read out
+                page.click("#read-board")
+                expect(page.locator("#board-reading")).to_contain_text("Blue: captain")
+                found += audit(page, f"{path} read out at {width} px, logged {state}")
     # A game over: its ending's alert and the rematch buttons.
     visitor.goto(f"{live_url}/game/{playing}")
     visitor.click('#actions [data-action="resign"]')
