@@ -2,8 +2,8 @@
 Playwright): a game whose first moves are played with the keyboard only (Tab to the board, the
 arrow keys, Enter and Space), the screen-reader mode's ``aria-live`` region after a move and its
 "read the board", and an axe-core audit (``axe-playwright-python``, which ships axe-core's
-script) of every page at 1280 and at 360 px, logged in and out, that must find no serious or
-critical violation.
+script) of every page at 1280 and at 360 px, logged in and out, that must find no moderate,
+serious or critical violation.
 
 The audit runs on SQLite only (one server, one browser, many pages): what it checks is the
 pages' markup, which the database does not change."""
@@ -22,8 +22,10 @@ from tests.web.test_browser import start_from_lobby, wait_ply
 from tests.web.test_browser_lobby import person
 from tests.web.test_browser_newcomer import DESKTOP, PHONE
 
-#: The impacts the audit refuses (axe's scale: minor, moderate, serious, critical).
-REFUSED = ("serious", "critical")
+#: The impacts the audit refuses (axe's scale: minor, moderate, serious, critical): serious and
+#: critical ones, the bar of issue 39, and moderate ones too, which every page meets as well (the
+#: game page had no <h1> before).
+REFUSED = ("moderate", "serious", "critical")
 
 AXE = Axe()
 
