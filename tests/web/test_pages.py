@@ -23,6 +23,8 @@ SCRIPTS = [
     "game-words.js",
     "lobby.js",
     "play-outcome.js",
+    "read-board.js",
+    "speech.js",
 ]
 
 

@@ -10,6 +10,7 @@ import {
   showMoves, statusText, suggestion, whyNotThis,
 } from "./game-words.js";
 import { other, title } from "./play-outcome.js";
+import { setUpSpeech } from "./speech.js";
 
 const main = document.getElementById("main");
 const gameId = main.dataset.gameId;
@@ -35,6 +36,7 @@ let hintPending = false;
 let typed = null; // a typed move sent to the server: {ref, text}, until it is answered
 
 const board = new Board($("board"), { onPoint: pointChosen });
+const speech = setUpSpeech(board, () => (state ? state.position : ""));
 
 // -- talking to the server -----------------------------------------------------------------
 
@@ -390,6 +392,7 @@ function render(previous, event) {
   // and a page that opens (or reconnects) on a game does not announce what happened before.
   if (event && previous && previous.version !== state.version) say(describeEvent(event));
   renderActions();
+  speech.update(state, previous, event);
 }
 
 function renderMoveForm() {

@@ -4,6 +4,7 @@
 import { Board, lastMoveView } from "./board.js";
 import { readJson } from "./api.js";
 import { showAnalysis } from "./study-analysis.js";
+import "./read-board.js"; // the "Read the board" button
 
 const main = document.getElementById("main");
 const gameId = main.dataset.gameId;

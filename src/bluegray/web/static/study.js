@@ -5,6 +5,7 @@
 import { Board, lastMoveView } from "./board.js";
 import { request } from "./api.js";
 import { element, showAnalysis } from "./study-analysis.js";
+import "./read-board.js"; // the "Read the board" button
 
 (() => {
   const form = document.getElementById("study-form");
