@@ -90,6 +90,9 @@ class StartedGame(BaseModel):
     side: SideName = Field(description="The side of the player told.")
     opponent: str
     rated: bool
+    tournament: str | None = Field(
+        default=None, description="The tournament whose game it is (its id), if any."
+    )
 
 
 class QuickPairing(BaseModel):

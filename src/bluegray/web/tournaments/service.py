@@ -384,6 +384,7 @@ class Tournaments:
                     side=side.value,
                     opponent=other.account_name or "",
                     rated=live.rated,
+                    tournament=row.id,
                 )
                 text = GameStartedMessage(game=started).model_dump_json()
                 await self._publish(f"{ACCOUNT_PREFIX}{seat.account_id}", text)
