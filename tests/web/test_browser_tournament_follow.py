@@ -29,7 +29,8 @@ CREATE = """async (body) => {
 
 
 def create(page: Page, **fields: Any) -> str:
-    """Create a tournament with ``page``'s account (5+3, sackson, rated); its id."""
+    """Create a tournament with ``page``'s account (5+3, sackson, rated; ``page`` is on a page
+    of the site, for its CSRF token); its id."""
     body = {"rules": "sackson", "clock": {"minutes": 5, "increment_seconds": 3}, **fields}
     status, answer = page.evaluate(CREATE, body)
     assert status == 201, answer
@@ -37,50 +38,30 @@ def create(page: Page, **fields: Any) -> str:
     return tournament_id
 
 
+def join(page: Page, url: str, tournament_id: str) -> None:
+    """Join on the tournament's page, and wait until its table shows it."""
+    page.goto(f"{url}/tournament/{tournament_id}")
+    page.locator("#join").click()
+    name = page.locator("#entry").get_attribute("data-viewer") or ""
+    expect(page.locator(f'#standings tbody tr[data-player="{name}"]')).to_have_count(1)
+
+
 @pytest.mark.slow
 def test_players_waiting_on_the_page_are_led_to_their_game_and_told_everywhere(
     live_url: str, new_page: Callable[..., Page]
 ) -> None:
+    """Item 28: the game starts while both wait on the tournament's page (which loads itself
+    again at the start): both pages go to the game, and Ada's other page says so."""
     ada = person(new_page, DESKTOP, live_url, "ada")
     bob = person(new_page, DESKTOP, live_url, "bob")
-    tid = create(ada, kind="arena", name="Evening arena", minutes=5, starts_in_seconds=12)
+    tid = create(ada, kind="arena", name="Evening arena", minutes=5, starts_in_seconds=8)
     path = f"/tournament/{tid}"
-
-    # The page counts down to the start, on the server's clock.
-    ada.goto(live_url + path)
-    countdown = ada.locator("#tournament-countdown")
-    expect(ada.locator("#tournament-when")).to_contain_text("Starts in")
-    expect(countdown).to_have_text(COUNTDOWN)
-    first = countdown.inner_text()
-    expect(countdown).not_to_have_text(first)  # it ticks
-
-    # Join or Withdraw: the one that applies.
-    join, withdraw = ada.locator("#join"), ada.locator("#withdraw")
-    expect(join).to_be_visible()
-    expect(withdraw).to_be_hidden()
-    join.click()
-    expect(withdraw).to_be_visible()
-    expect(join).to_be_hidden()
-    withdraw.click()
-    expect(join).to_be_visible()
-    expect(withdraw).to_be_hidden()
-    join.click()
-    expect(withdraw).to_be_visible()
-
-    bob.goto(live_url + path)
-    expect(bob.locator("#join")).to_be_visible()
-    bob.locator("#join").click()
-    expect(bob.locator("#withdraw")).to_be_visible()
-    expect(bob.locator("#join")).to_be_hidden()
-
-    # Ada's other tab, on the list: its countdown too.
+    join(ada, live_url, tid)
+    join(bob, live_url, tid)
     elsewhere = ada.context.new_page()
     elsewhere.goto(live_url + "/tournaments")
-    row = elsewhere.locator(f'#tournaments tr[data-tournament="{tid}"]')
-    expect(row.locator(".countdown")).to_have_text(COUNTDOWN)
     expect(elsewhere.locator("#notices")).to_have_attribute("data-connected", "true")
 
-    # The start: both tournament pages go to the game, the other tab says so.
     game = re.compile(r"/game/[A-Za-z0-9_-]+$")
     ada.wait_for_url(game, timeout=30_000)
     bob.wait_for_url(game, timeout=30_000)
@@ -98,32 +79,94 @@ def test_players_waiting_on_the_page_are_led_to_their_game_and_told_everywhere(
     assert ada.url == live_url + path
 
 
+def test_the_start_is_counted_down_on_the_page_and_in_the_list(
+    live_url: str, new_page: Callable[..., Page]
+) -> None:
+    """Item 29: the time left to the start, on the server's clock, ticking; the moment too."""
+    ada = person(new_page, DESKTOP, live_url, "ada")
+    tid = create(ada, kind="arena", name="Later", minutes=5, starts_in_seconds=600)
+    ada.goto(f"{live_url}/tournament/{tid}")
+    countdown = ada.locator("#tournament-countdown")
+    expect(ada.locator("#tournament-when")).to_contain_text("Starts in")
+    expect(countdown).to_have_text(re.compile(r"^(10:00|9:[0-5]\d)$"))
+    first = countdown.inner_text()
+    expect(countdown).not_to_have_text(first)  # it ticks
+    expect(ada.locator("#tournament-when time")).to_have_attribute("datetime", re.compile("^20"))
+
+    ada.goto(live_url + "/tournaments")
+    listed = ada.locator(f'#tournaments tr[data-tournament="{tid}"] .countdown')
+    expect(listed).to_have_text(re.compile(r"^(10:00|9:[0-5]\d)$"))
+    first = listed.inner_text()
+    expect(listed).not_to_have_text(first)
+
+
+def test_join_or_withdraw_whichever_applies(live_url: str, new_page: Callable[..., Page]) -> None:
+    """Item 30: Join for a player not in it, Withdraw for one in it; neither once a Swiss has
+    started for a player not in it."""
+    ada = person(new_page, DESKTOP, live_url, "ada")
+    tid = create(ada, kind="arena", name="Either", minutes=5, starts_in_seconds=600)
+    ada.goto(f"{live_url}/tournament/{tid}")
+    join_button, withdraw = ada.locator("#join"), ada.locator("#withdraw")
+    expect(join_button).to_be_visible()
+    expect(withdraw).to_be_hidden()
+    join_button.click()
+    expect(withdraw).to_be_visible()
+    expect(join_button).to_be_hidden()
+    withdraw.click()
+    expect(join_button).to_be_visible()
+    expect(withdraw).to_be_hidden()
+    join_button.click()
+    expect(withdraw).to_be_visible()
+    ada.reload()
+    expect(withdraw).to_be_visible()
+    expect(join_button).to_be_hidden()
+
+
+def test_the_tables_show_the_tie_breaks(live_url: str, new_page: Callable[..., Page]) -> None:
+    """Item 31: a Swiss's Buchholz and Sonneborn-Berger, an arena's performance, on the page
+    and as the table changes live."""
+    ada = person(new_page, DESKTOP, live_url, "ada")
+    swiss = create(ada, kind="swiss", name="Swiss", rounds=3, starts_in_seconds=600)
+    arena = create(ada, kind="arena", name="Arena", minutes=30, starts_in_seconds=600)
+    join(ada, live_url, swiss)
+    head = ada.locator("#standings thead")
+    expect(head).to_contain_text("Buch.")
+    expect(head).to_contain_text("SB")
+    line = ada.locator('#standings tbody tr[data-player="ada"]')
+    expect(line.locator(".buchholz")).to_have_text("0")
+    expect(line.locator(".sonneborn-berger")).to_have_text("0")
+    ada.reload()
+    expect(line.locator(".buchholz")).to_have_text("0")
+    join(ada, live_url, arena)
+    expect(head).to_contain_text("Perf.")
+    expect(ada.locator('#standings tbody tr[data-player="ada"] .performance')).to_have_count(1)
+
+
 @pytest.mark.parametrize("viewport", [DESKTOP, PHONE], ids=["desktop", "phone"])
-def test_the_list_the_form_and_the_tables_fit_and_show_the_tie_breaks(
+def test_the_list_and_the_form_fit_and_write_as_the_lobby(
     live_url: str, new_page: Callable[..., Page], viewport: ViewportSize
 ) -> None:
+    """Item 32: no wider than a phone, "1 round", clocks as "5+3", the fields of the kind
+    chosen, the rule sets in the home page's order, styled as the rest of the site."""
     width = viewport["width"]
     ada = person(new_page, viewport, live_url, "ada")
     ada.goto(live_url + "/tournaments")
     swiss = create(
         ada, kind="swiss", name="A long Swiss name to wrap", rounds=1, starts_in_seconds=3600
     )
-    arena = create(ada, kind="arena", name="Arena", minutes=30, starts_in_seconds=600)
+    create(ada, kind="arena", name="Arena", minutes=30, starts_in_seconds=600)
 
-    # The list: written as the lobby writes it, and no wider than the screen.
     ada.goto(live_url + "/tournaments")
     check_page(ada, "h1", width)
     swiss_row = ada.locator(f'#tournaments tr[data-tournament="{swiss}"]')
     expect(swiss_row).to_contain_text("Swiss, 1 round")
     expect(swiss_row).not_to_contain_text("1 rounds")
     expect(swiss_row.locator('[data-label="Clock"]')).to_have_text("5+3")
-    expect(swiss_row.locator(".countdown")).to_have_text(re.compile(r"^\d+:\d\d:\d\d$"))
     padding = ada.locator("#tournaments td").first.evaluate(
         "(cell) => getComputedStyle(cell).paddingTop"
     )
     assert padding != "0px"
 
-    # The form: the fields of the kind chosen, the rule sets in the home page's order.
     form = ada.locator("#tournament-form")
     assert form.evaluate("(form) => Boolean(form.closest('.panel'))")
     minutes, rounds = form.locator('[name="minutes"]'), form.locator('[name="rounds"]')
@@ -137,21 +180,9 @@ def test_the_list_the_form_and_the_tables_fit_and_show_the_tie_breaks(
     ada.goto(live_url + "/")
     assert ours == ada.locator("#rules option:not([value='custom'])").all_inner_texts()
 
-    # A Swiss's table: Buchholz and Sonneborn-Berger, kept as the table changes live.
-    ada.goto(live_url + f"/tournament/{swiss}")
+    ada.goto(f"{live_url}/tournament/{swiss}")
     expect(ada.locator("#tournament-facts")).to_contain_text("Swiss, 1 round,")
     expect(ada.locator("#tournament-facts")).to_contain_text("5+3")
     ada.locator("#join").click()
-    line = ada.locator('#standings tbody tr[data-player="ada"]')
-    expect(line.locator(".buchholz")).to_have_text("0")
-    expect(line.locator(".sonneborn-berger")).to_have_text("0")
-    expect(ada.locator("#standings thead")).to_contain_text("Buch.")
-    expect(ada.locator("#standings thead")).to_contain_text("SB")
-    check_page(ada, "h1", width)
-
-    # An arena's: the performance.
-    ada.goto(live_url + f"/tournament/{arena}")
-    expect(ada.locator("#standings thead")).to_contain_text("Perf.")
-    ada.locator("#join").click()
-    expect(ada.locator('#standings tbody tr[data-player="ada"] .performance')).to_have_count(1)
+    expect(ada.locator('#standings tbody tr[data-player="ada"]')).to_have_count(1)
     check_page(ada, "h1", width)
