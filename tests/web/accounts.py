@@ -102,3 +102,19 @@ def friend_game(creator: Client, joiner: Client, **body: Any) -> tuple[str, str,
     joined = post(joiner, f"/api/games/{game_id}/join", {"invite": created["invite"]["code"]})
     assert joined.status_code == 200, joined.text
     return game_id, created["seat"]["token"], joined.json()["seat"]["token"]
+
+
+def first_moves(client: Client, game_id: str, *tokens: str) -> Json:
+    """Play each side's first legal move in turn, one token per move (Blue's seat token, then
+    Gray's): a game between two people ends rated, by resigning or a draw, only once both sides
+    have moved. The state after the last move."""
+    state: Json = client.get(f"/api/games/{game_id}").json()
+    for token in tokens:
+        answer = client.post(
+            f"/api/games/{game_id}/moves",
+            json={"move": state["legal_moves"][0], "version": state["version"]},
+            headers={"Authorization": f"Bearer {token}"},
+        )
+        assert answer.status_code == 200, answer.text
+        state = answer.json()["game"]
+    return state

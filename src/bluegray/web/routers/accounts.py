@@ -23,6 +23,8 @@ from bluegray.web.account_schemas import (
     NotificationSettings,
     PlayerGames,
     PlayerProfile,
+    RatedPair,
+    RatedPairList,
     SignUpRequest,
     TokenInfo,
     TokenList,
@@ -47,6 +49,7 @@ from bluegray.web.leaderboards import player_ratings
 from bluegray.web.notices import Preferences, preferences, store_preferences
 from bluegray.web.players import Account
 from bluegray.web.profiles import game_counts, player_games
+from bluegray.web.rated_pairs import DAY_MS, capped_pairs
 from bluegray.web.schemas import ErrorResponse
 from bluegray.web.sessions import SESSION_COOKIE, SESSION_MS, csrf_token
 from bluegray.web.settings import Settings
@@ -436,3 +439,38 @@ async def close_player(name: PlayerName, caller: FormCaller, accounts: AccountSe
         raise ApiError(403, "forbidden", "only a moderator can close an account")
     await accounts.close(await _player(accounts, name))
     return Response(status_code=204)
+
+
+@router.get(
+    "/api/moderation/rated-pairs",
+    response_model=RatedPairList,
+    summary="Pairs of accounts that reached the daily limit of rated games together (moderators)",
+    responses=ERRORS,
+)
+async def rated_pairs(
+    account: SignedIn,
+    accounts: AccountService,
+    settings: AppSettings,
+    days: Annotated[int, Query(ge=1, le=365, description="How many days back to look.")] = 7,
+) -> RatedPairList:
+    """Two accounts that keep playing each other may be farming a rating: past
+    ``BLUEGRAY_RATED_GAMES_PER_PAIR`` rated games a day their games are unrated, and they are
+    listed here. 403 unless the caller is a moderator."""
+    if not account.moderator:
+        raise ApiError(403, "forbidden", "only a moderator can see this list")
+    since = now_ms() - days * DAY_MS
+    pairs = await accounts.db.read(lambda session: capped_pairs(session.connection(), since))
+    return RatedPairList(
+        since_ms=since,
+        per_day=settings.rated_games_per_pair,
+        pairs=[
+            RatedPair(
+                first=pair.first,
+                second=pair.second,
+                rated_games=pair.rated,
+                unrated_games=pair.unrated,
+                last_ms=pair.last_ms,
+            )
+            for pair in pairs
+        ],
+    )

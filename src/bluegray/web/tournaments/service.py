@@ -36,6 +36,7 @@ from bluegray.web.lobby_hub import ACCOUNT_PREFIX, TOURNAMENT_PREFIX
 from bluegray.web.lobby_schemas import GameStartedMessage, StartedGame
 from bluegray.web.models import AccountRow, Base, RatingRow
 from bluegray.web.players import Account, account_of_row
+from bluegray.web.rated_pairs import explain
 from bluegray.web.ratings import pool_name
 from bluegray.web.security import new_game_id
 from bluegray.web.service import GameService
@@ -345,6 +346,7 @@ class Tournaments:
             live = self.service.new_between(
                 {Side.BLUE: blue, Side.GRAY: gray}, rules, clock, rated=row.rated
             )
+            await self.service.limit_rated(live)
             lives.append((live, pair))
         seq = len(snapshot.games)
 
@@ -384,6 +386,7 @@ class Tournaments:
                     side=side.value,
                     opponent=other.account_name or "",
                     rated=live.rated,
+                    unrated_reason=explain(live.unrated_reason),
                 )
                 text = GameStartedMessage(game=started).model_dump_json()
                 await self._publish(f"{ACCOUNT_PREFIX}{seat.account_id}", text)
