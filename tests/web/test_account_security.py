@@ -14,6 +14,7 @@ from pathlib import Path
 from argon2 import PasswordHasher
 from sqlalchemy import select, update
 
+from bluegray.cli.main import main
 from bluegray.web.db import make_engine
 from bluegray.web.models import AccountRow
 from bluegray.web.passwords import HASHING_AT_ONCE, LANES, MEMORY_KIB, TIME_COST, verify_now
@@ -163,6 +164,49 @@ def test_every_change_a_cookie_authorises_needs_its_csrf_token(
     # Logged in before, logging in again from this site with the token works.
     assert post(player, "/api/account/logout").status_code == 200
     assert log_in(player, "careful").status_code == 200
+
+
+def test_an_api_token_cannot_take_the_account_over(
+    make_client: Callable[..., TestClient], database_url: str
+) -> None:
+    """Becoming a bot, the email and notices, the password, closing an account, and minting or
+    revoking tokens need a logged-in browser: an API token (a program's, or a leaked one) gets
+    403 and changes nothing."""
+    app = make_client(rate_limits=False)
+    owner, other = Browser(app), Browser(app)
+    sign_up(owner, "owner")
+    sign_up(other, "other")
+    assert main(["user", "moderator", "owner", "--database-url", database_url]) == 0
+    made = post(owner, "/api/account/tokens", {"description": "program"}).json()
+    program = Browser(app)
+    bearer = {"Authorization": f"Bearer {made['token']}"}
+    assert program.get("/api/account", headers=bearer).json()["account"]["name"] == "owner"
+    changes = [
+        ("POST", "/api/account/bot", None),
+        ("PUT", "/api/account/notifications", {"email": "thief@example.org", "turn": True}),
+        ("POST", "/api/account/password", {"current_password": PASSWORD, "new_password": "y" * 16}),
+        ("POST", "/api/account/tokens", {"description": "mine now"}),
+        ("DELETE", f"/api/account/tokens/{made['info']['id']}", None),
+        ("POST", "/api/players/other/close", None),
+    ]
+    for method, path, body in changes:
+        answer = program.client.request(method, path, json=body, headers=bearer)
+        assert answer.status_code == 403, (path, answer.text)
+        assert answer.json()["error"]["code"] == "forbidden", path
+        assert "logged-in browser" in answer.json()["error"]["message"], path
+    # Nothing changed: not a bot, no email, the one token, the other account open.
+    assert owner.get("/api/account").json()["account"]["bot"] is False
+    assert owner.get("/api/account/notifications").json()["email"] is None
+    assert len(owner.get("/api/account/tokens").json()["tokens"]) == 1
+    assert app.get("/api/players/other").json()["closed"] is False
+    assert log_in(Browser(app), "owner").status_code == 200  # the password is as it was
+    # The owner's browser may do each of them.
+    answer = owner.put(
+        "/api/account/notifications",
+        json={"email": "owner@example.org"},
+        headers={"X-CSRF-Token": csrf(owner)},
+    )
+    assert answer.status_code == 200, answer.text
 
 
 def test_a_logged_out_browser_needs_the_token_of_its_browser_cookie_to_log_in(

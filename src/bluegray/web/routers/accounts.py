@@ -231,9 +231,7 @@ async def change_password(
 ) -> AccountState:
     """From a logged-in browser: every session of the account ends (on every process), and this
     browser gets a new one. API tokens stay. 403 ``wrong_password``."""
-    account = caller.signed_in()
-    if caller.via != "session":
-        raise ApiError(403, "forbidden", "change the password from a logged-in browser")
+    account = caller.in_session("change the password")
     await accounts.change_password(account, body.current_password, body.new_password)
     await accounts.sessions.end_all(account.id)
     return await _logged_in(accounts, account, request, response, settings, browser, False)
@@ -261,9 +259,10 @@ async def claim_games(
     responses=ERRORS,
 )
 async def become_bot(caller: FormCaller, accounts: AccountService) -> AccountInfo:
-    """Only before the account has played a game (409 after). A bot plays through the API
-    with its token; its session plays nothing from the pages."""
-    return account_info(await accounts.make_bot(caller.signed_in()))
+    """Only before the account has played a game (409 after), and from a logged-in browser
+    (403 with an API token). A bot plays through the API with its token; its session plays
+    nothing from the pages."""
+    return account_info(await accounts.make_bot(caller.in_session("make an account a bot's")))
 
 
 @router.get(
@@ -308,8 +307,8 @@ async def set_notifications(
 ) -> NotificationSettings:
     """The address replaces the stored one (none: no address, and no notices). 422
     ``invalid_request`` for an address that is not one, or a notice asked for without an
-    address."""
-    account = caller.signed_in()
+    address; 403 with an API token (from a logged-in browser only)."""
+    account = caller.in_session("set the email and notices")
     if (body.turn or body.time) and body.email is None:
         raise ApiError(422, "invalid_request", "email notices need an email address")
     chosen = Preferences(body.email, body.turn, body.time)
@@ -351,9 +350,7 @@ async def create_token(
 ) -> NewToken:
     """From a logged-in browser (a token cannot make tokens). Send it as
     ``Authorization: Bearer bgp_...``; only its digest is kept."""
-    account = caller.signed_in()
-    if caller.via != "session":
-        raise ApiError(403, "forbidden", "make tokens from a logged-in browser")
+    account = caller.in_session("make tokens")
     info, token = await accounts.tokens.create(account, body.description)
     return NewToken(token=token, info=_token(info))
 
@@ -367,7 +364,8 @@ async def create_token(
 async def revoke_token(
     token_id: Annotated[int, Path(ge=1, le=MAX_MS)], caller: FormCaller, accounts: AccountService
 ) -> Response:
-    await accounts.tokens.revoke(caller.signed_in(), token_id)
+    """From a logged-in browser (403 with an API token)."""
+    await accounts.tokens.revoke(caller.in_session("revoke tokens"), token_id)
     return Response(status_code=204)
 
 
@@ -433,8 +431,8 @@ async def games_of_player(
 )
 async def close_player(name: PlayerName, caller: FormCaller, accounts: AccountService) -> Response:
     """Its sessions and tokens end at once everywhere; it cannot log in again; its games stay.
-    403 unless the caller is a moderator."""
-    moderator = caller.signed_in()
+    403 unless the caller is a moderator, from a logged-in browser (not with an API token)."""
+    moderator = caller.in_session("close accounts")
     if not moderator.moderator:
         raise ApiError(403, "forbidden", "only a moderator can close an account")
     await accounts.close(await _player(accounts, name))
