@@ -345,3 +345,30 @@ def test_new_accounts_and_logins_from_an_address_are_rate_limited(
         post(browser, "/api/account/logout")
     answer = log_in(browser, "first1")
     assert answer.status_code == 429 and "too many logins" in answer.json()["error"]["message"]
+
+
+# -- weak passwords and look-alike names -----------------------------------------------------------
+
+
+def test_a_common_password_is_refused_in_any_case_and_after_trimming(client: TestClient) -> None:
+    for weak in ["12345678", "password", "qwertyuiop", " " * 8, "PassWord", "  iloveyou  "]:
+        answer = post(client, "/api/account/signup", {"name": "weakling", "password": weak})
+        assert answer.status_code == 422, weak
+        assert answer.json()["error"]["code"] == "invalid_password", weak
+    assert client.get("/api/account").json()["account"] is None  # no account was made
+    sign_up(client, "weakling")
+    changed = post(
+        client,
+        "/api/account/password",
+        {"current_password": PASSWORD, "new_password": "Qwertyuiop"},
+    )
+    assert changed.status_code == 422 and "most common" in changed.json()["error"]["message"]
+    assert log_in(Browser(client), "weakling").status_code == 200  # the password is unchanged
+
+
+def test_reserved_names_are_refused_by_their_skeleton(client: TestClient) -> None:
+    for name in ["admin_", "adm1n", "administrator", "moderator2", "bluegray-team", "R00t"]:
+        answer = post(client, "/api/account/signup", {"name": name, "password": PASSWORD})
+        assert answer.status_code == 422, name
+        assert answer.json()["error"]["code"] == "invalid_name", name
+    sign_up(client, "badminton")
