@@ -372,3 +372,18 @@ def test_reserved_names_are_refused_by_their_skeleton(client: TestClient) -> Non
         assert answer.status_code == 422, name
         assert answer.json()["error"]["code"] == "invalid_name", name
     sign_up(client, "badminton")
+
+
+def test_every_page_and_answer_that_depends_on_the_session_is_no_store(
+    client: TestClient,
+) -> None:
+    """Pages carry the CSRF token and the viewer's name: no cache may keep them (``no-cache``
+    only asks a cache to check before reusing)."""
+    sign_up(client, "private")
+    for path in ["/", "/account", "/login", "/signup", "/player/private", "/tournaments"]:
+        answer = client.get(path)
+        assert answer.status_code == 200, path
+        assert answer.headers["cache-control"] == "no-store", path
+        assert csrf(client) in answer.text or path == "/player/private", path
+    for path in ["/api/account", "/api/account/tokens", "/api/account/notifications"]:
+        assert client.get(path).headers["cache-control"] == "no-store", path
