@@ -8,6 +8,7 @@ from typing import Literal
 from pydantic import BaseModel, EmailStr, Field
 
 from bluegray.web.schemas import Mode, OutcomeInfo, Request, SideName, Status
+from bluegray.web.texts import OneLine
 
 NAME_TEXT_LIMIT = 100
 """How long a name may be in a request (a longer one is refused with the rules for names)."""
@@ -71,8 +72,11 @@ class ClaimedGames(BaseModel):
 
 
 class TokenRequest(Request):
-    description: str = Field(
-        min_length=1, max_length=100, description="What the token is for.", examples=["my bot"]
+    description: OneLine = Field(
+        min_length=1,
+        max_length=100,
+        description="What the token is for (one line of printable characters).",
+        examples=["my bot"],
     )
 
 
