@@ -387,3 +387,31 @@ def test_every_page_and_answer_that_depends_on_the_session_is_no_store(
         assert csrf(client) in answer.text or path == "/player/private", path
     for path in ["/api/account", "/api/account/tokens", "/api/account/notifications"]:
         assert client.get(path).headers["cache-control"] == "no-store", path
+
+
+def test_behind_a_trusted_tls_proxy_cookies_are_secure_and_answers_carry_hsts(
+    make_client: Callable[..., TestClient],
+) -> None:
+    """The scheme the trusted proxy reports (``X-Forwarded-Proto``) decides, without
+    ``BLUEGRAY_SECURE_COOKIES``; the same header from a client that is not a trusted proxy
+    changes nothing."""
+    https = {"X-Forwarded-Proto": "https"}
+    behind = make_client(trusted_proxies=["*"])
+    page = behind.get("/", headers=https)
+    assert page.headers["strict-transport-security"].startswith("max-age=")
+    assert "; secure" in page.headers["set-cookie"].lower()
+    token = csrf(behind)
+    signed = behind.post(
+        "/api/account/signup",
+        json={"name": "proxied", "password": PASSWORD},
+        headers={"X-CSRF-Token": token, **https},
+    )
+    assert signed.status_code == 201, signed.text
+    assert "; secure" in signed.headers["set-cookie"].lower()
+    assert "strict-transport-security" in signed.headers
+    plain = behind.get("/api/account")  # plain HTTP through the proxy: neither
+    assert "strict-transport-security" not in plain.headers
+    direct = make_client()  # the test client is no trusted proxy: its header is not believed
+    answer = direct.get("/", headers=https)
+    assert "strict-transport-security" not in answer.headers
+    assert "secure" not in answer.headers["set-cookie"].lower()

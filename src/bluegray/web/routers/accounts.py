@@ -3,7 +3,8 @@ tokens, becoming a bot) and ``/api/players/{name}`` (public profiles; moderators
 
 Every change here follows ``callers.check_form``: from this site only, and with the CSRF token
 when the request carries the site's cookies. A session lives in the ``bluegray_session`` cookie
-(HttpOnly, SameSite=Lax, Secure with ``BLUEGRAY_SECURE_COOKIES``), with a new id at every login.
+(HttpOnly, SameSite=Lax, Secure over HTTPS or with ``BLUEGRAY_SECURE_COOKIES``), with a new id
+at every login.
 """
 
 from __future__ import annotations
@@ -43,6 +44,7 @@ from bluegray.web.deps import (
     FormCaller,
     SignedIn,
     browser_secret,
+    secure_cookies,
 )
 from bluegray.web.errors import ApiError
 from bluegray.web.leaderboards import player_ratings
@@ -78,21 +80,25 @@ def account_info(account: Account) -> AccountInfo:
     )
 
 
-def _set_session(response: Response, session_id: str, settings: Settings) -> None:
+def _set_session(request: Request, response: Response, session_id: str, settings: Settings) -> None:
     response.set_cookie(
         SESSION_COOKIE,
         session_id,
         max_age=SESSION_MS // 1000,
         httponly=True,
         samesite="lax",
-        secure=settings.secure_cookies,
+        secure=secure_cookies(request, settings),
         path="/",
     )
 
 
-def _clear_session(response: Response, settings: Settings) -> None:
+def _clear_session(request: Request, response: Response, settings: Settings) -> None:
     response.delete_cookie(
-        SESSION_COOKIE, httponly=True, samesite="lax", secure=settings.secure_cookies, path="/"
+        SESSION_COOKIE,
+        httponly=True,
+        samesite="lax",
+        secure=secure_cookies(request, settings),
+        path="/",
     )
 
 
@@ -110,7 +116,7 @@ async def _logged_in(
     session_id = await accounts.sessions.start(
         account.id, replacing=request.cookies.get(SESSION_COOKIE)
     )
-    _set_session(response, session_id, settings)
+    _set_session(request, response, session_id, settings)
     if claim and not account.bot:
         await accounts.claim_games(account, browser)
     unclaimed = 0 if account.bot else len(await accounts.unclaimed(browser))
@@ -206,7 +212,7 @@ async def log_out(
     """Ends this session on every process."""
     if caller.session_id is not None:
         await accounts.sessions.end(caller.session_id)
-    _clear_session(response, settings)
+    _clear_session(request, response, settings)
     return AccountState(
         account=None,
         csrf_token=_browser_csrf(request),

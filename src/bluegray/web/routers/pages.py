@@ -71,7 +71,7 @@ def render_page(
     )
     response.headers["cache-control"] = "no-store"
     if new_browser is not None:
-        set_browser_cookie(response, new_browser, settings)
+        set_browser_cookie(request, response, new_browser, settings)
     return response
 
 
