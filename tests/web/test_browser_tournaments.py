@@ -37,6 +37,23 @@ def status_of(page: Page, url: str, tid: str) -> str:
     return status
 
 
+def first_moves(pages: dict[str, Page], url: str, game: dict[str, Any]) -> None:
+    """Both sides play their first move, each with its own session (resigning is offered once
+    both sides have moved)."""
+    path = f"{url}/api/games/{game['game_id']}"
+    state = pages[game["blue"]].request.get(path).json()
+    for _ in range(2):
+        mover = pages[game[state["turn"]]]
+        token = mover.request.get(f"{url}/api/account").json()["csrf_token"]
+        answer = mover.request.post(
+            f"{path}/moves",
+            data={"move": state["legal_moves"][0], "version": state["version"]},
+            headers={"X-CSRF-Token": token},
+        )
+        assert answer.ok, answer.text()
+        state = answer.json()["game"]
+
+
 def resign(page: Page, url: str, game_id: str, tournament_path: str) -> None:
     """Gray resigns the game on its page, then goes back to the tournament."""
     page.goto(f"{url}/game/{game_id}")
@@ -94,6 +111,7 @@ def test_four_players_play_an_arena_from_its_creation_to_the_final_table(
         assert time.monotonic() < deadline, "the arena did not finish"
         for game in games_of(ada, live_url, tid):
             if game["result"] is None:
+                first_moves(pages, live_url, game)
                 resign(pages[game["gray"]], live_url, game["game_id"], path)
         time.sleep(0.5)
 

@@ -27,10 +27,24 @@ def wait_for(check: Callable[[], Any], timeout: float = 20) -> Any:
     raise AssertionError("timed out")
 
 
+def first_moves(players: dict[str, Player], game: dict[str, Any]) -> None:
+    """Both sides of a tournament's game play their first move (before that, resigning aborts
+    it: a forfeit that scores nothing)."""
+    path = f"/api/games/{game['game_id']}"
+    state = players[game["blue"]].get(path)
+    for _ in range(2):
+        mover = players[game[state["turn"]]]
+        body = {"move": state["legal_moves"][0], "version": state["version"]}
+        answer = mover.post(f"{path}/moves", body)
+        assert answer.status_code == 200, answer.text
+        state = answer.json()["game"]
+
+
 def play_out(players: dict[str, Player], games: list[dict[str, Any]]) -> None:
-    """Blue wins every unfinished game: Gray resigns."""
+    """Blue wins every unfinished game: both sides move, then Gray resigns."""
     for game in games:
         if game["result"] is None:
+            first_moves(players, game)
             answer = players[game["gray"]].post(
                 f"/api/games/{game['game_id']}/actions", {"action": "resign"}
             )
@@ -224,6 +238,7 @@ def test_an_arena_counts_a_streak_double_and_ends_at_its_time(
         games = wait_for(partial(games_when, count))
         newest = games[-1]
         assert {newest["blue"], newest["gray"]} == {"ada", "bob"}
+        first_moves(players, newest)
         answer = players["bob"].post(
             f"/api/games/{newest['game_id']}/actions", {"action": "resign"}
         )
