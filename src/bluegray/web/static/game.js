@@ -357,6 +357,9 @@ function render(previous, event) {
   const over = Boolean(state.outcome) || state.status === "aborted";
   showEnd($("game-over"), state, mySide, over);
   main.dataset.rated = String(Boolean(state.rated));
+  // A game asked for as rated but played unrated (the daily limit between two accounts) says why.
+  $("unrated-reason").hidden = !state.unrated_reason;
+  $("unrated-reason").textContent = state.unrated_reason ? `Unrated: ${state.unrated_reason}.` : "";
   $("status").textContent = statusText(state, mySide, over);
   main.dataset.version = String(state.version);
   main.dataset.status = state.status;
