@@ -12,8 +12,7 @@ from typing import Any
 import pytest
 
 from tests.web.cluster import Node, nodes, service_env
-from tests.web.lobby_clients import LiveSocket, Player
-from tests.web.test_tournaments import first_moves
+from tests.web.lobby_clients import LiveSocket, Player, first_moves
 
 pytestmark = pytest.mark.slow
 

@@ -12,7 +12,7 @@ import pytest
 from websockets.exceptions import ConnectionClosed
 
 from tests.web.conftest import LiveServer
-from tests.web.lobby_clients import LiveSocket, Player
+from tests.web.lobby_clients import LiveSocket, Player, first_moves
 
 CLOCK = {"minutes": 5, "increment_seconds": 3}
 
@@ -25,19 +25,6 @@ def wait_for(check: Callable[[], Any], timeout: float = 20) -> Any:
             return found
         time.sleep(0.1)
     raise AssertionError("timed out")
-
-
-def first_moves(players: dict[str, Player], game: dict[str, Any]) -> None:
-    """Both sides of a tournament's game play their first move (before that, resigning aborts
-    it: a forfeit that scores nothing)."""
-    path = f"/api/games/{game['game_id']}"
-    state = players[game["blue"]].get(path)
-    for _ in range(2):
-        mover = players[game[state["turn"]]]
-        body = {"move": state["legal_moves"][0], "version": state["version"]}
-        answer = mover.post(f"{path}/moves", body)
-        assert answer.status_code == 200, answer.text
-        state = answer.json()["game"]
 
 
 def play_out(players: dict[str, Player], games: list[dict[str, Any]]) -> None:
