@@ -17,7 +17,7 @@ from typing import Any
 import pytest
 from playwright.sync_api import Page, ViewportSize, expect
 
-from tests.web.test_browser_lobby import person
+from tests.web.test_browser_lobby import first_moves, person
 from tests.web.test_browser_newcomer import DESKTOP, PHONE, TOO_WIDE, check_page
 
 NAMES = ("ada", "bob", "cyd", "dee")
@@ -35,23 +35,6 @@ def status_of(page: Page, url: str, tid: str) -> str:
     assert answer.ok, answer.text()
     status: str = answer.json()["tournament"]["status"]
     return status
-
-
-def first_moves(pages: dict[str, Page], url: str, game: dict[str, Any]) -> None:
-    """Both sides play their first move, each with its own session (resigning is offered once
-    both sides have moved)."""
-    path = f"{url}/api/games/{game['game_id']}"
-    state = pages[game["blue"]].request.get(path).json()
-    for _ in range(2):
-        mover = pages[game[state["turn"]]]
-        token = mover.request.get(f"{url}/api/account").json()["csrf_token"]
-        answer = mover.request.post(
-            f"{path}/moves",
-            data={"move": state["legal_moves"][0], "version": state["version"]},
-            headers={"X-CSRF-Token": token},
-        )
-        assert answer.ok, answer.text()
-        state = answer.json()["game"]
 
 
 def resign(page: Page, url: str, game_id: str, tournament_path: str) -> None:
