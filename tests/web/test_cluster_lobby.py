@@ -14,7 +14,7 @@ import httpx
 import pytest
 
 from tests.web.cluster import Node, nodes, service_env
-from tests.web.lobby_clients import Player
+from tests.web.lobby_clients import Player, first_moves
 
 pytestmark = pytest.mark.slow
 
