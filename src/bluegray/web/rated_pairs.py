@@ -14,7 +14,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any, Final
 
-from sqlalchemy import Connection, Select, and_, func, or_, select
+from sqlalchemy import Connection, Select, and_, case, func, or_, select
 from sqlalchemy.orm import aliased
 
 from bluegray.pieces import Side
@@ -116,25 +116,32 @@ class CappedPair:
 
 def capped_pairs(connection: Connection, since_ms: int) -> list[CappedPair]:
     """The pairs of accounts that reached the daily limit since ``since_ms``, the most capped
-    games first."""
-    rows = connection.execute(
-        _games_between_accounts(GameRow.rated, GameRow.unrated_reason, GameRow.created_ms).where(
+    games first (counted by the database: one row a pair)."""
+    games = (
+        _games_between_accounts(GameRow.rated, GameRow.unrated_reason, GameRow.created_ms)
+        .where(
             GameRow.created_ms >= since_ms,
             GameRow.status != "aborted",
             or_(GameRow.rated.is_(True), GameRow.unrated_reason == PAIR_LIMIT),
         )
+        .subquery()
+    )
+    blue, gray = games.c.blue_id, games.c.gray_id
+    low = case((blue < gray, blue), else_=gray)
+    high = case((blue < gray, gray), else_=blue)
+    capped = func.sum(case((games.c.unrated_reason == PAIR_LIMIT, 1), else_=0))
+    rows = connection.execute(
+        select(
+            low.label("low"),
+            high.label("high"),
+            func.sum(case((games.c.rated.is_(True), 1), else_=0)).label("rated"),
+            capped.label("unrated"),
+            func.max(games.c.created_ms).label("last_ms"),
+        )
+        .group_by(low, high)
+        .having(capped > 0)
     ).all()
-    counts: dict[tuple[int, int], list[int]] = {}
-    for row in rows:
-        key = (min(row.blue_id, row.gray_id), max(row.blue_id, row.gray_id))
-        rated, unrated, last = counts.setdefault(key, [0, 0, 0])
-        if row.unrated_reason == PAIR_LIMIT:
-            unrated += 1
-        elif row.rated:
-            rated += 1
-        counts[key] = [rated, unrated, max(last, row.created_ms)]
-    capped = {key: value for key, value in counts.items() if value[1] > 0}
-    ids = {account for key in capped for account in key}
+    ids = {row.low for row in rows} | {row.high for row in rows}
     names = {
         row.id: row.name
         for row in connection.execute(
@@ -142,8 +149,14 @@ def capped_pairs(connection: Connection, since_ms: int) -> list[CappedPair]:
         )
     }
     pairs = [
-        CappedPair(names.get(a, str(a)), names.get(b, str(b)), rated, unrated, last)
-        for (a, b), (rated, unrated, last) in capped.items()
+        CappedPair(
+            names.get(row.low, str(row.low)),
+            names.get(row.high, str(row.high)),
+            int(row.rated),
+            int(row.unrated),
+            int(row.last_ms),
+        )
+        for row in rows
     ]
     pairs.sort(key=lambda pair: (-pair.unrated, -pair.last_ms, pair.first, pair.second))
     return pairs

@@ -31,7 +31,7 @@ from bluegray.web.metrics import Metrics
 from bluegray.web.players import Account
 from bluegray.web.presence import PresenceBook
 from bluegray.web.queries import count_games, list_games
-from bluegray.web.rated_pairs import limit_rated, pair_limit_reached
+from bluegray.web.rated_pairs import limit_rated, pair_limit_reached, pair_of
 from bluegray.web.ratings import check_rated, check_rated_seat, rate_ended
 from bluegray.web.runtime import Games, Runtime
 from bluegray.web.schemas import (
@@ -239,9 +239,12 @@ class GameService:
         await self.games.add(live, [], also)
         return live
 
-    async def pair_limit_reached(self, first: int | None, second: int | None) -> bool:
+    async def pair_limit_reached(self, pair: tuple[int | None, int | None] | None) -> bool:
         """Whether two accounts have played their rated games together for the day
         (``rated_pairs``); never for a seat without an account."""
+        if pair is None:
+            return False
+        first, second = pair
         if first is None or second is None or first == second:
             return False
         most = self.settings.rated_games_per_pair
@@ -254,8 +257,7 @@ class GameService:
         """A new rated game between two accounts that have played their rated games together
         for the day is played unrated, and says why."""
         if live.rated:
-            blue, gray = (live.seats[side].account_id for side in (Side.BLUE, Side.GRAY))
-            limit_rated(live, await self.pair_limit_reached(blue, gray))
+            limit_rated(live, await self.pair_limit_reached(pair_of(live)))
 
     def new_between(
         self,
@@ -330,7 +332,7 @@ class GameService:
             None,
         )
         reached = before.rated and await self.pair_limit_reached(
-            creator, None if player is None else player.id
+            (creator, None if player is None else player.id)
         )
 
         def change(live: LiveGame) -> GameEvent:
@@ -432,8 +434,7 @@ class GameService:
         if action in ("offer_rematch", "accept_rematch"):
             before = await self.snapshot(game_id)
             if before.rated or before.unrated_reason is not None:
-                blue, gray = (before.seats[side].account_id for side in (Side.BLUE, Side.GRAY))
-                context.pair_limit_reached = await self.pair_limit_reached(blue, gray)
+                context.pair_limit_reached = await self.pair_limit_reached(pair_of(before))
 
         def change(live: LiveGame) -> GameEvent | None:
             context.now = now_ms()
