@@ -109,10 +109,18 @@ def test_two_accounts_play_at_most_so_many_rated_games_a_day_and_moderators_see_
         _, joined = _rated_friend_game(ada, bob)
         assert joined["game"]["rated"] is True and joined["game"]["unrated_reason"] is None
     # The third between them is unrated, and the join (before any move) says why.
-    _, joined = _rated_friend_game(ada, bob)
+    created, joined = _rated_friend_game(ada, bob)
     third = joined["game"]
     assert third["rated"] is False and "rated games together today" in third["unrated_reason"]
     assert app.get(f"/api/games/{third['id']}").json()["unrated_reason"] == third["unrated_reason"]
+    # Its rematch is unrated too.
+    ada_token, bob_token = created["seat"]["token"], joined["seat"]["token"]
+    first_moves(ada, third["id"], ada_token, bob_token)
+    assert act(bob, third["id"], bob_token, "resign").json()["status"] == "finished"
+    act(ada, third["id"], ada_token, "offer_rematch")
+    rematch_id = act(bob, third["id"], bob_token, "accept_rematch").json()["rematch_id"]
+    rematch = app.get(f"/api/games/{rematch_id}").json()
+    assert rematch["rated"] is False and rematch["unrated_reason"] == third["unrated_reason"]
     # Another pair is rated as before.
     _, joined = _rated_friend_game(ada, cal)
     assert joined["game"]["rated"] is True
@@ -123,12 +131,12 @@ def test_two_accounts_play_at_most_so_many_rated_games_a_day_and_moderators_see_
     assert listed.status_code == 200, listed.text
     [pair] = listed.json()["pairs"]
     assert {pair["first"], pair["second"]} == {"ada", "bob"}
-    assert (pair["rated_games"], pair["unrated_games"]) == (2, 1)
+    assert (pair["rated_games"], pair["unrated_games"]) == (2, 2)
     assert listed.json()["per_day"] == 2
     capsys.readouterr()
     assert main(["user", "pairs", "--database-url", database_url]) == 0
     out = capsys.readouterr().out
-    assert "ada and bob: 2 rated, 1 made unrated" in out
+    assert "ada and bob: 2 rated, 2 made unrated" in out
 
 
 def test_a_seek_taken_past_the_pair_s_limit_tells_both_players_the_game_is_unrated(
