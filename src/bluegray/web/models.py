@@ -84,6 +84,9 @@ class GameRow(Base):
     """``real-time`` or ``correspondence`` (with the rule set: the rating it counts in)."""
     rating_result: Mapped[str | None] = mapped_column(Text)
     """What the end of a rated game did to each side's rating (``RatingResult``'s JSON)."""
+    unrated_reason: Mapped[str | None] = mapped_column(String(16))
+    """Why a game asked for as rated is played unrated (``pair_limit``: its two accounts had
+    played their rated games for the day)."""
 
 
 class SeatRow(Base):

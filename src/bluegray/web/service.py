@@ -31,6 +31,7 @@ from bluegray.web.metrics import Metrics
 from bluegray.web.players import Account
 from bluegray.web.presence import PresenceBook
 from bluegray.web.queries import count_games, list_games
+from bluegray.web.rated_pairs import limit_rated, pair_limit_reached, pair_of
 from bluegray.web.ratings import check_rated, check_rated_seat, rate_ended
 from bluegray.web.runtime import Games, Runtime
 from bluegray.web.schemas import (
@@ -234,8 +235,29 @@ class GameService:
         pairing taken): each seat is its account's (played with its session or API token);
         ``also`` is done in the game's transaction (taking the seek), and may refuse it."""
         live = self.new_between(players, rules, clock, correspondence=correspondence, rated=rated)
+        await self.limit_rated(live)
         await self.games.add(live, [], also)
         return live
+
+    async def pair_limit_reached(self, pair: tuple[int | None, int | None] | None) -> bool:
+        """Whether two accounts have played their rated games together for the day
+        (``rated_pairs``); never for a seat without an account."""
+        if pair is None:
+            return False
+        first, second = pair
+        if first is None or second is None or first == second:
+            return False
+        most = self.settings.rated_games_per_pair
+        now = now_ms()
+        return await self.db.read(
+            lambda session: pair_limit_reached(session.connection(), first, second, now, most)
+        )
+
+    async def limit_rated(self, live: LiveGame) -> None:
+        """A new rated game between two accounts that have played their rated games together
+        for the day is played unrated, and says why."""
+        if live.rated:
+            limit_rated(live, await self.pair_limit_reached(pair_of(live)))
 
     def new_between(
         self,
@@ -304,6 +326,14 @@ class GameService:
         that plays it, if any)."""
         token = new_token()
         address_hash = None if address is None else digest(address)
+        before = await self.snapshot(game_id)
+        creator = next(
+            (seat.account_id for seat in before.seats.values() if seat.token_hash is not None),
+            None,
+        )
+        reached = before.rated and await self.pair_limit_reached(
+            (creator, None if player is None else player.id)
+        )
 
         def change(live: LiveGame) -> GameEvent:
             if live.mode != "friend" or live.invite_hash is None:
@@ -313,6 +343,7 @@ class GameService:
             check_rated_seat(live, player)
             side = next(side for side, seat in live.seats.items() if seat.token_hash is None)
             live.seats[side] = _human(digest(token), browser, now_ms(), address_hash, player)
+            limit_rated(live, reached)
             live.invite_hash = None
             if live.status == "waiting":
                 live.status = "active"
@@ -400,6 +431,10 @@ class GameService:
             presence=await self.games.presence_of(game_id, exact=True),
             abandon_ms=self.abandon_ms,
         )
+        if action in ("offer_rematch", "accept_rematch"):
+            before = await self.snapshot(game_id)
+            if before.rated or before.unrated_reason is not None:
+                context.pair_limit_reached = await self.pair_limit_reached(pair_of(before))
 
         def change(live: LiveGame) -> GameEvent | None:
             context.now = now_ms()

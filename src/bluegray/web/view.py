@@ -11,6 +11,7 @@ from bluegray.rules import RuleSet
 from bluegray.web.clocks import Clock, Correspondence
 from bluegray.web.live import LiveGame, side_name
 from bluegray.web.presence import Presence
+from bluegray.web.rated_pairs import explain
 from bluegray.web.schemas import (
     AiStatus,
     ClockState,
@@ -189,6 +190,7 @@ def game_state(
         parent_id=live.parent_id,
         tags=live.tags,
         rated=live.rated,
+        unrated_reason=explain(live.unrated_reason),
         ratings=None
         if live.rating_result is None
         else RatingResult.model_validate_json(live.rating_result),

@@ -359,6 +359,9 @@ function render(previous, event) {
   const over = Boolean(state.outcome) || state.status === "aborted";
   showEnd($("game-over"), state, mySide, over);
   main.dataset.rated = String(Boolean(state.rated));
+  // A game asked for as rated but played unrated (the daily limit between two accounts) says why.
+  $("unrated-reason").hidden = !state.unrated_reason;
+  $("unrated-reason").textContent = state.unrated_reason ? `Unrated: ${state.unrated_reason}.` : "";
   $("status").textContent = statusText(state, mySide, over);
   main.dataset.version = String(state.version);
   main.dataset.status = state.status;
@@ -429,15 +432,18 @@ function renderActions() {
   const mine = mySide === "both" ? null : mySide;
   const them = mine ? other(mine) : null;
   const now = Date.now() + serverOffset;
+  // Between two people, resigning and draws wait until both sides have moved (before that the
+  // game can only be aborted, unrated), as on lichess.
+  const bothMoved = state.mode !== "friend" || state.ply >= 2;
   const show = {
-    offer_draw: playing && state.mode !== "ai" && offers.draw === null,
+    offer_draw: playing && bothMoved && state.mode !== "ai" && offers.draw === null,
     accept_draw: playing && offers.draw !== null && (mine === null || offers.draw === them),
     decline_draw: playing && offers.draw !== null && (mine === null || offers.draw === them),
     request_takeback: playing && state.ply > 0 && offers.takeback === null,
     accept_takeback: playing && offers.takeback !== null && offers.takeback === them,
     decline_takeback: playing && offers.takeback !== null && offers.takeback === them,
     abort: mySide !== null && !over && state.ply < 2 && state.mode !== "imported",
-    resign: playing,
+    resign: playing && bothMoved,
     claim_win: playing && state.claim_win_at_ms !== null && mine !== null &&
       state.turn === them && now >= state.claim_win_at_ms,
     offer_rematch: mySide !== null && over && state.mode !== "imported" &&
