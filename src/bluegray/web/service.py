@@ -88,6 +88,7 @@ class GameService:
         self.metrics = Metrics(self.hub.connection_count)
         self.games.idle = lambda game_id: not self.hub.has_connections(game_id)
         self.games.watched = self.hub.has_connections
+        self.games.held = self.hub.sides_held
         self.duties = Duties(
             settings,
             db,
@@ -395,11 +396,9 @@ class GameService:
             raise ApiError(401, "unauthorized", "spectators cannot act: a seat token is needed")
         if side is not None and side not in sides:
             raise ApiError(403, "forbidden", f"you do not play {side.title}")
-        context = actions.ActionContext(
-            now=now_ms(),
-            presence=await self.games.presence_of(game_id, exact=True),
-            abandon_ms=self.abandon_ms,
-        )
+        context = actions.ActionContext(now=now_ms(), abandon_ms=self.abandon_ms)
+        if action == "claim_win":  # the one action that depends on who is connected
+            context.presence = await self.games.claim_presence(game_id)
 
         def change(live: LiveGame) -> GameEvent | None:
             context.now = now_ms()
