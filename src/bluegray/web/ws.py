@@ -178,8 +178,9 @@ class Hub:
         order = self._order[game_id]
         if order.version > connection.version:
             connection.send_state(order.version, order.text)
-        elif connection.version > order.version:  # the socket read a newer state than came here
-            order.version, order.text = connection.version, connection.state_text
+        elif connection.version > order.version:  # the socket read a newer state than came here:
+            # the others have not seen it either (its news was missed, or is late)
+            self._send_state(game_id, order, connection.version, connection.state_text)
         connection.start()
         await self.presence.arrive(game_id, connection.sides)
 
