@@ -121,6 +121,9 @@ def test_presence_lost_by_redis_is_written_again_and_uncertain_until_then() -> N
         await here.arrive("g", BLUE)
         await here.arrive("g", frozenset())
         await there.arrive("g", GRAY)
+        for game, process, stamp in (("h", there, start + 900), ("i", there, start + 900)):
+            await process.arrive(game, GRAY)
+            await process.leave(game, GRAY, stamp)  # Gray left game h and game i
         early = await there.read("g", start + 10)
         assert not early.certain  # Redis's presence has just begun: every process may not be in
         await here.beat(start + 1000)
@@ -131,6 +134,7 @@ def test_presence_lost_by_redis_is_written_again_and_uncertain_until_then() -> N
 
         await asyncio.to_thread(server.restart, 0.5)  # Redis comes back empty
         await here.leave("g", frozenset(), start + 1600)  # a spectator leaves meanwhile
+        await here.leave("i", GRAY, start + 1800)  # Gray, seen on game i again, leaves again
         lost = await there.read("g", start + 1700)
         assert not lost.certain and not lost.connected
         for stamp in (start + 2000, start + 3000):
@@ -139,6 +143,9 @@ def test_presence_lost_by_redis_is_written_again_and_uncertain_until_then() -> N
         back = await there.read("g", start + 3100)
         assert back.certain and back.connected == {Side.BLUE, Side.GRAY}
         assert back.spectators == 0
+        h, i = [await there.read(game, start + 3100) for game in ("h", "i")]
+        assert h.seen(Side.GRAY) == start + 900  # not lost with Redis
+        assert i.seen(Side.GRAY) == start + 1800  # nor made earlier than it is
 
         await asyncio.to_thread(server.halt)
         await here.leave("g", BLUE, start + 4000)  # no Redis: it is written when there is one

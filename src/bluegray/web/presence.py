@@ -18,7 +18,7 @@ from __future__ import annotations
 
 import asyncio
 import logging
-from collections import defaultdict
+from collections import OrderedDict, defaultdict
 from dataclasses import dataclass, replace
 from typing import Final, Protocol
 
@@ -33,6 +33,20 @@ EPOCH_KEY: Final = "bg:presence-epoch"
 """When Redis's presence began (the first heartbeat that found this key missing wrote it)."""
 REDIS_SECONDS: Final = 1.0
 """How long a read or write of presence may take."""
+SEEN_KEPT_MS: Final = 24 * 3600 * 1000
+"""How long a process remembers when it last saw a seat (to write it again if Redis loses it):
+the longest time a player may be away before the opponent can claim the game."""
+SEEN_KEPT_GAMES: Final = 50_000
+"""The most games whose seats' last sight a process remembers."""
+LATER_SEEN: Final = """
+for i = 2, #ARGV, 2 do
+  local known = tonumber(redis.call('HGET', KEYS[1], ARGV[i]) or '0')
+  if tonumber(ARGV[i + 1]) > known then redis.call('HSET', KEYS[1], ARGV[i], ARGV[i + 1]) end
+end
+redis.call('PEXPIRE', KEYS[1], ARGV[1])
+"""
+"""Write when seats were last seen (``ARGV``: how long to keep them, in ms, then each seat and
+its time), unless Redis knows of a later time."""
 KEEP_SECONDS: Final = 7 * 24 * 3600
 """How long Redis keeps a game's presence after its last change."""
 SPECTATOR: Final = "watch"
@@ -153,6 +167,10 @@ class RedisPresence:
         """Games whose counts Redis may not have (a write failed)."""
         self._unseen: dict[str, dict[str, int]] = {}
         """When seats were last seen, by game, that could not be written."""
+        self._seen: OrderedDict[str, dict[str, int]] = OrderedDict()
+        """When this process last saw seats, by game, the latest last: written again when
+        Redis loses presence."""
+        self._later_seen = client.register_script(LATER_SEEN)
         self._epoch: str | None = None
         """The epoch of Redis's presence this process's counts were written in."""
 
@@ -167,8 +185,10 @@ class RedisPresence:
         for side in sides or (None,):
             if counts.get(_slot(side), 0) > 0:
                 counts[_slot(side)] -= 1
-            if side is not None:
-                self._unseen.setdefault(game_id, {})[side.value] = now_ms
+        for side in sides:
+            self._unseen.setdefault(game_id, {})[side.value] = now_ms
+            self._seen.setdefault(game_id, {})[side.value] = now_ms
+            self._seen.move_to_end(game_id)
         await self._write_quietly([game_id])
 
     async def _write_quietly(self, game_ids: list[str]) -> None:
@@ -197,8 +217,9 @@ class RedisPresence:
                 pipe.expire(key, KEEP_SECONDS)
                 seen = self._unseen.get(game_id)
                 if seen:
-                    pipe.hset(SEEN_PREFIX + game_id, mapping=dict(seen))  # type: ignore[arg-type]
-                    pipe.expire(SEEN_PREFIX + game_id, KEEP_SECONDS)
+                    stamps = [item for pair in seen.items() for item in pair]
+                    args = [KEEP_SECONDS * 1000, *stamps]
+                    await self._later_seen(keys=[SEEN_PREFIX + game_id], args=args, client=pipe)
                     seen_written.append((game_id, dict(seen)))
             await pipe.execute()
         for game_id in game_ids:
@@ -257,13 +278,23 @@ class RedisPresence:
                 pipe.get(EPOCH_KEY)
                 *_, epoch = await pipe.execute()
             epoch = _str(epoch)
-            if epoch != self._epoch:  # Redis's presence began anew: write all we hold again
+            self._forget_seen(now_ms)
+            if epoch != self._epoch:  # Redis's presence began anew: write all we know again
                 if self._epoch is not None:
                     log.warning("Redis lost presence: writing this process's again")
+                for game_id, seen in self._seen.items():
+                    self._unseen[game_id] = {**seen, **self._unseen.get(game_id, {})}
                 await self._write([*self._held, *(set(self._unseen) - set(self._held))])
                 self._epoch = epoch
             elif self._unwritten or self._unseen:
                 await self._write(sorted(self._unwritten | set(self._unseen)))
+
+    def _forget_seen(self, now_ms: int) -> None:
+        while self._seen:
+            game_id, seen = next(iter(self._seen.items()))
+            if len(self._seen) <= SEEN_KEPT_GAMES and max(seen.values()) > now_ms - SEEN_KEPT_MS:
+                return
+            del self._seen[game_id]
 
     async def live_processes(self, now_ms: int) -> list[str]:
         async with asyncio.timeout(REDIS_SECONDS):
