@@ -8,19 +8,24 @@ own, with a game between two people whose players' sockets are on different proc
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import json
 import signal
+import threading
 import time
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 from pathlib import Path
+from typing import Any
 
 import httpx
 import pytest
 import redis.asyncio as aioredis
 from websockets.exceptions import ConnectionClosed
 from websockets.sync.client import connect
+from websockets.sync.server import ServerConnection, serve
 
+from bluegray.cli.bot_games import play_game
 from bluegray.pieces import Side
 from bluegray.web.backends import redis_client
 from bluegray.web.bus import CHANNEL_PREFIX, WATCH_SECONDS, LocalBus, News, RedisBus
@@ -196,6 +201,39 @@ def test_the_hub_sends_every_socket_the_state_it_missed_when_it_resynchronises()
     g, h, code = asyncio.run(run())
     assert g == ["v2", "v7"] and h == ["v2"]
     assert code == CLOSE_RESTARTING == 1012
+
+
+# -- bluegray bot ------------------------------------------------------------------------------
+
+
+def test_the_bot_reconnects_at_once_to_a_server_that_restarts() -> None:
+    """A site whose first socket is closed as its process stops (1012), and whose next one
+    (another process) shows the game over: the bot reconnects at once and sees the end."""
+    finished = {"status": "finished", "version": 9, "outcome": None}
+    sockets: list[float] = []
+
+    def handler(socket: ServerConnection) -> None:
+        json.loads(socket.recv(timeout=5))  # the hello
+        sockets.append(time.monotonic())
+        if len(sockets) == 1:
+            socket.close(CLOSE_RESTARTING)
+            return
+        socket.send(json.dumps({"type": "welcome", "side": "blue"}))
+        socket.send(json.dumps({"type": "state", "version": 9, "game": finished}))
+        with contextlib.suppress(ConnectionClosed):
+            socket.recv(timeout=5)
+
+    said: list[str] = []
+    with serve(handler, "127.0.0.1", 0) as server:
+        threading.Thread(target=server.serve_forever, daemon=True).start()
+        port = server.socket.getsockname()[1]
+        site = f"http://127.0.0.1:{port}"
+        no_engine: Any = None  # the game is over: nothing to think about
+        end = play_game(site, "token", "g", no_engine, said.append, threading.Event())
+        server.shutdown()
+    assert end == finished
+    assert len(sockets) == 2 and sockets[1] - sockets[0] < 0.5
+    assert any("reconnecting" in line for line in said)
 
 
 # -- two web processes, PostgreSQL and a Redis that fails ----------------------------------------
