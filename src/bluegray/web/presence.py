@@ -11,7 +11,9 @@ process served it, and however that process ended.
 Redis may lose it all (a restart): every process remembers its own counts and writes them again
 (absolute, never increments) at the heartbeat that finds Redis's presence begun anew (the epoch
 key, set by the first heartbeat to find it missing). Until every live process has had the time
-to do so, what Redis says of presence is not certain: nobody may be found away then.
+to do so, what Redis says of presence is not certain: nobody may be found away then. Nor while a
+process misses its own heartbeats, and for a while after: Redis was away or paused, and the
+other processes' heartbeats may be late for the same reason, not because they died.
 """
 
 from __future__ import annotations
@@ -173,6 +175,11 @@ class RedisPresence:
         self._later_seen = client.register_script(LATER_SEEN)
         self._epoch: str | None = None
         """The epoch of Redis's presence this process's counts were written in."""
+        self._beaten_ms: int | None = None
+        """When this process's last heartbeat was written."""
+        self._doubt_until_ms = 0
+        """Until when presence is not certain, this process having just missed heartbeats
+        (Redis was away or paused: the other processes may have missed theirs too)."""
 
     async def arrive(self, game_id: str, sides: frozenset[Side]) -> None:
         counts = self._held.setdefault(game_id, {})
@@ -265,8 +272,15 @@ class RedisPresence:
             connected=frozenset(connected),
             last_seen_ms=(last_seen.get(Side.BLUE.value), last_seen.get(Side.GRAY.value)),
             spectators=spectators,
-            certain=epoch is not None and now_ms - int(epoch) > self.stale_ms,
+            certain=epoch is not None
+            and now_ms - int(epoch) > self.stale_ms
+            and self._beating(now_ms)
+            and now_ms >= self._doubt_until_ms,
         )
+
+    def _beating(self, now_ms: int) -> bool:
+        """Whether this process's heartbeats are written as they should be."""
+        return self._beaten_ms is not None and now_ms - self._beaten_ms <= self.stale_ms // 2
 
     async def beat(self, now_ms: int) -> None:
         async with asyncio.timeout(REDIS_SECONDS):
@@ -278,6 +292,9 @@ class RedisPresence:
                 pipe.get(EPOCH_KEY)
                 *_, epoch = await pipe.execute()
             epoch = _str(epoch)
+            if self._beaten_ms is not None and not self._beating(now_ms):
+                self._doubt_until_ms = now_ms + self.stale_ms  # the others may have missed theirs
+            self._beaten_ms = now_ms
             self._forget_seen(now_ms)
             if epoch != self._epoch:  # Redis's presence began anew: write all we know again
                 if self._epoch is not None:

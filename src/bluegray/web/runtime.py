@@ -214,9 +214,10 @@ class Games:
     async def presence_of(self, game_id: str, *, exact: bool = False) -> Presence:
         """Who is at a game. A game this process watches keeps what was read for a moment
         (every change of presence is news that drops it), so that publishing a move does not
-        cost a read; ``exact`` reads it anyway. When presence cannot be read, it is what was
-        last known (or unknown), not certain: nobody is away then. A seat with a socket in
-        this process is connected, whatever Redis says."""
+        cost a read; ``exact`` reads it anyway. When presence cannot be read, or Redis has
+        just lost it, it is what was last known (or unknown: connected), not certain: nobody
+        is away then. A seat with a socket in this process is connected, whatever Redis
+        says."""
         now = now_ms()
         kept = self._presences.get(game_id)
         if kept is not None and not exact and now - kept[0] < PRESENCE_KEEP_MS:
@@ -231,6 +232,8 @@ class Games:
                 self._presence_failed = now
             presence = UNKNOWN if kept is None else kept[1].uncertain()
             return presence.with_connected(self.held(game_id))
+        if not presence.certain:  # Redis lost presence: who was connected may still be
+            presence = presence.with_connected((UNKNOWN if kept is None else kept[1]).connected)
         if self.watched(game_id):
             self._presences[game_id] = (now, presence)
         return presence.with_connected(self.held(game_id))
