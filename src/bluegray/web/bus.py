@@ -13,6 +13,7 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import logging
+import math
 from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Final, Literal, Protocol
@@ -147,7 +148,7 @@ class RedisBus:
         """After an outage, the channels whose subscription Redis has yet to confirm."""
         self.connected = False
         """Whether the subscriber connection listens to every wanted channel."""
-        self._publish_failed = -1.0
+        self._publish_failed = -math.inf
 
     async def start(self, listener: Listener, rejoined: Rejoined | None = None) -> None:
         self._listener = listener
