@@ -124,6 +124,11 @@ class Duties:
         while True:
             await asyncio.sleep(self.settings.heartbeat_seconds)
             stamp = now_ms()
+            try:  # the sockets behind their game's stored version catch up (news may be lost)
+                watched = self.hub.watched_games()
+                self.hub.expect(await self.games.stored_versions(watched) if watched else {})
+            except Exception as error:
+                log.error("cannot read the stored versions of the games watched: %r", error)
             try:
                 await self.presence.beat(stamp)
                 now_alive = set(await self.presence.live_processes(stamp))

@@ -17,6 +17,7 @@ import logging
 import time
 from collections.abc import Callable
 from dataclasses import dataclass, field
+from functools import partial
 from typing import Final
 
 from sqlalchemy import Connection, select, update
@@ -59,6 +60,8 @@ PRESENCE_KEEP_MS: Final = 2000
 PRESENCE_RETRY_MS: Final = 1000
 """After presence could not be read, how long it is shown as last known without trying."""
 CACHE_LIMIT: Final = 2000
+VERSIONS_AT_ONCE: Final = 500
+"""Games whose stored versions one query reads."""
 """Games kept in memory; idle ones beyond this are dropped (they are all in the database)."""
 
 Change = Callable[[LiveGame], GameEvent | None]
@@ -279,6 +282,14 @@ class Games:
         live = (await self.get(game_id)).live
         event = None if live.last_event is None else GameEvent.model_validate_json(live.last_event)
         return live.version, await self.state_message(live, event)
+
+    async def stored_versions(self, game_ids: list[str]) -> dict[str, int]:
+        """The stored version of each of these games (those that exist)."""
+        versions: dict[str, int] = {}
+        for start in range(0, len(game_ids), VERSIONS_AT_ONCE):
+            chunk = game_ids[start : start + VERSIONS_AT_ONCE]
+            versions.update(await self.db.read(partial(_versions, game_ids=chunk)))
+        return versions
 
     async def ai_note(self, game_id: str) -> AiStatus | None:
         note = await self.db.read(lambda session: _ai_note(session, game_id))
@@ -503,6 +514,11 @@ class Games:
 
 def _version(session: Session, game_id: str) -> int | None:
     return session.scalar(select(GameRow.version).where(GameRow.id == game_id))
+
+
+def _versions(session: Session, game_ids: list[str]) -> dict[str, int]:
+    rows = session.execute(select(GameRow.id, GameRow.version).where(GameRow.id.in_(game_ids)))
+    return {str(game_id): int(version) for game_id, version in rows}
 
 
 def _ai_note(session: Session, game_id: str) -> str | None:

@@ -10,7 +10,9 @@ gap (version 7 arriving before 6) waits briefly for the missing one, then re-rea
 the database. A process never shows a socket anything older than what it has shown it.
 
 News lost while Redis was away is made good when the bus is back (``resync``): every watched
-game is read again from the database, and each socket sent the state it has not seen.
+game is read again from the database, and each socket sent the state it has not seen. And at
+every heartbeat the stored versions of the watched games are compared with what their sockets
+have (``expect``), so that news lost for any reason costs at most a heartbeat's wait.
 """
 
 from __future__ import annotations
@@ -131,6 +133,8 @@ class Hub:
         self._order: dict[str, _Order] = {}
         self._per_client: dict[str, int] = defaultdict(int)
         self._tasks: set[asyncio.Task[None]] = set()
+        self._behind: set[str] = set()
+        """Games found behind their stored version, looked at again in a moment."""
         self.gaps = 0
         """Gaps that had to be filled by reading the game again (for tests and metrics)."""
 
@@ -275,6 +279,28 @@ class Hub:
             self._send_state(game_id, order, waiting.version, waiting.text)
         if order.waiting and order.gap is None:
             order.gap = asyncio.get_running_loop().call_later(GAP_SECONDS, self._fill_gap, game_id)
+
+    def expect(self, versions: dict[str, int]) -> None:
+        """The stored versions of watched games (read at every heartbeat): a game whose sockets
+        are still behind a moment later is read again (its news was lost: Redis was away or
+        paused when it was published, or the process that made it died before publishing)."""
+        for game_id, version in versions.items():
+            order = self._order.get(game_id)
+            if order is not None and version > order.version and game_id not in self._behind:
+                self._behind.add(game_id)
+                asyncio.get_running_loop().call_later(
+                    GAP_SECONDS, self._check_behind, game_id, order, version
+                )
+
+    def _check_behind(self, game_id: str, order: _Order, version: int) -> None:
+        self._behind.discard(game_id)
+        if self._order.get(game_id) is not order or order.version >= version:
+            return  # the news came meanwhile
+        self.gaps += 1
+        log.warning("game %s: version %d did not come: reading the game again", game_id, version)
+        task = asyncio.create_task(self._reread(game_id, order))
+        self._tasks.add(task)
+        task.add_done_callback(self._tasks.discard)
 
     async def resync(self) -> None:
         """Read every watched game again and send each socket the state it has not seen (after
