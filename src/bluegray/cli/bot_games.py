@@ -22,7 +22,7 @@ from dataclasses import dataclass, field
 from typing import Any, Final
 from urllib.parse import urlsplit
 
-from websockets.exceptions import ConnectionClosed
+from websockets.exceptions import ConnectionClosed, InvalidHandshake
 from websockets.sync.client import connect
 
 from bluegray.errors import BlueGrayError
@@ -34,6 +34,12 @@ Json = dict[str, Any]
 PING_SECONDS: Final = 20.0
 """How often a game's socket pings the site (so that the bot counts as present)."""
 TIMEOUT_SECONDS: Final = 20.0
+CLOSE_RESTARTING: Final = 1012
+"""The close code of a server process that stops (a deploy): another one takes the game."""
+RECONNECT_SECONDS: Final = 1.0
+"""The pause before opening a game's socket again (times the failures in a row, up to 10)."""
+RECONNECT_TRIES: Final = 30
+"""Failures in a row to open a game's socket before the bot leaves the game."""
 
 
 class BotError(BlueGrayError):
@@ -171,12 +177,50 @@ def play_game(
     say: Callable[[str], None],
     stopping: threading.Event,
 ) -> Json | None:
-    """Play one game over its WebSocket until it is over (its last state) or ``stopping``."""
+    """Play one game over its WebSocket until it is over (its last state) or ``stopping``. A
+    socket that closes is opened again: at once when the server is restarting (code 1012),
+    after a short pause otherwise; the bot leaves the game only when the site refuses it or
+    cannot be reached for a while."""
     url = server.replace("http", "ws", 1).rstrip("/") + f"/ws/games/{game_id}"
+    failures = 0
+    welcomed: list[bool] = []
+    while not stopping.is_set():
+        was_welcomed = len(welcomed)
+        pause = RECONNECT_SECONDS
+        try:
+            return _play_connected(url, token, game_id, thinker, say, stopping, welcomed)
+        except ConnectionClosed as closed:
+            code = None if closed.rcvd is None else closed.rcvd.code
+            if code is not None and 4400 <= code < 4500:  # refused: a wrong token, no game
+                return None
+            if code == CLOSE_RESTARTING:
+                pause = 0.0
+        except (OSError, InvalidHandshake) as error:
+            if not welcomed or failures >= RECONNECT_TRIES:
+                raise BotError(f"cannot reach {server}: {error}") from error
+        failures = 0 if len(welcomed) > was_welcomed else failures + 1
+        if failures > RECONNECT_TRIES:
+            return None
+        say(f"game {game_id}: the connection closed; reconnecting")
+        stopping.wait(pause * min(failures, 10))
+    return None
+
+
+def _play_connected(
+    url: str,
+    token: str,
+    game_id: str,
+    thinker: Thinker,
+    say: Callable[[str], None],
+    stopping: threading.Event,
+    welcomed: list[bool],
+) -> Json | None:
+    """One socket of ``play_game``: its game's last state, or ``None`` once ``stopping``
+    (``ConnectionClosed`` if it closes first; ``welcomed`` gets an item when it is welcome)."""
     with connect(url, open_timeout=TIMEOUT_SECONDS, max_size=2**22) as socket:
         socket.send(json.dumps({"type": "hello", "token": token}))
         side = None
-        played_at = -1
+        played_at = -1  # a move sent but lost with the last socket is sent again on this one
         pinged = time.monotonic()
         while not stopping.is_set():
             if time.monotonic() - pinged > PING_SECONDS:
@@ -186,11 +230,10 @@ def play_game(
                 message: Json = json.loads(socket.recv(timeout=1.0))
             except TimeoutError:
                 continue
-            except ConnectionClosed:
-                return None
             kind = message["type"]
             if kind == "welcome":
                 side = message["side"]
+                welcomed.append(True)
                 say(f"game {game_id}: playing {side}")
             elif kind == "error":
                 say(f"game {game_id}: {message['message']}")

@@ -83,6 +83,7 @@ class Duties:
         for kind in NOTICE_KINDS:
             self.timers.on(kind, self.notices.due)
         self._heartbeat: asyncio.Task[None] | None = None
+        self._catching_up: set[asyncio.Task[None]] = set()
         self.on_cluster: Callable[[News], None] | None = None
         """Who hears the cluster's news (not about one game): the lobby."""
 
@@ -96,7 +97,7 @@ class Duties:
         gap = await self.db.write(partial(credit_outage, started=started, down_after_ms=down_after))
         if gap:
             log.info("the service was down for %.1f s: running clocks credited", gap / 1000)
-        await self.bus.start(self._hear)
+        await self.bus.start(self._hear, self._rejoined)
         await self.presence.beat(started)
         await self.queue.start()
         await self.timers.start()
@@ -107,6 +108,8 @@ class Duties:
             self._heartbeat.cancel()
             with contextlib.suppress(asyncio.CancelledError):
                 await self._heartbeat
+        for task in list(self._catching_up):
+            task.cancel()
         await self.timers.stop()
         await self.hub.close_all(now_ms())
         await self.queue.close()
@@ -121,12 +124,18 @@ class Duties:
         while True:
             await asyncio.sleep(self.settings.heartbeat_seconds)
             stamp = now_ms()
+            try:  # the sockets behind their game's stored version catch up (news may be lost)
+                watched = self.hub.watched_games()
+                self.hub.expect(await self.games.stored_versions(watched) if watched else {})
+            except Exception as error:
+                log.error("cannot read the stored versions of the games watched: %r", error)
             try:
                 await self.presence.beat(stamp)
                 now_alive = set(await self.presence.live_processes(stamp))
                 if alive - now_alive:  # a process died: its sockets' seats are away now
                     await self._republish_presence()
                 alive = now_alive
+                await self.games.republish()
                 await self.db.write(partial(note_alive, stamp=stamp))
                 self.metrics.ai_queue_depth.set(await self.queue.depth())
                 self.metrics.ai_workers.set(await self.queue.workers())
@@ -139,6 +148,21 @@ class Duties:
                 await self.games.publish_presence(game_id)
             except Exception as error:
                 log.warning("cannot publish the presence of game %s: %r", game_id, error)
+
+    def _rejoined(self) -> None:
+        """The bus has Redis again: whatever other processes published meanwhile was lost."""
+        task = asyncio.create_task(self._catch_up(), name="bluegray-catch-up")
+        self._catching_up.add(task)
+        task.add_done_callback(self._catching_up.discard)
+
+    async def _catch_up(self) -> None:
+        """Publish again what this process could not, give every socket the state it missed,
+        and once every process has had the time to write its presence again (if Redis lost
+        it), tell every socket who is connected."""
+        await self.games.republish()
+        await self.hub.resync()
+        await asyncio.sleep(self.settings.heartbeat_seconds * 3 + 1)  # presence is rewritten
+        await self._republish_presence()
 
     def _hear(self, news: News) -> None:
         if news.kind == "cluster":

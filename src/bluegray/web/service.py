@@ -89,6 +89,7 @@ class GameService:
         self.metrics = Metrics(self.hub.connection_count)
         self.games.idle = lambda game_id: not self.hub.has_connections(game_id)
         self.games.watched = self.hub.has_connections
+        self.games.held = self.hub.sides_held
         self.duties = Duties(
             settings,
             db,
@@ -426,11 +427,9 @@ class GameService:
             raise ApiError(401, "unauthorized", "spectators cannot act: a seat token is needed")
         if side is not None and side not in sides:
             raise ApiError(403, "forbidden", f"you do not play {side.title}")
-        context = actions.ActionContext(
-            now=now_ms(),
-            presence=await self.games.presence_of(game_id, exact=True),
-            abandon_ms=self.abandon_ms,
-        )
+        context = actions.ActionContext(now=now_ms(), abandon_ms=self.abandon_ms)
+        if action == "claim_win":  # the one action that depends on who is connected
+            context.presence = await self.games.claim_presence(game_id)
         if action in ("offer_rematch", "accept_rematch"):
             before = await self.snapshot(game_id)
             if before.rated or before.unrated_reason is not None:

@@ -142,6 +142,10 @@ async def _session(
         await websocket.send_text(_error(error.code, error.message, hello.ref))
         await websocket.close(CLOSE_NOT_FOUND if error.status == 404 else CLOSE_FORBIDDEN)
         return
+    except Exception as error:  # the database is away: the client tries again shortly
+        log.warning("cannot serve a WebSocket of game %s: %r", game_id, error)
+        await _unavailable(websocket, hello.ref)
+        return
     connection = Connection(websocket, game_id, sides)
     seat = None
     if len(sides) == 2:
@@ -157,9 +161,16 @@ async def _session(
     connection.send(welcome.model_dump_json())
     hub = service.hub
     # Listen for the game's news before reading its state: no change can fall between them.
+    # (While Redis is away the bus cannot be sure of that: it reads the game again when it is
+    # back, so the socket is served all the same.)
     await hub.watch(game_id)
     try:
         version, text = await service.state_text(game_id)
+    except Exception as error:  # the database is away: the client tries again shortly
+        await hub.unwatch_idle(game_id)
+        log.warning("cannot serve a WebSocket of game %s: %r", game_id, error)
+        await _unavailable(websocket, hello.ref)
+        return
     except BaseException:
         await hub.unwatch_idle(game_id)
         raise
@@ -193,6 +204,11 @@ async def _session(
         await hub.remove(connection, now_ms())
         await connection.stop()
         await _presence_changed(service, game_id)
+
+
+async def _unavailable(websocket: WebSocket, ref: str | None) -> None:
+    await websocket.send_text(_error("unavailable", "the game cannot be read now: try again", ref))
+    await websocket.close(CLOSE_TRY_AGAIN)
 
 
 async def _sides(

@@ -99,6 +99,13 @@ function connect() {
       setConnection(event.code === 4403 ? "This browser's seat was refused." : "No such game.", false);
       return;
     }
+    if (event.code === 1012) {
+      // The server is restarting (a deploy): another one takes the game at once.
+      setConnection("The server is restarting: reconnecting…", false);
+      retryDelay = 500;
+      retryTimer = setTimeout(connect, Math.random() * 200);
+      return;
+    }
     const delay = retryDelay * (0.75 + Math.random() * 0.5);
     setConnection(`Connection lost: reconnecting in ${Math.ceil(delay / 1000)} s…`, false);
     retryTimer = setTimeout(connect, delay);
