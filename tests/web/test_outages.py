@@ -1,0 +1,225 @@
+"""Outages of the parts under the service: Redis or PostgreSQL stopped while games go on. Nothing
+is half-done (a request succeeds, or is refused with 503 and ``Retry-After`` having changed
+nothing), no flag waits for Redis, limits hold in each process, and a move refused while the
+database was down is stored once when sent again. Each test starts its own Redis or PostgreSQL
+(the session's servers are never stopped)."""
+
+from __future__ import annotations
+
+import time
+import uuid
+from collections.abc import Callable, Iterator
+from typing import Any
+
+import httpx
+import pytest
+from sqlalchemy import create_engine, text
+
+from tests.servers import PostgresServer, RedisServer
+from tests.web.conftest import Json, LiveServer, Socket, settings_for
+
+CLOCKED = {
+    "opponent": {"type": "hotseat"},
+    "rules": "cooper",
+    "clock": {"minutes": 0.25, "increment_seconds": 0},
+}
+"""A hot-seat game with a 15-second clock: after the first move, Gray's time runs."""
+
+
+@pytest.fixture
+def own_redis() -> Iterator[RedisServer]:
+    """A Redis server of this test's own, to stop and start again."""
+    with RedisServer() as server:
+        yield server
+
+
+def _scaled(postgres_url: str, redis_url: str, **changes: Any) -> LiveServer:
+    settings = settings_for(
+        postgres_url, redis_url=redis_url, deadline_poll_seconds=0.25, **changes
+    )
+    return LiveServer(settings)
+
+
+def _row(url: str, sql: str, **values: Any) -> Any:
+    engine = create_engine(url)
+    try:
+        with engine.connect() as connection:
+            return connection.execute(text(sql), values).one_or_none()
+    finally:
+        engine.dispose()
+
+
+def _post(server: LiveServer, path: str, body: Json, **headers: str) -> httpx.Response:
+    return httpx.post(f"{server.url}{path}", json=body, headers=headers, timeout=15)
+
+
+def _until(check: Callable[[], Any], seconds: float) -> Any:
+    deadline = time.monotonic() + seconds
+    while time.monotonic() < deadline:
+        found = check()
+        if found:
+            return found
+        time.sleep(0.05)
+    return check()
+
+
+def test_a_flag_falls_on_time_and_once_while_redis_is_down(
+    postgres_url: str, own_redis: RedisServer, time_offset: Callable[[float], None]
+) -> None:
+    with _scaled(postgres_url, own_redis.url) as server:
+        created = _post(server, "/api/games", CLOCKED).json()
+        game_id, token = created["game"]["id"], created["seat"]["token"]
+        played = _post(
+            server,
+            f"/api/games/{game_id}/moves",
+            {"move": "d2-d3", "version": 1},
+            Authorization=f"Bearer {token}",
+        )
+        assert played.status_code == 200, played.text
+        due = _row(
+            postgres_url,
+            "SELECT due_ms FROM deadlines WHERE kind = 'flag' AND subject = :id",
+            id=game_id,
+        )
+        assert due is not None
+        own_redis.halt()
+        # 14 of Gray's 15 seconds pass at once: the flag is due a second from now.
+        time_offset(14)
+
+        def ended() -> Any:
+            return _row(
+                postgres_url,
+                "SELECT status, termination, version, updated_ms FROM games "
+                "WHERE id = :id AND status = 'finished'",
+                id=game_id,
+            )
+
+        flagged = _until(ended, 10)
+        assert flagged is not None, "no flag fell while Redis was down"
+        assert flagged.termination == "time" and flagged.version == 3  # one change: the flag
+        assert 0 <= flagged.updated_ms - due.due_ms < 2000
+        own_redis.resume_serving()
+        time.sleep(1)  # Redis back: nothing fires the flag a second time
+        after = _row(postgres_url, "SELECT version FROM games WHERE id = :id", id=game_id)
+        assert after.version == 3
+        left = _row(
+            postgres_url, "SELECT count(*) AS n FROM deadlines WHERE subject = :id", id=game_id
+        )
+        assert left.n == 0
+
+
+def test_limits_hold_in_each_process_while_redis_is_down(
+    postgres_url: str, own_redis: RedisServer
+) -> None:
+    limits = {
+        "rate_limits": True,
+        "create_rate": 0.01,
+        "create_burst": 5,
+        "login_failures_per_name": 3,
+        "http_burst": 1000,
+    }
+    with _scaled(postgres_url, own_redis.url, **limits) as server:
+        own_redis.halt()
+        body = {"opponent": {"type": "hotseat"}, "rules": "cooper"}
+        created = [_post(server, "/api/games", body).status_code for _ in range(30)]
+        assert set(created) <= {201, 429}, created
+        assert created.count(201) == 5, created  # the limit holds, counted in the process
+        logins = [
+            _post(server, "/api/account/login", {"name": "nobody", "password": "wrong one"})
+            for _ in range(30)
+        ]
+        codes = [answer.status_code for answer in logins]
+        assert all(code < 500 for code in codes), codes
+        failed = [answer for answer in logins if answer.status_code == 401]
+        assert 1 <= len(failed) <= 3, codes  # then the name is locked, as with Redis
+        assert codes.count(429) >= 27
+        # Redis back: the limits are counted there again (a new client starts afresh there).
+        own_redis.resume_serving()
+        assert _until(lambda: _post(server, "/api/games", body).status_code == 429, 5)
+
+
+def test_a_game_created_during_a_redis_outage_is_created_once(
+    postgres_url: str, own_redis: RedisServer
+) -> None:
+    body = {"opponent": {"type": "friend"}, "rules": "cooper", "color": "random"}
+    key = str(uuid.uuid4())
+    with _scaled(postgres_url, own_redis.url) as server, httpx.Client(timeout=15) as browser:
+        assert browser.get(f"{server.url}/api/games").status_code == 200  # its cookie
+        own_redis.halt()
+
+        def create(with_body: Json = body) -> httpx.Response:
+            return browser.post(
+                f"{server.url}/api/games", json=with_body, headers={"Idempotency-Key": key}
+            )
+
+        first = create()
+        assert first.status_code in (201, 503), first.text
+        if first.status_code == 503:
+            assert first.headers["Retry-After"]
+        again = create()
+        assert again.status_code == 201, again.text
+        game = again.json()
+        if first.status_code == 201:
+            assert first.json() == game | {"game": first.json()["game"]}
+        own_redis.resume_serving()
+        third = create()
+        assert third.status_code == 201, third.text
+        assert third.json()["game"]["id"] == game["game"]["id"]
+        assert third.json()["seat"] == game["seat"]
+        assert third.json()["invite"] == game["invite"]
+        # The seat token given again plays the game; the invite code given again is its own.
+        joined = _post(
+            server, f"/api/games/{game['game']['id']}/join", {"invite": game["invite"]["code"]}
+        )
+        assert joined.status_code == 200, joined.text
+        count = _row(postgres_url, "SELECT count(*) AS n FROM games")
+        assert count.n == 1
+        other = create({**body, "rules": "sackson"})
+        assert other.status_code == 422
+        assert other.json()["error"]["code"] == "idempotency_key_reused"
+
+
+@pytest.fixture
+def own_postgres() -> Iterator[PostgresServer]:
+    """A PostgreSQL server of this test's own, to stop and start again."""
+    with PostgresServer() as server:
+        yield server
+
+
+def test_a_move_sent_while_postgresql_is_down_is_refused_then_stored_once(
+    own_postgres: PostgresServer,
+) -> None:
+    url = own_postgres.url(own_postgres.new_database())
+    with LiveServer(settings_for(url)) as server:
+        created = _post(server, "/api/games", {"opponent": {"type": "hotseat"}, "rules": "cooper"})
+        game_id, token = created.json()["game"]["id"], created.json()["seat"]["token"]
+        auth = {"Authorization": f"Bearer {token}"}
+        move = {"move": "d2-d3", "version": 1}
+        with Socket(server.ws_url(game_id), token) as socket:
+            own_postgres.halt()
+            refused = _post(server, f"/api/games/{game_id}/moves", move, **auth)
+            assert refused.status_code == 503, refused.text
+            assert refused.json()["error"]["code"] == "store_unavailable"
+            assert int(refused.headers["Retry-After"]) >= 1
+            socket.send({"type": "move", **move, "ref": "m1"})
+            error = socket.receive("error")
+            assert error["code"] == "store_unavailable" and error["ref"] == "m1"
+            assert error["retry_after"] >= 1
+            own_postgres.resume_serving()
+            stored = _until(
+                lambda: (
+                    answer
+                    if (
+                        answer := _post(server, f"/api/games/{game_id}/moves", move, **auth)
+                    ).status_code
+                    != 503
+                    else None
+                ),
+                15,
+            )
+            assert stored is not None and stored.status_code == 200, stored
+            assert stored.json()["version"] == 2
+            socket.send({"type": "move", **move, "ref": "m2"})  # the socket's resend
+            assert socket.receive("error", ref="m2")["code"] == "stale_version"
+        state = httpx.get(f"{server.url}/api/games/{game_id}", timeout=10).json()
+        assert state["moves"] == ["d2-d3"] and state["version"] == 2
