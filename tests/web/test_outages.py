@@ -15,6 +15,7 @@ import httpx
 import pytest
 from sqlalchemy import create_engine, text
 
+from bluegray.web.clocks import now_ms
 from tests.servers import PostgresServer, RedisServer
 from tests.web.conftest import Json, LiveServer, Socket, settings_for
 
@@ -223,3 +224,56 @@ def test_a_move_sent_while_postgresql_is_down_is_refused_then_stored_once(
             assert socket.receive("error", ref="m2")["code"] == "stale_version"
         state = httpx.get(f"{server.url}/api/games/{game_id}", timeout=10).json()
         assert state["moves"] == ["d2-d3"] and state["version"] == 2
+
+
+@pytest.mark.slow
+def test_time_that_ran_out_while_postgresql_was_down_is_given_back(
+    own_postgres: PostgresServer, time_offset: Callable[[float], None]
+) -> None:
+    url = own_postgres.url(own_postgres.new_database())
+    with LiveServer(settings_for(url)) as server:
+        games = []
+        for _ in range(2):  # one whose player moves once the database is back, one left alone
+            created = _post(server, "/api/games", CLOCKED).json()
+            game_id, token = created["game"]["id"], created["seat"]["token"]
+            auth = {"Authorization": f"Bearer {token}"}
+            first = _post(
+                server, f"/api/games/{game_id}/moves", {"move": "d2-d3", "version": 1}, **auth
+            )
+            assert first.status_code == 200, first.text
+            games.append((game_id, auth))
+        # 12 of Gray's 15 seconds pass at once; once a heartbeat has noted the new time, Gray
+        # has about 2 s left, and the database goes down for longer than that.
+        time_offset(12)
+        jumped = now_ms()
+        noted = "SELECT value FROM server_state WHERE key = 'heartbeat_ms'"
+        assert _until(lambda: int(_row(url, noted).value) > jumped, 5)
+        watcher = Socket(server.ws_url(games[1][0]))
+        own_postgres.halt()
+        time.sleep(3.5)  # the outage: Gray's time runs out during it
+        own_postgres.resume_serving()
+        back = now_ms()
+
+        # Gray's move, sent again until the database answers, is in time.
+        (moved, auth), (left_alone, _) = games
+        move = {"move": "f8-f7", "version": 2}
+        answer = _until(
+            lambda: (
+                reply
+                if (reply := _post(server, f"/api/games/{moved}/moves", move, **auth)).status_code
+                != 503
+                else None
+            ),
+            15,
+        )
+        assert answer is not None and answer.status_code == 200, answer
+        assert answer.json()["game"]["status"] == "active"
+
+        # The game left alone: its flag does not fall at once, but once Gray has had back the
+        # time its clock ran during the outage; and it falls once.
+        flag = watcher.receive("state", timeout=15)
+        assert (flag["event"]["kind"], flag["event"]["side"]) == ("time", "gray"), flag
+        assert flag["version"] == 3
+        assert now_ms() - back > 1000, "the flag fell as the database came back"
+        watcher.close()
+        assert httpx.get(f"{server.url}/api/games/{left_alone}", timeout=10).json()["version"] == 3

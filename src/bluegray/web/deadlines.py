@@ -33,6 +33,9 @@ CLAIM_MS: Final = 30_000
 """How long a claim holds unless its handler says otherwise."""
 BATCH: Final = 200
 """The most due timers taken in one look."""
+SETTLE_TRIES: Final = CLAIM_MS // 1000
+"""How often a fired timer's end is written again while the database fails (a second apart:
+until its claim would run out anyway)."""
 LIVE_SECONDS: Final = 1.0
 """How long a look waits to hear which processes live before it goes on without."""
 _DEADLINES: Final = Base.metadata.tables["deadlines"]
@@ -186,7 +189,14 @@ class Timers:
                 "the %s timer of %s failed; it is due again shortly", due.kind, due.subject
             )
             verdict = Verdict(again_at_ms=now_ms() + 2000)
-        await self.db.write(lambda connection: self._settle(connection, due, verdict))
+        settle = partial(self._settle, due=due, verdict=verdict)
+        for _attempt in range(SETTLE_TRIES):  # the database may be out for a while
+            try:
+                await self.db.write(settle)
+                break
+            except Exception as error:
+                log.warning("cannot settle the %s timer of %s: %r", due.kind, due.subject, error)
+                await asyncio.sleep(1)
         for at in (verdict.again_at_ms, verdict.hold_until_ms):
             if at is not None:
                 self.expect([at])
@@ -213,7 +223,7 @@ class Timers:
         )
         return bool(result.rowcount == 1)
 
-    def _settle(self, connection: Connection, due: Due, verdict: Verdict) -> None:
+    def _settle(self, connection: Connection, *, due: Due, verdict: Verdict) -> None:
         table = _DEADLINES
         mine = (
             table.c.kind == due.kind,

@@ -32,7 +32,13 @@ from bluegray.web.runtime import Games
 from bluegray.web.schemas import AiStatus, ReadyCheck
 from bluegray.web.settings import Settings
 from bluegray.web.store import timer_values
-from bluegray.web.uptime import credit_outage, note_alive
+from bluegray.web.uptime import (
+    Outage,
+    credit_outage,
+    credited_flag_at,
+    note_alive,
+    store_outage,
+)
 from bluegray.web.ws import Hub
 
 log = logging.getLogger("bluegray.web")
@@ -83,6 +89,9 @@ class Duties:
         for kind in NOTICE_KINDS:
             self.timers.on(kind, self.notices.due)
         self._heartbeat: asyncio.Task[None] | None = None
+        self.outage_after_ms = round(settings.heartbeat_seconds * 1500) + 500
+        """A heartbeat older than this (no process could note one) was an outage of the
+        database."""
         self.on_cluster: Callable[[News], None] | None = None
         """Who hears the cluster's news (not about one game): the lobby."""
 
@@ -121,17 +130,31 @@ class Duties:
         while True:
             await asyncio.sleep(self.settings.heartbeat_seconds)
             stamp = now_ms()
-            try:
-                await self.presence.beat(stamp)
-                now_alive = set(await self.presence.live_processes(stamp))
-                if alive - now_alive:  # a process died: its sockets' seats are away now
-                    await self._republish_presence()
-                alive = now_alive
-                await self.db.write(partial(note_alive, stamp=stamp))
-                self.metrics.ai_queue_depth.set(await self.queue.depth())
-                self.metrics.ai_workers.set(await self.queue.workers())
-            except Exception as error:
-                log.error("cannot note the heartbeat: %r", error)
+            # Apart, at once: an outage of Redis is not taken for one of the database, nor
+            # does a database that hangs stop this process's beat in Redis (or the reverse).
+            _, alive = await asyncio.gather(self._beat_store(stamp), self._beat_here(stamp, alive))
+
+    async def _beat_store(self, stamp: int) -> None:
+        try:
+            await self.db.write(
+                partial(note_alive, stamp=stamp, outage_after_ms=self.outage_after_ms)
+            )
+        except Exception as error:
+            log.error("cannot note the heartbeat in the database: %r", error)
+
+    async def _beat_here(self, stamp: int, alive: set[str]) -> set[str]:
+        """Beat in the presence book; the processes alive now (``alive`` if unknown)."""
+        try:
+            await self.presence.beat(stamp)
+            now_alive = set(await self.presence.live_processes(stamp))
+            if alive - now_alive:  # a process died: its sockets' seats are away now
+                await self._republish_presence()
+            self.metrics.ai_queue_depth.set(await self.queue.depth())
+            self.metrics.ai_workers.set(await self.queue.workers())
+        except Exception as error:
+            log.error("cannot note the heartbeat: %r", error)
+            return alive
+        return now_alive
 
     async def _republish_presence(self) -> None:
         for game_id in self.hub.watched_games():
@@ -157,7 +180,18 @@ class Duties:
         if live.is_over():  # a tournament's game may have made its timer due
             self.timers.expect([now_ms()])
 
+    async def store_outage(self) -> Outage | None:
+        """The database's last outage (see ``uptime``)."""
+        now = now_ms()
+        return await self.db.read(
+            partial(store_outage, now=now, outage_after_ms=self.outage_after_ms)
+        )
+
     async def _flag_due(self, due: Due) -> Verdict:
+        outage = await self.store_outage()
+        credited = credited_flag_at((await self.games.get(due.subject)).live, outage)
+        if credited is not None and now_ms() < credited:
+            return Verdict(again_at_ms=credited)  # no move could be stored: it falls later
         stored = await self.games.change(due.subject, lambda live: actions.flag(live, now_ms()))
         if stored is not None:
             return DONE

@@ -51,6 +51,7 @@ from bluegray.web.security import digest, new_game_id, new_invite_code, new_toke
 from bluegray.web.settings import Settings
 from bluegray.web.store import Save, new_game_save
 from bluegray.web.tournaments.ending import tournament_ended
+from bluegray.web.uptime import credit_store_outage
 from bluegray.web.view import game_state
 from bluegray.web.ws import Hub
 
@@ -402,6 +403,11 @@ class GameService:
             raise ApiError(401, "unauthorized", "spectators cannot move: a seat token is needed")
         started = time.perf_counter()
         timed_out: list[GameEvent] = []
+        outage = None
+        with refused_while_down():
+            deadline = (await self.games.get(game_id, fresh=False)).live.deadline_ms()
+            if deadline is not None and deadline <= now_ms():  # late: was the database out?
+                outage = await self.duties.store_outage()
 
         def change(live: LiveGame) -> GameEvent:
             actions.require_playing(live)
@@ -412,6 +418,7 @@ class GameService:
                     "not_your_turn",
                     f"it is {turn.title}'s turn, and you play {actions.names(sides)}",
                 )
+            credit_store_outage(live, outage)  # a move sent again after the database's outage
             event = actions.play_in_time(live, text, now_ms())
             if event.kind in ("time", "aborted"):
                 timed_out.append(event)
