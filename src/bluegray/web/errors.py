@@ -80,7 +80,7 @@ def rate_limited(wait: float, what: str) -> ApiError:
     )
 
 
-RETRY_AFTER_SECONDS: Final = 2
+RETRY_AFTER_SECONDS: Final = 1
 """How soon a client may try again a request refused because the database or Redis could not
 be reached (its ``Retry-After``)."""
 
