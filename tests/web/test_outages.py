@@ -162,6 +162,10 @@ def test_a_game_created_during_a_redis_outage_is_created_once(
         game = again.json()
         if first.status_code == 201:
             assert first.json() == game | {"game": first.json()["game"]}
+        # The game is read and played without Redis (as if nobody were connected).
+        game_id, token = game["game"]["id"], game["seat"]["token"]
+        read = browser.get(f"{server.url}/api/games/{game_id}")
+        assert read.status_code == 200 and read.json()["version"] == 1, read.text
         own_redis.resume_serving()
         third = create()
         assert third.status_code == 201, third.text
@@ -169,10 +173,10 @@ def test_a_game_created_during_a_redis_outage_is_created_once(
         assert third.json()["seat"] == game["seat"]
         assert third.json()["invite"] == game["invite"]
         # The seat token given again plays the game; the invite code given again is its own.
-        joined = _post(
-            server, f"/api/games/{game['game']['id']}/join", {"invite": game["invite"]["code"]}
-        )
+        joined = _post(server, f"/api/games/{game_id}/join", {"invite": game["invite"]["code"]})
         assert joined.status_code == 200, joined.text
+        with Socket(server.ws_url(game_id), token) as socket:
+            assert socket.welcome["side"] == game["seat"]["side"]
         count = _row(postgres_url, "SELECT count(*) AS n FROM games")
         assert count.n == 1
         other = create({**body, "rules": "sackson"})

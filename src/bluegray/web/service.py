@@ -14,6 +14,8 @@ import time
 from collections.abc import Callable
 from functools import partial
 
+from redis.exceptions import ConnectionError as RedisConnectionError
+from redis.exceptions import TimeoutError as RedisTimeoutError
 from sqlalchemy import Connection
 from sqlalchemy.exc import IntegrityError
 
@@ -27,7 +29,7 @@ from bluegray.web.bus import Bus
 from bluegray.web.clocks import Clock, Correspondence, now_ms
 from bluegray.web.db import Database
 from bluegray.web.duties import Duties
-from bluegray.web.errors import ApiError, from_library, refused_while_down, unavailable
+from bluegray.web.errors import ApiError, from_library, refused_while_down
 from bluegray.web.idempotency import Keyed, new_salt, remember, remembered
 from bluegray.web.jobs import JobQueue, MoveSink
 from bluegray.web.live import LiveGame, Played, Seat
@@ -46,6 +48,7 @@ from bluegray.web.schemas import (
     Invite,
     MoveAck,
     SeatGrant,
+    StateMessage,
 )
 from bluegray.web.security import digest, new_game_id, new_invite_code, new_token
 from bluegray.web.settings import Settings
@@ -120,25 +123,35 @@ class GameService:
         return (await self.games.get(game_id)).live.copy()
 
     async def state(self, game_id: str) -> GameState:
-        return await self.games.state((await self.games.get(game_id)).live)
+        return await self._state_of((await self.games.get(game_id)).live)
 
     async def state_text(self, game_id: str) -> tuple[int, str]:
         """The game's version and its state message (for a socket that has just come)."""
         with refused_while_down():
             live = (await self.games.get(game_id)).live
-            return live.version, await self.games.state_message(live)
+            try:
+                return live.version, await self.games.state_message(live)
+            except (RedisConnectionError, RedisTimeoutError) as error:
+                game = self._state_without_presence(live, error)
+                message = StateMessage(version=live.version, event=None, game=game)
+                return live.version, message.model_dump_json()
 
     async def stored_state(self, live: LiveGame) -> GameState:
-        """The state of a game just stored, for the answer to the request that stored it: the
-        change stands, so the answer says so even while Redis (who is connected) cannot be
-        reached, then without anyone connected."""
+        """The state of a game just stored, for the answer to the request that stored it (the
+        change stands: the answer says so even while Redis cannot be reached)."""
+        return await self._state_of(live, stored_note=False)
+
+    async def _state_of(self, live: LiveGame, *, stored_note: bool = True) -> GameState:
+        """The game as clients see it; while Redis (who is connected) cannot be reached, as if
+        nobody were: a game is read and played without Redis."""
         try:
-            return await self.games.state(live, stored_note=False)
-        except Exception as error:
-            if unavailable(error) is None:
-                raise
-            log.warning("game %s answered without its presence: %r", live.id, error)
-            return game_state(live, Presence(), now_ms(), abandon_ms=self.abandon_ms)
+            return await self.games.state(live, stored_note=stored_note)
+        except (RedisConnectionError, RedisTimeoutError) as error:
+            return self._state_without_presence(live, error)
+
+    def _state_without_presence(self, live: LiveGame, error: Exception) -> GameState:
+        log.warning("game %s shown without its presence: Redis fails: %r", live.id, error)
+        return game_state(live, Presence(), now_ms(), abandon_ms=self.abandon_ms)
 
     async def list_games(
         self, browser: str, limit: int, before_ms: int | None, before_id: str | None = None
