@@ -6,15 +6,20 @@ database was down is stored once when sent again. Each test starts its own Redis
 
 from __future__ import annotations
 
+import sys
+import threading
 import time
 import uuid
 from collections.abc import Callable, Iterator
+from concurrent.futures import ThreadPoolExecutor
 from typing import Any
 
 import httpx
 import pytest
 from sqlalchemy import create_engine, text
 
+from bluegray.cli.bot_games import Site, Thinker, play_game
+from bluegray.protocol.client import Engine
 from bluegray.web.clocks import now_ms
 from tests.servers import PostgresServer, RedisServer
 from tests.web.conftest import Json, LiveServer, Socket, settings_for
@@ -281,3 +286,99 @@ def test_time_that_ran_out_while_postgresql_was_down_is_given_back(
         assert now_ms() - back > 1000, "the flag fell as the database came back"
         watcher.close()
         assert httpx.get(f"{server.url}/api/games/{left_alone}", timeout=10).json()["version"] == 3
+
+
+def test_the_same_key_sent_twice_at_once_makes_one_game(
+    make_server: Callable[..., LiveServer], time_offset: Callable[[float], None]
+) -> None:
+    server = make_server()
+    body = {"opponent": {"type": "hotseat"}, "rules": "cooper"}
+    key = {"Idempotency-Key": str(uuid.uuid4())}
+    with httpx.Client(timeout=15) as browser:
+        assert browser.get(f"{server.url}/api/games").status_code == 200  # its cookie
+        with ThreadPoolExecutor(4) as pool:
+            answers = list(
+                pool.map(
+                    lambda _: browser.post(f"{server.url}/api/games", json=body, headers=key),
+                    range(4),
+                )
+            )
+        assert [answer.status_code for answer in answers] == [201] * 4
+        assert len({answer.json()["game"]["id"] for answer in answers}) == 1
+        assert len({answer.json()["seat"]["token"] for answer in answers}) == 1
+        listed = browser.get(f"{server.url}/api/games").json()["games"]
+        assert len(listed) == 1
+        # Another caller's same key is its own; a day later, the key makes a new game.
+        other = httpx.post(f"{server.url}/api/games", json=body, headers=key, timeout=15)
+        assert other.json()["game"]["id"] != answers[0].json()["game"]["id"]
+        time_offset(24 * 3600 + 1)
+        later = browser.post(f"{server.url}/api/games", json=body, headers=key)
+        assert later.status_code == 201
+        assert later.json()["game"]["id"] != answers[0].json()["game"]["id"]
+        bad = browser.post(
+            f"{server.url}/api/games", json=body, headers={"Idempotency-Key": "two words"}
+        )
+        assert bad.status_code == 422, bad.text
+
+
+def test_the_bot_sends_again_what_the_site_could_not_store(
+    own_postgres: PostgresServer,
+) -> None:
+    url = own_postgres.url(own_postgres.new_database())
+    with LiveServer(settings_for(url)) as server:
+        body = {"opponent": {"type": "friend"}, "rules": "cooper", "color": "blue"}
+        created = _post(server, "/api/games", body).json()
+        game_id, blue = created["game"]["id"], created["seat"]["token"]
+        joined = _post(server, f"/api/games/{game_id}/join", {"invite": created["invite"]["code"]})
+        gray = joined.json()["seat"]["token"]
+        first = _post(
+            server,
+            f"/api/games/{game_id}/moves",
+            {"move": "d2-d3", "version": 2},
+            Authorization=f"Bearer {blue}",
+        )
+        assert first.status_code == 200, first.text
+        own_postgres.halt()
+        said: list[str] = []
+        stopping = threading.Event()
+        with Engine(f"{sys.executable} -m bluegray engine") as engine:
+            thinker = Thinker(engine, 30)
+            bot = threading.Thread(
+                target=play_game,
+                args=(server.url, gray, game_id, thinker, said.append, stopping),
+                daemon=True,
+            )
+            bot.start()
+            assert _until(lambda: any("sending the move again" in line for line in said), 15)
+            own_postgres.resume_serving()
+            # The site, asked through the bot's HTTP client, answers once the database does.
+            site = Site(server.url, gray)
+            state = _until(
+                lambda: (
+                    (got := site.request("GET", f"/api/games/{game_id}"))["version"] == 4 and got
+                ),
+                20,
+            )
+            stopping.set()
+            bot.join(timeout=10)
+        assert state and len(state["moves"]) == 2, (state, said)
+        assert httpx.get(f"{server.url}/api/games/{game_id}", timeout=10).json()["version"] == 4
+
+
+def test_the_bots_http_requests_are_sent_again_after_a_503(
+    own_postgres: PostgresServer,
+) -> None:
+    url = own_postgres.url(own_postgres.new_database())
+    with LiveServer(settings_for(url)) as server:
+        site = Site(server.url, "not-an-api-token")
+        assert site.open_game("cooper", None, None)[0]
+        own_postgres.halt()
+        # Read while the database is down (the games listed come from the database, never
+        # from a process's copy): sent again until it answers. PostgreSQL is started again from
+        # this thread (a server dies with the thread that started it).
+        with ThreadPoolExecutor(1) as pool:
+            listed = pool.submit(site.request, "GET", "/api/games")
+            time.sleep(1.5)  # the outage
+            assert not listed.done()
+            own_postgres.resume_serving()
+            assert listed.result(timeout=20)["games"] == []  # none of this client's: answered

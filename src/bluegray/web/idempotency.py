@@ -22,6 +22,7 @@ from typing import Final
 from sqlalchemy import Connection, delete, insert, select
 from sqlalchemy.orm import Session
 
+from bluegray.web.db import ConflictError
 from bluegray.web.errors import ApiError
 from bluegray.web.models import Base, IdempotencyKeyRow
 from bluegray.web.players import Account
@@ -102,10 +103,18 @@ def remembered(session: Session, keyed: Keyed, now: int) -> Remembered | None:
 
 def remember(connection: Connection, keyed: Keyed, game_id: str, salt: str, now: int) -> None:
     """Keep the key with the game it created (in the game's transaction); keys over a day
-    old go. Two requests with the same key at once: the second one's insert fails, and with it
-    its game."""
+    old go. Two requests with the same key at once: the second one to be stored finds the key
+    taken (or, on PostgreSQL, its insert fails on the key), and its game is not stored
+    (``ConflictError`` or ``IntegrityError``)."""
     table = _KEYS
     connection.execute(delete(table).where(table.c.created_ms <= now - KEEP_MS))
+    taken = connection.execute(
+        select(table.c.caller).where(
+            table.c.caller == keyed.caller, table.c.key_hash == keyed.key_hash
+        )
+    ).first()
+    if taken is not None:  # another request with the key was stored first: this one is not
+        raise ConflictError(f"{HEADER} already used")
     connection.execute(
         insert(table).values(
             caller=keyed.caller,

@@ -27,7 +27,7 @@ from bluegray.rules import RuleSet
 from bluegray.web import actions
 from bluegray.web.bus import Bus
 from bluegray.web.clocks import Clock, Correspondence, now_ms
-from bluegray.web.db import Database
+from bluegray.web.db import ConflictError, Database
 from bluegray.web.duties import Duties
 from bluegray.web.errors import ApiError, from_library, refused_while_down
 from bluegray.web.idempotency import Keyed, new_salt, remember, remembered
@@ -264,7 +264,7 @@ class GameService:
             also = partial(remember, keyed=keyed, game_id=game_id, salt=salt, now=now)
         try:
             await self.games.add(live, [(browser, role)], also)
-        except IntegrityError:
+        except (ConflictError, IntegrityError):
             # The same key at the same time: the first request's game is the answer.
             again = None if keyed is None else await self._created_before(keyed)
             if again is None:
