@@ -19,8 +19,12 @@ import pytest
 from sqlalchemy import create_engine, text
 
 from bluegray.cli.bot_games import Site, Thinker, play_game
+from bluegray.game import Game
+from bluegray.pieces import Side
 from bluegray.protocol.client import Engine
-from bluegray.web.clocks import now_ms
+from bluegray.web.clocks import Clock, now_ms
+from bluegray.web.live import LiveGame
+from bluegray.web.uptime import credit_store_outage, credited_flag_at
 from tests.servers import PostgresServer, RedisServer
 from tests.web.conftest import Json, LiveServer, Socket, settings_for
 
@@ -30,6 +34,38 @@ CLOCKED = {
     "clock": {"minutes": 0.25, "increment_seconds": 0},
 }
 """A hot-seat game with a 15-second clock: after the first move, Gray's time runs."""
+
+
+def _clocked(since_ms: int, left_ms: int) -> LiveGame:
+    """A game in which Gray's clock runs from ``since_ms`` with ``left_ms`` left then."""
+    clock = Clock(15_000, 0, 15_000, left_ms, running=Side.GRAY, since_ms=since_ms)
+    game = Game("cooper")
+    game.push("d2-d3")
+    return LiveGame("g", "hotseat", "active", game, 2, 0, since_ms, clock=clock)
+
+
+@pytest.mark.parametrize(
+    ("since_ms", "left_ms", "credited"),
+    [
+        (1_000, 2_000, 10_000),  # ran out at 3 s, in the outage (2-9 s): the 7 s it ran in it
+        (3_000, 1_000, 10_000),  # started in the outage: the 6 s it ran in it
+        (1_000, 10_000, None),  # runs out after the outage: charged as usual
+        (1_000, 500, None),  # ran out before the outage
+        (9_500, 1_000, None),  # started after it
+    ],
+)
+def test_only_a_side_whose_time_ran_out_during_the_outage_gets_it_back(
+    since_ms: int, left_ms: int, credited: int | None
+) -> None:
+    outage = (2_000, 9_000)
+    live = _clocked(since_ms, left_ms)
+    assert credited_flag_at(live, outage) == credited
+    assert credited_flag_at(live, None) is None
+    assert credit_store_outage(live, outage) is (credited is not None)
+    assert live.clock is not None
+    assert live.clock.flag_at() == (since_ms + left_ms if credited is None else credited)
+    # Once given, its time runs out after the outage: it is not given twice.
+    assert credited_flag_at(live, outage) is None
 
 
 @pytest.fixture
