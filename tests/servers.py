@@ -194,7 +194,9 @@ class _Server:
             if self._ready():
                 return
             time.sleep(0.05)
-        raise ServerError(f"the test {self.name} did not start again:\n{_tail(self.log, since=logged)}")
+        raise ServerError(
+            f"the test {self.name} did not start again:\n{_tail(self.log, since=logged)}"
+        )
 
     def restart(self, down_seconds: float = 0.0) -> None:
         """``halt``, stay down for ``down_seconds``, ``resume_serving``."""
