@@ -89,9 +89,10 @@ class Duties:
         for kind in NOTICE_KINDS:
             self.timers.on(kind, self.notices.due)
         self._heartbeat: asyncio.Task[None] | None = None
-        self.outage_after_ms = round(settings.heartbeat_seconds * 1500) + 500
-        """A heartbeat older than this (no process could note one) was an outage of the
-        database."""
+        self._noted_ms: int | None = None
+        """When this process last noted its heartbeat in the database."""
+        self._store_failed = False
+        """Whether its heartbeat failed since (the database was out)."""
         self.on_cluster: Callable[[News], None] | None = None
         """Who hears the cluster's news (not about one game): the lobby."""
 
@@ -103,6 +104,7 @@ class Duties:
         started = now_ms()
         down_after = round(self.settings.heartbeat_seconds * 3000) + 1000
         gap = await self.db.write(partial(credit_outage, started=started, down_after_ms=down_after))
+        self._noted_ms = started
         if gap:
             log.info("the service was down for %.1f s: running clocks credited", gap / 1000)
         await self.bus.start(self._hear)
@@ -135,12 +137,25 @@ class Duties:
             _, alive = await asyncio.gather(self._beat_store(stamp), self._beat_here(stamp, alive))
 
     async def _beat_store(self, stamp: int) -> None:
+        """Note the heartbeat in the database, and the database's outage if the last one
+        failed (see ``uptime``)."""
+        outage = self._outage(stamp)
         try:
-            await self.db.write(
-                partial(note_alive, stamp=stamp, outage_after_ms=self.outage_after_ms)
-            )
+            await self.db.write(partial(note_alive, stamp=stamp, outage=outage))
         except Exception as error:
-            log.error("cannot note the heartbeat in the database: %r", error)
+            if not self._store_failed:
+                log.error("cannot note the heartbeat in the database: %r", error)
+            self._store_failed = True
+            return
+        if outage is not None:
+            log.info("the database was out for %.1f s", (outage[1] - outage[0]) / 1000)
+        self._noted_ms, self._store_failed = stamp, False
+
+    def _outage(self, now: int) -> Outage | None:
+        """The database's outage this process saw, until ``now`` (``None``: none)."""
+        if not self._store_failed or self._noted_ms is None:
+            return None
+        return self._noted_ms, now
 
     async def _beat_here(self, stamp: int, alive: set[str]) -> set[str]:
         """Beat in the presence book; the processes alive now (``alive`` if unknown)."""
@@ -181,11 +196,10 @@ class Duties:
             self.timers.expect([now_ms()])
 
     async def store_outage(self) -> Outage | None:
-        """The database's last outage (see ``uptime``)."""
-        now = now_ms()
-        return await self.db.read(
-            partial(store_outage, now=now, outage_after_ms=self.outage_after_ms)
-        )
+        """The database's last outage: the one this process saw and has not noted yet (it is
+        just back), else the last one noted (see ``uptime``)."""
+        seen = self._outage(now_ms())
+        return seen if seen is not None else await self.db.read(store_outage)
 
     async def _flag_due(self, due: Due) -> Verdict:
         outage = await self.store_outage()

@@ -5,8 +5,9 @@ loses time to an outage. While any process lives, clocks run as usual, charged f
 own record of time, whichever processes come and go.
 
 The database alone can be out while the processes run (a restart of PostgreSQL): then no move
-can be stored, and no process notes its heartbeat. The first heartbeat noted after it sees the
-gap and notes it as the database's last outage. A side whose time ran out during that outage
+can be stored, and the processes' heartbeats fail. A process whose heartbeat failed notes, with
+its first heartbeat that succeeds, the database's outage: from its last heartbeat noted before
+until then. A side whose time ran out during that outage
 gets back the time its clock ran during it: its flag falls that much later, and its move, sent
 again once the database is back, counts as in time (``credited_flag_at``,
 ``credit_store_outage``); other clocks are charged as usual.
@@ -32,25 +33,17 @@ Outage = tuple[int, int]
 _STATE: Final = Base.metadata.tables["server_state"]
 
 
-def note_alive(connection: Connection, stamp: int, outage_after_ms: int | None = None) -> None:
-    """The service is alive at ``stamp`` (an upsert: processes beating at once all succeed).
-    With ``outage_after_ms``: a heartbeat older than that means no process could reach the
-    database since it (each process beats every heartbeat), so that stretch is noted as the
-    database's last outage."""
-    if outage_after_ms is not None:
-        alive = _heartbeat(connection)
-        if alive is not None and stamp - alive > outage_after_ms:
-            upsert(connection, _STATE, {"key": STORE_OUTAGE_KEY, "value": f"{alive}:{stamp}"})
+def note_alive(connection: Connection, stamp: int, outage: Outage | None = None) -> None:
+    """The service is alive at ``stamp`` (an upsert: processes beating at once all succeed);
+    ``outage``: the database could not be reached from when to when (this process's heartbeat
+    failed meanwhile), noted as its last outage."""
+    if outage is not None:
+        upsert(connection, _STATE, {"key": STORE_OUTAGE_KEY, "value": f"{outage[0]}:{outage[1]}"})
     upsert(connection, _STATE, {"key": HEARTBEAT_KEY, "value": str(stamp)})
 
 
-def store_outage(session: Session, now: int, outage_after_ms: int) -> Outage | None:
-    """The database's last outage: from the last heartbeat until ``now`` if that is older than
-    ``outage_after_ms`` (the database is just back, and no heartbeat has been noted since),
-    else the one last noted (``None``: none)."""
-    alive = _heartbeat(session)
-    if alive is not None and now - alive > outage_after_ms:
-        return alive, now
+def store_outage(session: Session) -> Outage | None:
+    """The database's last outage noted (``None``: none)."""
     text = session.scalar(select(_STATE.c.value).where(_STATE.c.key == STORE_OUTAGE_KEY))
     if text is None:
         return None
