@@ -150,6 +150,7 @@ def test_a_flag_falls_on_time_and_once_while_redis_is_down(
         assert left.n == 0
 
 
+@pytest.mark.slow
 def test_limits_hold_in_each_process_while_redis_is_down(
     postgres_url: str, own_redis: RedisServer
 ) -> None:
@@ -357,6 +358,7 @@ def test_the_same_key_sent_twice_at_once_makes_one_game(
         assert bad.status_code == 422, bad.text
 
 
+@pytest.mark.slow
 def test_the_bot_sends_again_what_the_site_could_not_store(
     own_postgres: PostgresServer,
 ) -> None:
