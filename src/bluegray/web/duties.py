@@ -32,7 +32,13 @@ from bluegray.web.runtime import Games
 from bluegray.web.schemas import AiStatus, ReadyCheck
 from bluegray.web.settings import Settings
 from bluegray.web.store import timer_values
-from bluegray.web.uptime import credit_outage, note_alive
+from bluegray.web.uptime import (
+    Outage,
+    credit_outage,
+    credited_flag_at,
+    note_alive,
+    store_outage,
+)
 from bluegray.web.ws import Hub
 
 log = logging.getLogger("bluegray.web")
@@ -84,6 +90,10 @@ class Duties:
             self.timers.on(kind, self.notices.due)
         self._heartbeat: asyncio.Task[None] | None = None
         self._catching_up: set[asyncio.Task[None]] = set()
+        self._noted_ms: int | None = None
+        """When this process last noted its heartbeat in the database."""
+        self._store_failed = False
+        """Whether its heartbeat failed since (the database was out)."""
         self.on_cluster: Callable[[News], None] | None = None
         """Who hears the cluster's news (not about one game): the lobby."""
 
@@ -95,6 +105,7 @@ class Duties:
         started = now_ms()
         down_after = round(self.settings.heartbeat_seconds * 3000) + 1000
         gap = await self.db.write(partial(credit_outage, started=started, down_after_ms=down_after))
+        self._noted_ms = started
         if gap:
             log.info("the service was down for %.1f s: running clocks credited", gap / 1000)
         await self.bus.start(self._hear, self._rejoined)
@@ -129,18 +140,45 @@ class Duties:
                 self.hub.expect(await self.games.stored_versions(watched) if watched else {})
             except Exception as error:
                 log.error("cannot read the stored versions of the games watched: %r", error)
-            try:
-                await self.presence.beat(stamp)
-                now_alive = set(await self.presence.live_processes(stamp))
-                if alive - now_alive:  # a process died: its sockets' seats are away now
-                    await self._republish_presence()
-                alive = now_alive
-                await self.games.republish()
-                await self.db.write(partial(note_alive, stamp=stamp))
-                self.metrics.ai_queue_depth.set(await self.queue.depth())
-                self.metrics.ai_workers.set(await self.queue.workers())
-            except Exception as error:
-                log.error("cannot note the heartbeat: %r", error)
+            # Apart, at once: an outage of Redis is not taken for one of the database, nor
+            # does a database that hangs stop this process's beat in Redis (or the reverse).
+            _, alive = await asyncio.gather(self._beat_store(stamp), self._beat_here(stamp, alive))
+
+    async def _beat_store(self, stamp: int) -> None:
+        """Note the heartbeat in the database, and the database's outage if the last one
+        failed (see ``uptime``)."""
+        outage = self._outage(stamp)
+        try:
+            await self.db.write(partial(note_alive, stamp=stamp, outage=outage))
+        except Exception as error:
+            if not self._store_failed:
+                log.error("cannot note the heartbeat in the database: %r", error)
+            self._store_failed = True
+            return
+        if outage is not None:
+            log.info("the database was out for %.1f s", (outage[1] - outage[0]) / 1000)
+        self._noted_ms, self._store_failed = stamp, False
+
+    def _outage(self, now: int) -> Outage | None:
+        """The database's outage this process saw, until ``now`` (``None``: none)."""
+        if not self._store_failed or self._noted_ms is None:
+            return None
+        return self._noted_ms, now
+
+    async def _beat_here(self, stamp: int, alive: set[str]) -> set[str]:
+        """Beat in the presence book; the processes alive now (``alive`` if unknown)."""
+        try:
+            await self.presence.beat(stamp)
+            now_alive = set(await self.presence.live_processes(stamp))
+            if alive - now_alive:  # a process died: its sockets' seats are away now
+                await self._republish_presence()
+            await self.games.republish()  # what could not be published before
+            self.metrics.ai_queue_depth.set(await self.queue.depth())
+            self.metrics.ai_workers.set(await self.queue.workers())
+        except Exception as error:
+            log.error("cannot note the heartbeat: %r", error)
+            return alive
+        return now_alive
 
     async def _republish_presence(self) -> None:
         for game_id in self.hub.watched_games():
@@ -181,7 +219,17 @@ class Duties:
         if live.is_over():  # a tournament's game may have made its timer due
             self.timers.expect([now_ms()])
 
+    async def store_outage(self) -> Outage | None:
+        """The database's last outage: the one this process saw and has not noted yet (it is
+        just back), else the last one noted (see ``uptime``)."""
+        seen = self._outage(now_ms())
+        return seen if seen is not None else await self.db.read(store_outage)
+
     async def _flag_due(self, due: Due) -> Verdict:
+        outage = await self.store_outage()
+        credited = credited_flag_at((await self.games.get(due.subject)).live, outage)
+        if credited is not None and now_ms() < credited:
+            return Verdict(again_at_ms=credited)  # no move could be stored: it falls later
         stored = await self.games.change(due.subject, lambda live: actions.flag(live, now_ms()))
         if stored is not None:
             return DONE

@@ -324,6 +324,25 @@ class ServerStateRow(Base):
     value: Mapped[str] = mapped_column(Text)
 
 
+class IdempotencyKeyRow(Base):
+    """A game created with an ``Idempotency-Key``, kept for a day so that the same request sent
+    again (its answer was lost) answers the same game. The key is the caller's (an account's,
+    or a browser's): stored as its digest, with the digest of the request it came with."""
+
+    __tablename__ = "idempotency_keys"
+    __table_args__ = (Index("ix_idempotency_keys_created", "created_ms"),)
+
+    caller: Mapped[str] = mapped_column(String(80), primary_key=True)
+    """``account:ID`` or ``browser:DIGEST``."""
+    key_hash: Mapped[str] = mapped_column(String(64), primary_key=True)
+    request_hash: Mapped[str] = mapped_column(String(64))
+    game_id: Mapped[str] = mapped_column(String(16))
+    salt: Mapped[str] = mapped_column(String(64))
+    """Random: the seat token and invite code are derived from it and the key itself (which is
+    not stored), so that the same request's answer can be given again."""
+    created_ms: Mapped[int] = mapped_column(BigInteger)
+
+
 class DeadlineRow(Base):
     """A timer kept as data: something due at a time (a clock's flag, the AI's move), claimed
     by whichever process is alive when it falls due, so that it fires once in the cluster

@@ -556,6 +556,11 @@ class ErrorMessage(BaseModel):
     message: str
     ref: str | None = None
     version: int | None = Field(default=None, description="The game's current version.")
+    retry_after: int | None = Field(
+        default=None,
+        description="Seconds after which to send the message again (``store_unavailable``: "
+        "nothing was done; by its version, a move resent cannot be played twice).",
+    )
 
 
 class PresenceMessage(BaseModel):

@@ -20,7 +20,7 @@ from bluegray.pieces import Side
 from bluegray.web.api_tokens import is_api_token
 from bluegray.web.callers import Callers
 from bluegray.web.clocks import now_ms
-from bluegray.web.errors import ApiError, from_library
+from bluegray.web.errors import ApiError, from_library, socket_error
 from bluegray.web.rates import RateLimits
 from bluegray.web.schemas import (
     AckMessage,
@@ -262,7 +262,7 @@ async def _handle(message: BaseModel, connection: Connection, service: GameServi
             connection.send(_error("already_connected", "this socket has said hello", ref))
     except ApiError as error:
         service.metrics.errors.labels(error.code).inc()
-        connection.send(_error(error.code, error.message, ref, _version(error)))
+        connection.send(socket_error(error, ref))
         if error.code in ("stale_version", "conflict"):
             with contextlib.suppress(ApiError):
                 version, text = await service.state_text(game_id)
@@ -275,10 +275,3 @@ async def _handle(message: BaseModel, connection: Connection, service: GameServi
     except Exception:
         log.exception("unexpected error handling a message of game %s", game_id)
         connection.send(_error("internal_error", "internal server error", ref))
-
-
-def _version(error: ApiError) -> int | None:
-    if error.details and isinstance(error.details.get("version"), int):
-        version: int = error.details["version"]
-        return version
-    return None

@@ -27,6 +27,8 @@ let serverOffset = 0; // server clock minus ours, in ms
 let retryDelay = 500;
 let retryTimer = null;
 let refCounter = 0;
+const sentMoves = new Map(); // ref → a move sent and not yet answered
+const UNAVAILABLE = new Set(["store_unavailable", "service_unavailable"]);
 let stopped = false;
 let selection = []; // the points clicked so far for the move being entered
 let flipped = false;
@@ -65,11 +67,24 @@ async function joinFromLink() {
 function send(message) {
   if (socket && socket.readyState === WebSocket.OPEN) {
     message.ref = String(++refCounter);
+    if (message.type === "move") sentMoves.set(message.ref, message);
     socket.send(JSON.stringify(message));
     return message.ref;
   }
   say("Not connected: reconnecting…", true);
   return null;
+}
+
+/** A move the server could not store for a moment (its database or Redis was out: nothing was
+ * done): sent again after `seconds`, at the same version, so that it cannot be played twice. */
+function resendLater(sent, seconds) {
+  say(`The server is out for a moment: sending ${sent.move} again…`, true);
+  const wait = Math.max(1, seconds || 1) * 1000 * (1 + Math.random() * 0.25);
+  setTimeout(() => {
+    if (!state || state.version !== sent.version) return; // the game moved on meanwhile
+    const ref = send({ type: "move", move: sent.move, version: sent.version });
+    if (ref && typed && typed.ref === sent.ref) typed.ref = ref;
+  }, wait);
 }
 
 function setConnection(text, ok) {
@@ -153,7 +168,16 @@ function receive(message) {
         renderActions();
       }
       break;
+    case "ack":
+      sentMoves.delete(message.ref);
+      break;
     case "error": {
+      const sent = sentMoves.get(message.ref);
+      sentMoves.delete(message.ref);
+      if (sent && UNAVAILABLE.has(message.code)) {
+        resendLater(sent, message.retry_after);
+        break;
+      }
       // A typed move the server refused: its reason (the library's, as the terminal gives it),
       // and what that piece could do instead.
       const mine = typed && message.ref === typed.ref;
