@@ -92,13 +92,36 @@ def log_in(client: Client, name: str, password: str = PASSWORD, **body: Any) -> 
     return post(client, "/api/account/login", {"name": name, "password": password, **body})
 
 
-def friend_game(creator: Client, joiner: Client, **body: Any) -> tuple[str, str, str]:
+def friend_game(
+    creator: Client, joiner: Client, *, moved: bool = False, **body: Any
+) -> tuple[str, str, str]:
     """A game between two clients (each logged in or not, each sending its CSRF token): its
-    id, the creator's seat token and the joiner's."""
+    id, the creator's seat token and the joiner's. ``moved``: both sides have played their
+    first move (before that, resigning or a draw aborts the game, unrated)."""
     created = post(
         creator, "/api/games", {"opponent": {"type": "friend"}, "color": "blue", **body}
     ).json()
     game_id = created["game"]["id"]
     joined = post(joiner, f"/api/games/{game_id}/join", {"invite": created["invite"]["code"]})
     assert joined.status_code == 200, joined.text
-    return game_id, created["seat"]["token"], joined.json()["seat"]["token"]
+    tokens = created["seat"]["token"], joined.json()["seat"]["token"]
+    if moved:
+        blue_first = created["seat"]["side"] == "blue"
+        first_moves(creator, game_id, *(tokens if blue_first else tokens[::-1]))
+    return game_id, *tokens
+
+
+def first_moves(client: Client, game_id: str, *tokens: str) -> Json:
+    """Play each side's first legal move in turn, one token per move (Blue's seat token, then
+    Gray's): a game between two people ends rated, by resigning or a draw, only once both sides
+    have moved. The state after the last move."""
+    state: Json = client.get(f"/api/games/{game_id}").json()
+    for token in tokens:
+        answer = client.post(
+            f"/api/games/{game_id}/moves",
+            json={"move": state["legal_moves"][0], "version": state["version"]},
+            headers={"Authorization": f"Bearer {token}"},
+        )
+        assert answer.status_code == 200, answer.text
+        state = answer.json()["game"]
+    return state

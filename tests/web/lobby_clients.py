@@ -95,3 +95,17 @@ class Player:
 
     def close(self) -> None:
         self.http.close()
+
+
+def first_moves(players: dict[str, Player], game: dict[str, Any]) -> None:
+    """Both sides of a game between accounts (``game_id``, and the ``blue`` and ``gray``
+    players' names) play their first move: before that, resigning aborts a game, unrated (in
+    a tournament, a forfeit that scores nothing)."""
+    path = f"/api/games/{game['game_id']}"
+    state = players[game["blue"]].get(path)
+    for _ in range(2):
+        mover = players[game[state["turn"]]]
+        body = {"move": state["legal_moves"][0], "version": state["version"]}
+        answer = mover.post(f"{path}/moves", body)
+        assert answer.status_code == 200, answer.text
+        state = answer.json()["game"]

@@ -75,7 +75,7 @@ def test_a_profile_shows_results_games_and_its_ratings(
     ada, bob = Browser(app), Browser(app)
     sign_up(ada, "ada")
     sign_up(bob, "bob")
-    game_id, _, _ = friend_game(ada, bob)
+    game_id, _, _ = friend_game(ada, bob, moved=True)
     post(bob, f"/api/games/{game_id}/actions", {"action": "resign"})
     page = ada.get("/player/ADA")
     assert page.status_code == 200

@@ -14,6 +14,7 @@ from pathlib import Path
 from argon2 import PasswordHasher
 from sqlalchemy import select, update
 
+from bluegray.cli.main import main
 from bluegray.web.db import make_engine
 from bluegray.web.models import AccountRow
 from bluegray.web.passwords import HASHING_AT_ONCE, LANES, MEMORY_KIB, TIME_COST, verify_now
@@ -165,6 +166,49 @@ def test_every_change_a_cookie_authorises_needs_its_csrf_token(
     assert log_in(player, "careful").status_code == 200
 
 
+def test_an_api_token_cannot_take_the_account_over(
+    make_client: Callable[..., TestClient], database_url: str
+) -> None:
+    """Becoming a bot, the email and notices, the password, closing an account, and minting or
+    revoking tokens need a logged-in browser: an API token (a program's, or a leaked one) gets
+    403 and changes nothing."""
+    app = make_client(rate_limits=False)
+    owner, other = Browser(app), Browser(app)
+    sign_up(owner, "owner")
+    sign_up(other, "other")
+    assert main(["user", "moderator", "owner", "--database-url", database_url]) == 0
+    made = post(owner, "/api/account/tokens", {"description": "program"}).json()
+    program = Browser(app)
+    bearer = {"Authorization": f"Bearer {made['token']}"}
+    assert program.get("/api/account", headers=bearer).json()["account"]["name"] == "owner"
+    changes = [
+        ("POST", "/api/account/bot", None),
+        ("PUT", "/api/account/notifications", {"email": "thief@example.org", "turn": True}),
+        ("POST", "/api/account/password", {"current_password": PASSWORD, "new_password": "y" * 16}),
+        ("POST", "/api/account/tokens", {"description": "mine now"}),
+        ("DELETE", f"/api/account/tokens/{made['info']['id']}", None),
+        ("POST", "/api/players/other/close", None),
+    ]
+    for method, path, body in changes:
+        answer = program.client.request(method, path, json=body, headers=bearer)
+        assert answer.status_code == 403, (path, answer.text)
+        assert answer.json()["error"]["code"] == "forbidden", path
+        assert "logged-in browser" in answer.json()["error"]["message"], path
+    # Nothing changed: not a bot, no email, the one token, the other account open.
+    assert owner.get("/api/account").json()["account"]["bot"] is False
+    assert owner.get("/api/account/notifications").json()["email"] is None
+    assert len(owner.get("/api/account/tokens").json()["tokens"]) == 1
+    assert app.get("/api/players/other").json()["closed"] is False
+    assert log_in(Browser(app), "owner").status_code == 200  # the password is as it was
+    # The owner's browser may do each of them.
+    answer = owner.put(
+        "/api/account/notifications",
+        json={"email": "owner@example.org"},
+        headers={"X-CSRF-Token": csrf(owner)},
+    )
+    assert answer.status_code == 200, answer.text
+
+
 def test_a_logged_out_browser_needs_the_token_of_its_browser_cookie_to_log_in(
     client: TestClient,
 ) -> None:
@@ -305,3 +349,73 @@ def test_new_accounts_and_logins_from_an_address_are_rate_limited(
         post(browser, "/api/account/logout")
     answer = log_in(browser, "first1")
     assert answer.status_code == 429 and "too many logins" in answer.json()["error"]["message"]
+
+
+# -- weak passwords and look-alike names -----------------------------------------------------------
+
+
+def test_a_common_password_is_refused_in_any_case_and_after_trimming(client: TestClient) -> None:
+    for weak in ["12345678", "password", "qwertyuiop", " " * 8, "PassWord", "  iloveyou  "]:
+        answer = post(client, "/api/account/signup", {"name": "weakling", "password": weak})
+        assert answer.status_code == 422, weak
+        assert answer.json()["error"]["code"] == "invalid_password", weak
+    assert client.get("/api/account").json()["account"] is None  # no account was made
+    sign_up(client, "weakling")
+    changed = post(
+        client,
+        "/api/account/password",
+        {"current_password": PASSWORD, "new_password": "Qwertyuiop"},
+    )
+    assert changed.status_code == 422 and "most common" in changed.json()["error"]["message"]
+    assert log_in(Browser(client), "weakling").status_code == 200  # the password is unchanged
+
+
+def test_reserved_names_are_refused_by_their_skeleton(client: TestClient) -> None:
+    for name in ["admin_", "adm1n", "administrator", "moderator2", "bluegray-team", "R00t"]:
+        answer = post(client, "/api/account/signup", {"name": name, "password": PASSWORD})
+        assert answer.status_code == 422, name
+        assert answer.json()["error"]["code"] == "invalid_name", name
+    sign_up(client, "badminton")
+
+
+def test_every_page_and_answer_that_depends_on_the_session_is_no_store(
+    client: TestClient,
+) -> None:
+    """Pages carry the CSRF token and the viewer's name: no cache may keep them (``no-cache``
+    only asks a cache to check before reusing)."""
+    sign_up(client, "private")
+    for path in ["/", "/account", "/login", "/signup", "/player/private", "/tournaments"]:
+        answer = client.get(path)
+        assert answer.status_code == 200, path
+        assert answer.headers["cache-control"] == "no-store", path
+        assert csrf(client) in answer.text or path == "/player/private", path
+    for path in ["/api/account", "/api/account/tokens", "/api/account/notifications"]:
+        assert client.get(path).headers["cache-control"] == "no-store", path
+
+
+def test_behind_a_trusted_tls_proxy_cookies_are_secure_and_answers_carry_hsts(
+    make_client: Callable[..., TestClient],
+) -> None:
+    """The scheme the trusted proxy reports (``X-Forwarded-Proto``) decides, without
+    ``BLUEGRAY_SECURE_COOKIES``; the same header from a client that is not a trusted proxy
+    changes nothing."""
+    https = {"X-Forwarded-Proto": "https"}
+    behind = make_client(trusted_proxies=["*"])
+    page = behind.get("/", headers=https)
+    assert page.headers["strict-transport-security"].startswith("max-age=")
+    assert "; secure" in page.headers["set-cookie"].lower()
+    token = csrf(behind)
+    signed = behind.post(
+        "/api/account/signup",
+        json={"name": "proxied", "password": PASSWORD},
+        headers={"X-CSRF-Token": token, **https},
+    )
+    assert signed.status_code == 201, signed.text
+    assert "; secure" in signed.headers["set-cookie"].lower()
+    assert "strict-transport-security" in signed.headers
+    plain = behind.get("/api/account")  # plain HTTP through the proxy: neither
+    assert "strict-transport-security" not in plain.headers
+    direct = make_client()  # the test client is no trusted proxy: its header is not believed
+    answer = direct.get("/", headers=https)
+    assert "strict-transport-security" not in answer.headers
+    assert "secure" not in answer.headers["set-cookie"].lower()

@@ -222,7 +222,7 @@ def test_a_profile_counts_wins_draws_losses_and_abandonments(
     ada, bob = Browser(app), Browser(app)
     sign_up(ada, "ada")
     sign_up(bob, "bob")
-    game_id, _, _ = friend_game(ada, bob)
+    game_id, _, _ = friend_game(ada, bob, moved=True)
     assert post(ada, f"/api/games/{game_id}/actions", {"action": "resign"}).status_code == 200
     # Bob wins a game that Ada leaves on her move.
     game_id, _, _ = friend_game(bob, ada, color="gray")
@@ -232,7 +232,7 @@ def test_a_profile_counts_wins_draws_losses_and_abandonments(
     claim = post(bob, f"/api/games/{game_id}/actions", {"action": "claim_win"})
     assert claim.status_code == 200, claim.text
     # A draw, a game against the AI, and a hot-seat game (which counts for nobody).
-    game_id, _, _ = friend_game(ada, bob)
+    game_id, _, _ = friend_game(ada, bob, moved=True)
     post(ada, f"/api/games/{game_id}/actions", {"action": "offer_draw"})
     assert post(bob, f"/api/games/{game_id}/actions", {"action": "accept_draw"}).is_success
     ai = post(ada, "/api/games", {"opponent": {"type": "ai", "level": 1}, "color": "blue"})
@@ -497,6 +497,7 @@ def test_the_accounts_api_is_in_the_openapi_schema(client: TestClient) -> None:
         ("GET", "/api/players/{name}"),
         ("GET", "/api/players/{name}/games"),
         ("POST", "/api/players/{name}/close"),
+        ("GET", "/api/moderation/rated-pairs"),
     }
     components = schema["components"]["schemas"]
     for model in (

@@ -455,6 +455,8 @@ def test_a_friend_game_is_not_analysed_while_it_is_played(
     assert joined.status_code == 200, joined.text
     game = joined.json()["game"]
     assert move(client, game, blue, BLUE_MOVE, game["version"]).status_code == 200
+    gray = joined.json()["seat"]["token"]
+    assert move(client, game, gray, GRAY_MOVE, game["version"] + 1).status_code == 200
     # Active: refused at every ply, for players and spectators alike, with or without a token.
     assert_analysis_refused(analysis_of(client, game_id))
     assert_analysis_refused(analysis_of(client, game_id, "ply=0&seconds=0.1"))
@@ -735,8 +737,13 @@ def test_a_player_who_never_opened_a_socket_is_away_only_from_their_turn(
         f"/api/games/{game['id']}/join", json={"invite": created["invite"]["code"]}
     ).json()
     assert joined["game"]["seats"]["gray"]["connected"] is False
-    moved_at = int(time.time() * 1000)
+    gray = joined["seat"]["token"]
+    # Both sides move first: before that a game between two people can only be aborted.
     answer = move(client, joined["game"], blue, "d2-d3", joined["game"]["version"]).json()
+    answer = move(client, answer["game"], gray, answer["game"]["legal_moves"][0], answer["version"])
+    moved_at = int(time.time() * 1000)
+    after = answer.json()["game"]
+    answer = move(client, after, blue, after["legal_moves"][0], after["version"]).json()
     claim_at = answer["game"]["claim_win_at_ms"]
     assert claim_at >= moved_at + 1000  # away from the start of Gray's turn, not before
     refused = client.post(

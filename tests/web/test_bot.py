@@ -132,14 +132,14 @@ def test_a_bot_needs_a_known_token_of_a_bots_account(
 
 
 def play_until_the_bot_moves_then_resign(server: LiveServer, game_id: str, token: str) -> Json:
-    """As the bot's human opponent: move when it is our turn until the bot has replied once,
-    then resign; the final state."""
+    """As the bot's human opponent: move when it is our turn until both sides have moved (the
+    bot at least once), then resign; the final state."""
     with Socket(server.ws_url(game_id), token) as human:
         mine = human.welcome["side"]
         deadline = time.monotonic() + 60
         while True:
             state = human.state
-            if state["ply"] >= (1 if mine == "gray" else 2):  # Blue moves first
+            if state["ply"] >= 2:  # both sides have moved: the game can be resigned, rated
                 break
             if state["turn"] == mine:
                 move = {

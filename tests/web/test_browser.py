@@ -11,7 +11,7 @@ import re
 from collections.abc import Callable
 from typing import Any
 
-from playwright.sync_api import Page, expect
+from playwright.sync_api import Page, WebSocketRoute, expect
 
 from bluegray import Game, RuleSet
 
@@ -338,6 +338,43 @@ def test_a_dropped_connection_reconnects_and_catches_up(
     wait_ply(page, 1)
     expect(page.locator("#connection")).to_have_text("Connected.")
     expect(page.locator("#moves .mv")).to_have_text(["d2-d3"])
+
+
+RECORD_SOCKETS = """
+window.openedAt = {};
+const NativeWebSocket = window.WebSocket;
+window.WebSocket = class extends NativeWebSocket {
+  constructor(...args) {
+    super(...args);
+    const url = String(args[0]);
+    window.openedAt[url] = [...(window.openedAt[url] || []), performance.now()];
+  }
+};
+"""
+"""Record in the page when each WebSocket was opened, by address."""
+
+
+def test_a_server_that_restarts_is_left_at_once_for_another(
+    live_url: str, new_page: Callable[..., Page]
+) -> None:
+    page = new_page()
+    page.add_init_script(RECORD_SOCKETS)
+    games: list[WebSocketRoute] = []
+
+    def through(socket: WebSocketRoute) -> None:
+        socket.connect_to_server()
+        games.append(socket)
+
+    page.route_web_socket(re.compile(r"/ws/games/"), through)
+    game_id = start_from_lobby(page, live_url, rules="sackson", opponent="hotseat")
+    expect(page.locator("#connection")).to_have_text("Connected.")
+    url = live_url.replace("http", "ws") + f"/ws/games/{game_id}"
+    closing_at = page.evaluate("performance.now()")
+    games[-1].close(code=1012, reason="the server is restarting")  # as a deploy stops it
+    page.wait_for_function(f"() => window.openedAt[{url!r}].length === 2")
+    expect(page.locator("#connection")).to_have_text("Connected.")
+    opened = page.evaluate("window.openedAt")[url]
+    assert opened[1] - closing_at < 300  # ms: at once, not after a backoff
 
 
 def test_a_hint_suggests_a_legal_move_and_marks_it_on_the_board(

@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import re
 from collections.abc import Callable
+from typing import Any
 
 import pytest
 from playwright.sync_api import Page, Request, ViewportSize, expect
@@ -18,6 +19,23 @@ from playwright.sync_api import Page, Request, ViewportSize, expect
 from tests.web.test_browser_newcomer import DESKTOP, PHONE, TOO_WIDE, check_page
 
 PASSWORD = "a long enough password"
+
+
+def first_moves(pages: dict[str, Page], url: str, game: dict[str, Any]) -> None:
+    """Both sides play their first move, each with its own session (resigning is offered once
+    both sides have moved)."""
+    path = f"{url}/api/games/{game['game_id']}"
+    state = pages[game["blue"]].request.get(path).json()
+    for _ in range(2):
+        mover = pages[game[state["turn"]]]
+        token = mover.request.get(f"{url}/api/account").json()["csrf_token"]
+        answer = mover.request.post(
+            f"{path}/moves",
+            data={"move": state["legal_moves"][0], "version": state["version"]},
+            headers={"X-CSRF-Token": token},
+        )
+        assert answer.ok, answer.text()
+        state = answer.json()["game"]
 
 
 def person(new_page: Callable[..., Page], viewport: ViewportSize, url: str, name: str) -> Page:
@@ -85,6 +103,20 @@ def test_two_strangers_meet_in_the_lobby_and_play_a_rated_game(
         expect(page.locator("#main")).to_have_attribute("data-status", "active")
         assert game_loads[page] == [f"{live_url}/game/{game_id}"]
     expect(ada.locator("#main")).to_have_attribute("data-my-turn", "true")
+
+    # Before both sides have moved the game can be aborted, not resigned (nor drawn).
+    for page in (ada, bob):
+        expect(page.locator('#actions [data-action="abort"]')).to_be_visible()
+        expect(page.locator('#actions [data-action="resign"]')).to_be_hidden()
+        expect(page.locator('#actions [data-action="offer_draw"]')).to_be_hidden()
+    first_moves(
+        {"Ada_L": ada, "bob99": bob},
+        live_url,
+        {"game_id": game_id, "blue": "Ada_L", "gray": "bob99"},
+    )
+    for page in (ada, bob):
+        expect(page.locator('#actions [data-action="resign"]')).to_be_visible()
+        expect(page.locator('#actions [data-action="abort"]')).to_be_hidden()
 
     # Bob resigns: the end shows both ratings and their changes.
     bob.click('#actions [data-action="resign"]')

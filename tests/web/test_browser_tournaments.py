@@ -17,7 +17,7 @@ from typing import Any
 import pytest
 from playwright.sync_api import Page, ViewportSize, expect
 
-from tests.web.test_browser_lobby import person
+from tests.web.test_browser_lobby import first_moves, person
 from tests.web.test_browser_newcomer import DESKTOP, PHONE, TOO_WIDE, check_page
 
 NAMES = ("ada", "bob", "cyd", "dee")
@@ -99,6 +99,7 @@ def test_four_players_play_an_arena_from_its_creation_to_the_final_table(
         assert time.monotonic() < deadline, "the arena did not finish"
         for game in games_of(ada, live_url, tid):
             if game["result"] is None:
+                first_moves(pages, live_url, game)
                 resign(pages[game["gray"]], live_url, game["game_id"])
         time.sleep(0.5)
 

@@ -239,15 +239,24 @@ def test_a_flag_due_while_its_process_is_dead_falls_once(cluster: Cluster) -> No
     ).json()
     gray = cluster.socket(game_id, joined["seat"]["token"], on="B")
     watcher = cluster.socket(game_id, None, on="B")
-    # Blue's first move on A starts Gray's clock (15 s); A sets the timer for its flag, and dies.
-    moved = cluster.request(
-        "POST",
-        f"/api/games/{game_id}/moves",
-        {"move": "d2-d3", "version": 2},
-        token=created["seat"]["token"],
-        on="A",
-    )
-    assert moved.status_code == 200
+    # Both sides move (before that, running out of time aborts the game); Blue's second move
+    # on A starts Gray's clock again; A sets the timer for its flag, and dies.
+    for version, (text, token) in enumerate(
+        [
+            ("d2-d3", created["seat"]["token"]),
+            ("f8-f7", joined["seat"]["token"]),
+            ("c2-c3", created["seat"]["token"]),
+        ],
+        start=2,
+    ):
+        moved = cluster.request(
+            "POST",
+            f"/api/games/{game_id}/moves",
+            {"move": text, "version": version},
+            token=token,
+            on="A",
+        )
+        assert moved.status_code == 200, moved.text
     cluster.web["A"].kill()
     falls = {"gray": events(gray, "time", 25, until=1)}
     time.sleep(3)  # a second fall, if any, would come by now (timers are looked for twice a second)

@@ -14,7 +14,7 @@ import httpx
 import pytest
 
 from tests.web.cluster import Node, nodes, service_env
-from tests.web.lobby_clients import Player
+from tests.web.lobby_clients import Player, first_moves
 
 pytestmark = pytest.mark.slow
 
@@ -57,6 +57,7 @@ def test_a_seek_posted_on_one_process_is_seen_and_accepted_on_the_other(
         assert lobby_b.receive("seek_gone")["id"] == seek["id"]
         # The game ends on process A (ada resigns): both ratings change once, seen on B.
         game_id = started["game_id"]
+        first_moves({"ada": ada, "bob": bob}, {"game_id": game_id, "blue": "bob", "gray": "ada"})
         resigned = ada.post(f"/api/games/{game_id}/actions", {"action": "resign"})
         assert resigned.status_code == 200, resigned.text
         ratings = resigned.json()["ratings"]

@@ -12,7 +12,7 @@ from typing import Any
 import pytest
 
 from tests.web.cluster import Node, nodes, service_env
-from tests.web.lobby_clients import LiveSocket, Player
+from tests.web.lobby_clients import LiveSocket, Player, first_moves
 
 pytestmark = pytest.mark.slow
 
@@ -73,6 +73,7 @@ def test_a_tournament_created_on_one_process_is_joined_played_and_seen_on_both(
         assert len(games) == 1 and games[0]["result"] is None
         game = games[0]
         gray = bob if game["gray"] == "bob" else ada
+        first_moves({"ada": ada, "bob": bob}, game)
         resigned = gray.post(f"/api/games/{game['game_id']}/actions", {"action": "resign"})
         assert resigned.status_code == 200, resigned.text
         finals = [

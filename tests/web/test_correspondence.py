@@ -87,7 +87,11 @@ def test_an_offer_keeps_the_deadline_and_a_takeback_starts_a_new_one(
     game, blue = created["game"], created["seat"]["token"]
     path = f"/api/games/{game['id']}"
     gray = client.post(f"{path}/join", json={"invite": created["invite"]["code"]}).json()
-    first = move(client, game, blue, BLUE_MOVE, 2).json()["game"]
+    # Both sides move first (before that a draw cannot be offered), then Blue again.
+    move(client, game, blue, BLUE_MOVE, 2)
+    move(client, game, gray["seat"]["token"], "f8-f7", 3)
+    third = client.get(path).json()
+    first = move(client, game, blue, third["legal_moves"][0], 4).json()["game"]
     deadline = first["correspondence"]["gray_deadline_ms"]
     time_offset(3600)
     offered = client.post(
@@ -108,7 +112,7 @@ def test_an_offer_keeps_the_deadline_and_a_takeback_starts_a_new_one(
         headers={"Authorization": f"Bearer {gray['seat']['token']}"},
     ).json()
     assert asked["correspondence"]["gray_deadline_ms"] == deadline
-    assert taken["ply"] == 0 and taken["correspondence"]["running"] == "blue"
+    assert taken["ply"] == 2 and taken["correspondence"]["running"] == "blue"
     assert taken["correspondence"]["blue_deadline_ms"] >= deadline + 3_600_000
 
 

@@ -18,7 +18,7 @@ from bluegray.web import clocks, lobby
 from bluegray.web.lobby import Lobby
 from bluegray.web.players import Account
 from tests.web.conftest import LiveServer, Socket
-from tests.web.lobby_clients import LiveSocket, Player
+from tests.web.lobby_clients import LiveSocket, Player, first_moves
 
 CLOCK = {"minutes": 5, "increment_seconds": 3}
 
@@ -65,6 +65,7 @@ def test_a_seek_appears_for_everyone_and_accepting_it_starts_the_game_for_both(
             "side": "blue",
             "opponent": "bob",
             "rated": True,
+            "unrated_reason": None,
         }
         assert told_bob == started
         assert watching.receive("seek_gone") == {
@@ -103,6 +104,7 @@ def test_a_correspondence_seek_starts_a_correspondence_game_rated_by_corresponde
     assert state["clock"] is None and state["time_class"] == "correspondence"
     assert state["correspondence"]["days_per_move"] == 5
     assert state["correspondence"]["running"] == "blue"
+    first_moves({"ada": ada, "bob": bob}, {"game_id": game_id, "blue": "ada", "gray": "bob"})
     resigned = bob.post(f"/api/games/{game_id}/actions", {"action": "resign"})
     assert resigned.status_code == 200, resigned.text
     assert resigned.json()["ratings"]["pool"] == "cooper/correspondence"

@@ -69,7 +69,7 @@ def test_the_migrations_build_exactly_the_models_schema(database_url: str) -> No
         with database.engine.connect() as connection:
             context = MigrationContext.configure(connection)
             assert compare_metadata(context, Base.metadata) == []
-            assert context.get_current_revision() == "0007"
+            assert context.get_current_revision() == "0009"
             if connection.dialect.name == "sqlite":
                 mode = connection.execute(text("PRAGMA journal_mode")).scalar()
                 assert mode == "wal"

@@ -107,7 +107,7 @@ def test_a_rated_game_s_end_rates_both_players_once_as_glicko_2_says(
     ada, bob = Browser(app), Browser(app)
     sign_up(ada, "ada")
     sign_up(bob, "Bob_2")
-    game_id, ada_token, bob_token = friend_game(ada, bob, **RATED)
+    game_id, ada_token, bob_token = friend_game(ada, bob, **RATED, moved=True)
     assert app.get(f"/api/games/{game_id}").json()["ratings"] is None
     state = resign(bob, game_id, bob_token)  # Bob (Gray) resigns: Ada (Blue) wins
     new = NEW_STANDING.rating
@@ -144,7 +144,7 @@ def test_a_rated_game_s_end_rates_both_players_once_as_glicko_2_says(
     assert [point["game_id"] for point in ada_rating["history"]] == [game_id]
     assert history(app, "bob_2")[0]["rating"] == round(gray.rating, 1)
     # The next game starts from those ratings.
-    game_id, _, bob_token = friend_game(ada, bob, **RATED)
+    game_id, _, bob_token = friend_game(ada, bob, **RATED, moved=True)
     second = resign(bob, game_id, bob_token)["ratings"]
     assert second["blue"]["rating"] == round(blue.rating, 2)
     assert second["gray"]["rating"] == round(gray.rating, 2)
@@ -161,7 +161,7 @@ def test_a_game_without_a_clock_is_rated_by_correspondence(
     sign_up(bob, "bob")
     pools = []
     for terms in ({"correspondence": {"days": 3}}, {}):
-        game_id, _, bob_token = friend_game(ada, bob, rated=True, **terms)
+        game_id, _, bob_token = friend_game(ada, bob, rated=True, **terms, moved=True)
         pools.append(resign(bob, game_id, bob_token)["ratings"]["pool"])
     assert pools == ["sackson/correspondence"] * 2
     [ada_rating] = history(app, "ada")
@@ -203,7 +203,7 @@ def test_closing_an_account_voids_its_results_and_computes_its_pools_again(
         (ada, bob, RATED),
         (bob, cal, {**RATED, "rules": "cooper"}),
     ):
-        game_id, _, loser_token = friend_game(winner, loser, **body)
+        game_id, _, loser_token = friend_game(winner, loser, **body, moved=True)
         resign(loser, game_id, loser_token)
     assert main(["user", "close", "cal", "--database-url", database_url]) == 0
     history_rows = rows(app, "rating_history")
@@ -234,7 +234,7 @@ def test_the_profile_page_shows_each_rating_with_its_chart(
     sign_up(ada, "ada")
     sign_up(bob, "bob")
     for _ in range(2):
-        game_id, _, bob_token = friend_game(ada, bob, **RATED)
+        game_id, _, bob_token = friend_game(ada, bob, **RATED, moved=True)
         resign(bob, game_id, bob_token)
     page = app.get("/player/ada").text
     rating = round(history(app, "ada")[0]["rating"])
@@ -309,7 +309,7 @@ def test_a_rated_game_that_ends_after_a_player_s_account_is_closed_is_not_rated(
     ada, bob = Browser(app), Browser(app)
     sign_up(ada, "ada")
     sign_up(bob, "bob")
-    game_id, ada_token, _ = friend_game(ada, bob, **RATED)
+    game_id, ada_token, _ = friend_game(ada, bob, **RATED, moved=True)
     assert main(["user", "close", "bob", "--database-url", database_url]) == 0
     ended = resign(ada, game_id, ada_token)
     assert ended["status"] == "finished" and ended["ratings"] is None

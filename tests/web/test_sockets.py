@@ -156,8 +156,15 @@ def test_a_draw_offered_and_accepted_ends_the_game(server: LiveServer) -> None:
         Socket(server.ws_url(game_id), blue_token) as blue,
         Socket(server.ws_url(game_id), gray_token) as gray,
     ):
+        refused = {"type": "action", "action": "offer_draw", "ref": "early"}
+        blue.send(refused)  # not before both sides have moved
+        assert blue.receive("error", ref="early")["code"] == "not_allowed"
+        blue.send({"type": "move", "move": "d2-d3", "version": 2})
+        gray.receive("state", version=3)
+        gray.send({"type": "move", "move": "f8-f7", "version": 3})
+        blue.receive("state", version=4)
         blue.send({"type": "action", "action": "offer_draw"})
-        offered = gray.receive("state", version=3)
+        offered = gray.receive("state", version=5)
         assert offered["event"] == {
             "kind": "draw_offered",
             "side": "blue",
@@ -167,12 +174,12 @@ def test_a_draw_offered_and_accepted_ends_the_game(server: LiveServer) -> None:
         }
         assert offered["game"]["offers"]["draw"] == "blue"
         gray.send({"type": "action", "action": "decline_draw"})
-        assert blue.receive("state", version=4)["game"]["offers"]["draw"] is None
+        assert blue.receive("state", version=6)["game"]["offers"]["draw"] is None
         blue.send({"type": "action", "action": "offer_draw"})
-        gray.receive("state", version=5)
+        gray.receive("state", version=7)
         gray.send({"type": "action", "action": "accept_draw", "ref": "yes"})
-        assert gray.receive("ack", ref="yes")["version"] == 6
-        final = blue.receive("state", version=6)["game"]
+        assert gray.receive("ack", ref="yes")["version"] == 8
+        final = blue.receive("state", version=8)["game"]
         assert final["outcome"]["reason"] == "agreement" and final["outcome"]["winner"] is None
         assert final["status"] == "finished" and final["outcome"]["result"] == "1/2-1/2"
         blue.send({"type": "action", "action": "accept_draw", "ref": "late"})
@@ -210,13 +217,15 @@ def test_resignation_and_a_rematch_with_colours_swapped(server: LiveServer) -> N
     ):
         blue.send({"type": "move", "move": "d2-d3", "version": 2})
         gray.receive("state", version=3)
+        gray.send({"type": "move", "move": "f8-f7", "version": 3})
+        blue.receive("state", version=4)
         gray.send({"type": "action", "action": "resign"})
-        over = blue.receive("state", version=4)["game"]
+        over = blue.receive("state", version=5)["game"]
         assert over["outcome"]["winner"] == "blue" and over["outcome"]["reason"] == "resign"
         blue.send({"type": "action", "action": "offer_rematch"})
-        assert gray.receive("state", version=5)["game"]["offers"]["rematch"] == "blue"
+        assert gray.receive("state", version=6)["game"]["offers"]["rematch"] == "blue"
         gray.send({"type": "action", "action": "accept_rematch"})
-        started = blue.receive("state", version=6)
+        started = blue.receive("state", version=7)
         new_id = started["event"]["game_id"]
         assert started["game"]["rematch_id"] == new_id and new_id != game_id
     # Each keeps their token, and the colours are swapped.
@@ -239,11 +248,13 @@ def test_an_abandoned_game_can_be_claimed_after_the_grace_time(
         gray = Socket(server.ws_url(game_id), gray_token)
         blue.send({"type": "move", "move": "d2-d3", "version": 2})
         gray.receive("state", version=3)
-        gray.close()  # Gray leaves on their turn
+        gray.send({"type": "move", "move": "f8-f7", "version": 3})
+        second = blue.receive("state", version=4)["game"]["legal_moves"][0]
+        blue.send({"type": "move", "move": second, "version": 4})
+        gray.receive("state", version=5)
+        gray.close()  # Gray leaves on their turn (a claim before both have moved aborts)
         presence = blue.receive("presence")
-        while not presence["seats"]["gray"]["connected"]:  # first see Gray arrive...
-            presence = blue.receive("presence")
-        while presence["seats"]["gray"]["connected"]:  # ...then leave
+        while presence["seats"]["gray"]["connected"]:  # (Gray's arrival, if not seen yet)
             presence = blue.receive("presence")
         assert presence["seats"]["gray"]["away_since_ms"] is not None
         claim_at = presence["claim_win_at_ms"]

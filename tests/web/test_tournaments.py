@@ -12,7 +12,7 @@ import pytest
 from websockets.exceptions import ConnectionClosed
 
 from tests.web.conftest import LiveServer
-from tests.web.lobby_clients import LiveSocket, Player
+from tests.web.lobby_clients import LiveSocket, Player, first_moves
 
 CLOCK = {"minutes": 5, "increment_seconds": 3}
 
@@ -28,9 +28,10 @@ def wait_for(check: Callable[[], Any], timeout: float = 20) -> Any:
 
 
 def play_out(players: dict[str, Player], games: list[dict[str, Any]]) -> None:
-    """Blue wins every unfinished game: Gray resigns."""
+    """Blue wins every unfinished game: both sides move, then Gray resigns."""
     for game in games:
         if game["result"] is None:
+            first_moves(players, game)
             answer = players[game["gray"]].post(
                 f"/api/games/{game['game_id']}/actions", {"action": "resign"}
             )
@@ -224,6 +225,7 @@ def test_an_arena_counts_a_streak_double_and_ends_at_its_time(
         games = wait_for(partial(games_when, count))
         newest = games[-1]
         assert {newest["blue"], newest["gray"]} == {"ada", "bob"}
+        first_moves(players, newest)
         answer = players["bob"].post(
             f"/api/games/{newest['game_id']}/actions", {"action": "resign"}
         )

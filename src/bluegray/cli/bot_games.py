@@ -13,16 +13,18 @@ installs (this module loads only for ``bluegray bot``).
 from __future__ import annotations
 
 import json
+import random
 import threading
 import time
 import urllib.error
 import urllib.request
+import uuid
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any, Final
 from urllib.parse import urlsplit
 
-from websockets.exceptions import ConnectionClosed
+from websockets.exceptions import ConnectionClosed, InvalidHandshake
 from websockets.sync.client import connect
 
 from bluegray.errors import BlueGrayError
@@ -34,6 +36,17 @@ Json = dict[str, Any]
 PING_SECONDS: Final = 20.0
 """How often a game's socket pings the site (so that the bot counts as present)."""
 TIMEOUT_SECONDS: Final = 20.0
+CLOSE_RESTARTING: Final = 1012
+"""The close code of a server process that stops (a deploy): another one takes the game."""
+RECONNECT_SECONDS: Final = 1.0
+"""The pause before opening a game's socket again (times the failures in a row, up to 10)."""
+RECONNECT_TRIES: Final = 30
+"""Failures in a row to open a game's socket before the bot leaves the game."""
+RESENDS: Final = 10
+"""The most times a request refused with 503 (the site's database or Redis out for a moment:
+nothing was done) is sent again, after its ``Retry-After``."""
+UNAVAILABLE: Final = frozenset({"store_unavailable", "service_unavailable"})
+"""The error codes of a move the site could not store for a moment: it is sent again."""
 
 
 class BotError(BlueGrayError):
@@ -45,6 +58,16 @@ def _error_text(body: bytes, status: int) -> str:
         return str(json.loads(body)["error"]["message"])
     except (ValueError, KeyError, TypeError):
         return f"the site answered {status}"
+
+
+def retry_after(value: object) -> float:
+    """The seconds to wait before sending again (a ``Retry-After`` header or an error message's
+    ``retry_after``), spread a little so that every client does not come back at once."""
+    try:
+        seconds = float(str(value))
+    except ValueError:
+        seconds = 1.0
+    return min(max(seconds, 1.0), 30.0) * random.uniform(1.0, 1.25)
 
 
 def time_control(clock: tuple[float, float] | None, days: int | None) -> Json:
@@ -64,22 +87,33 @@ class Site:
         self.server = server.rstrip("/")
         self.token = token
 
-    def request(self, method: str, path: str, body: Json | None = None) -> Json:
+    def request(
+        self, method: str, path: str, body: Json | None = None, *, key: str | None = None
+    ) -> Json:
+        """The answer's JSON. A GET, or a request with an idempotency ``key``, refused with 503
+        is sent again after its ``Retry-After`` (a few times)."""
         data = None if body is None else json.dumps(body).encode()
         headers = {"Authorization": f"Bearer {self.token}", "Accept": "application/json"}
         if data is not None:
             headers["Content-Type"] = "application/json"
+        if key is not None:
+            headers["Idempotency-Key"] = key
         request = urllib.request.Request(
             self.server + path, data=data, headers=headers, method=method
         )
-        try:
-            with urllib.request.urlopen(request, timeout=TIMEOUT_SECONDS) as answer:
-                payload = answer.read()
-        except urllib.error.HTTPError as error:
-            raise BotError(_error_text(error.read(), error.code)) from None
-        except (urllib.error.URLError, OSError) as error:
-            reason = getattr(error, "reason", error)
-            raise BotError(f"cannot reach {self.server}: {reason}") from None
+        for tries in range(RESENDS + 1):
+            try:
+                with urllib.request.urlopen(request, timeout=TIMEOUT_SECONDS) as answer:
+                    payload = answer.read()
+                break
+            except urllib.error.HTTPError as error:
+                resendable = method == "GET" or key is not None
+                if error.code != 503 or not resendable or tries == RESENDS:
+                    raise BotError(_error_text(error.read(), error.code)) from None
+                time.sleep(retry_after(error.headers.get("Retry-After", 1)))
+            except (urllib.error.URLError, OSError) as error:
+                reason = getattr(error, "reason", error)
+                raise BotError(f"cannot reach {self.server}: {reason}") from None
         result: Json = json.loads(payload) if payload else {}
         return result
 
@@ -106,7 +140,7 @@ class Site:
         """A game between people that anyone with its link may join: its id and the link."""
         body: Json = {"rules": rules, "opponent": {"type": "friend"}, "color": "random"}
         body.update(time_control(clock, days))
-        created = self.request("POST", "/api/games", body)
+        created = self.request("POST", "/api/games", body, key=str(uuid.uuid4()))
         return created["game"]["id"], self.server + created["invite"]["path"]
 
     def post_seek(
@@ -171,27 +205,72 @@ def play_game(
     say: Callable[[str], None],
     stopping: threading.Event,
 ) -> Json | None:
-    """Play one game over its WebSocket until it is over (its last state) or ``stopping``."""
+    """Play one game over its WebSocket until it is over (its last state) or ``stopping``. A
+    socket that closes is opened again: at once when the server is restarting (code 1012),
+    after a short pause otherwise; the bot leaves the game only when the site refuses it or
+    cannot be reached for a while."""
     url = server.replace("http", "ws", 1).rstrip("/") + f"/ws/games/{game_id}"
+    failures = 0
+    welcomed: list[bool] = []
+    while not stopping.is_set():
+        was_welcomed = len(welcomed)
+        pause = RECONNECT_SECONDS
+        try:
+            return _play_connected(url, token, game_id, thinker, say, stopping, welcomed)
+        except ConnectionClosed as closed:
+            code = None if closed.rcvd is None else closed.rcvd.code
+            if code is not None and 4400 <= code < 4500:  # refused: a wrong token, no game
+                return None
+            if code == CLOSE_RESTARTING:
+                pause = 0.0
+        except (OSError, InvalidHandshake) as error:
+            if not welcomed or failures >= RECONNECT_TRIES:
+                raise BotError(f"cannot reach {server}: {error}") from error
+        failures = 0 if len(welcomed) > was_welcomed else failures + 1
+        if failures > RECONNECT_TRIES:
+            return None
+        say(f"game {game_id}: the connection closed; reconnecting")
+        stopping.wait(pause * min(failures, 10))
+    return None
+
+
+def _play_connected(
+    url: str,
+    token: str,
+    game_id: str,
+    thinker: Thinker,
+    say: Callable[[str], None],
+    stopping: threading.Event,
+    welcomed: list[bool],
+) -> Json | None:
+    """One socket of ``play_game``: its game's last state, or ``None`` once ``stopping``
+    (``ConnectionClosed`` if it closes first; ``welcomed`` gets an item when it is welcome)."""
     with connect(url, open_timeout=TIMEOUT_SECONDS, max_size=2**22) as socket:
         socket.send(json.dumps({"type": "hello", "token": token}))
         side = None
-        played_at = -1
+        played_at = -1  # a move sent but lost with the last socket is sent again on this one
         pinged = time.monotonic()
+        sent: Json | None = None  # the last move sent
+        resend: tuple[float, Json] | None = None  # a move to send again, and when
         while not stopping.is_set():
             if time.monotonic() - pinged > PING_SECONDS:
                 socket.send(json.dumps({"type": "ping"}))
                 pinged = time.monotonic()
+            if resend is not None and time.monotonic() >= resend[0]:
+                socket.send(json.dumps(resend[1]))  # same version: it cannot be played twice
+                resend = None
             try:
                 message: Json = json.loads(socket.recv(timeout=1.0))
             except TimeoutError:
                 continue
-            except ConnectionClosed:
-                return None
             kind = message["type"]
             if kind == "welcome":
                 side = message["side"]
+                welcomed.append(True)
                 say(f"game {game_id}: playing {side}")
+            elif kind == "error" and message.get("code") in UNAVAILABLE and sent is not None:
+                say(f"game {game_id}: {message['message']}: sending the move again")
+                resend = time.monotonic() + retry_after(message.get("retry_after") or 1), sent
             elif kind == "error":
                 say(f"game {game_id}: {message['message']}")
             elif kind == "state":
@@ -202,9 +281,9 @@ def play_game(
                 if state["status"] == "active" and mine and state["version"] > played_at:
                     played_at = state["version"]
                     move = thinker.move(state)
-                    socket.send(
-                        json.dumps({"type": "move", "move": move, "version": state["version"]})
-                    )
+                    sent = {"type": "move", "move": move, "version": state["version"]}
+                    resend = None
+                    socket.send(json.dumps(sent))
     return None
 
 

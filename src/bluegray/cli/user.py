@@ -1,5 +1,6 @@
 """``bluegray user``: the web app's accounts, from the command line (moderators, closing an
-account, a bot's account, what an account is)."""
+account, a bot's account, what an account is, the pairs that play too many rated games
+together)."""
 
 from __future__ import annotations
 
@@ -17,7 +18,8 @@ account as a bot's, or show what an account is.
 
 Closing an account ends its sessions and API tokens at once, on every server: it cannot log in
 or play again, and its games stay as they were, with its name. Names are matched without regard
-to case.
+to case. 'pairs' lists the pairs of accounts that reached the daily limit of rated games
+together (BLUEGRAY_RATED_GAMES_PER_PAIR): their further games were played unrated.
 
 The database is --database-url, else BLUEGRAY_DATABASE_URL, else the SQLite file in your data
 directory that 'bluegray serve' uses by default.
@@ -30,6 +32,7 @@ examples:
   bluegray user close troll_99
   bluegray user bot my_bot
   bluegray user show ada_l --database-url postgresql://bg:secret@db/bluegray
+  bluegray user pairs --days 30
 """
 
 ACTIONS = {
@@ -37,6 +40,7 @@ ACTIONS = {
     "close": "close an account: its sessions and tokens end, it cannot log in again",
     "bot": "mark an account that has not played yet as a bot's (it plays through the API only)",
     "show": "what an account is: since when, bot, moderator, open or closed, games, sessions",
+    "pairs": "the pairs of accounts that reached the daily limit of rated games together",
 }
 
 
@@ -51,7 +55,12 @@ def register(subparsers: Any) -> None:
     commands = parser.add_subparsers(dest="user_command", metavar="COMMAND", required=True)
     for action, help_text in ACTIONS.items():
         command = commands.add_parser(action, help=help_text, description=help_text)
-        command.add_argument("name", metavar="NAME", help="the account's name (any case)")
+        if action == "pairs":
+            command.add_argument(
+                "--days", type=int, default=7, help="how many days back to look (default 7)"
+            )
+        else:
+            command.add_argument("name", metavar="NAME", help="the account's name (any case)")
         if action == "moderator":
             command.add_argument(
                 "--off", action="store_true", help="take the moderator's role away instead"

@@ -14,7 +14,7 @@ import logging.config
 import socket
 
 import uvicorn
-from sqlalchemy import func, select
+from sqlalchemy import Engine, func, select
 from sqlalchemy.orm import Session
 
 from bluegray.cli.common import EXIT_OK, console, fail
@@ -30,6 +30,7 @@ from bluegray.web.clocks import now_ms
 from bluegray.web.db import database_url, make_engine, shown, upgrade_schema
 from bluegray.web.logs import log_config
 from bluegray.web.models import ApiTokenRow, SessionRow
+from bluegray.web.rated_pairs import DAY_MS, capped_pairs
 from bluegray.web.settings import InvalidSettingError, Settings, process_name
 from bluegray.web.worker import supervise, worker_slots
 
@@ -202,11 +203,27 @@ def _day(ms: int) -> str:
     return datetime.datetime.fromtimestamp(ms / 1000, datetime.UTC).strftime("%Y-%m-%d")
 
 
+def _rated_pairs(engine: Engine, days: int) -> int:
+    """``bluegray user pairs``: the pairs that reached the daily limit of rated games."""
+    with engine.connect() as connection:
+        pairs = capped_pairs(connection, now_ms() - days * DAY_MS)
+    if not pairs:
+        console.print(f"bluegray: no pair reached the daily limit of rated games in {days} days")
+    for pair in pairs:
+        console.print(
+            f"{pair.first} and {pair.second}: {pair.rated} rated, {pair.unrated} made unrated "
+            f"by the limit, the last on {_day(pair.last_ms)}"
+        )
+    return EXIT_OK
+
+
 def user(args: argparse.Namespace) -> int:
     """``bluegray user ACTION NAME``: moderators, closing, bots, and what an account is."""
     engine = make_engine(_database_of(args))
     try:
         upgrade_schema(engine)
+        if args.user_command == "pairs":
+            return _rated_pairs(engine, args.days)
         with Session(engine) as session, session.begin():
             row = find_account(session, args.name)
             if row is None:

@@ -8,6 +8,7 @@ from typing import Literal
 from pydantic import BaseModel, EmailStr, Field
 
 from bluegray.web.schemas import Mode, OutcomeInfo, Request, SideName, Status
+from bluegray.web.texts import OneLine
 
 NAME_TEXT_LIMIT = 100
 """How long a name may be in a request (a longer one is refused with the rules for names)."""
@@ -71,8 +72,11 @@ class ClaimedGames(BaseModel):
 
 
 class TokenRequest(Request):
-    description: str = Field(
-        min_length=1, max_length=100, description="What the token is for.", examples=["my bot"]
+    description: OneLine = Field(
+        min_length=1,
+        max_length=100,
+        description="What the token is for (one line of printable characters).",
+        examples=["my bot"],
     )
 
 
@@ -248,3 +252,24 @@ class NotificationSettings(BaseModel):
     mail_enabled: bool = Field(
         description="Whether this site sends email at all (its operator set up a mail server)."
     )
+
+
+class RatedPair(BaseModel):
+    """Two accounts whose games together were played unrated for the daily limit."""
+
+    first: str
+    second: str
+    rated_games: int = Field(description="Rated games they started together in the period.")
+    unrated_games: int = Field(
+        description="Games asked for as rated that the daily limit made unrated."
+    )
+    last_ms: int = Field(description="When the latest of those games started.")
+
+
+class RatedPairList(BaseModel):
+    """For moderators: the pairs of accounts that reached the daily limit of rated games
+    together (``BLUEGRAY_RATED_GAMES_PER_PAIR``), the most capped games first."""
+
+    since_ms: int
+    per_day: int = Field(description="The rated games two accounts may play together a day.")
+    pairs: list[RatedPair]

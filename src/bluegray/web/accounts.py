@@ -28,7 +28,7 @@ from bluegray.web.db import Database
 from bluegray.web.errors import ApiError, rate_limited
 from bluegray.web.live import LiveGame
 from bluegray.web.models import AccountRow, Base, ListingRow, SeatRow
-from bluegray.web.passwords import MAX_LENGTH, MIN_LENGTH, Hashing, needs_rehash
+from bluegray.web.passwords import MAX_LENGTH, MIN_LENGTH, Hashing, is_common, needs_rehash
 from bluegray.web.players import Account, account_of_row, check_new_name, is_name, name_key
 from bluegray.web.rates import RateLimits
 from bluegray.web.ratings import void_rated_results
@@ -62,15 +62,24 @@ class AccountError(ApiError):
 
 
 def check_password(password: str, name: str) -> None:
-    """A password someone may choose (422 ``invalid_password`` saying why not)."""
-    if not MIN_LENGTH <= len(password) <= MAX_LENGTH:
+    """A password someone may choose (422 ``invalid_password`` saying why not): long enough
+    without the spaces around it, not the name, and not one of the most common passwords."""
+    if not MIN_LENGTH <= len(password.strip()) <= len(password) <= MAX_LENGTH:
         raise AccountError(
             422,
             "invalid_password",
-            f"a password is {MIN_LENGTH} to {MAX_LENGTH} characters long",
+            f"a password is {MIN_LENGTH} to {MAX_LENGTH} characters long, not counting the "
+            "spaces around it",
         )
     if password.strip().lower() == name.lower():
         raise AccountError(422, "invalid_password", "the password cannot be the name")
+    if is_common(password):
+        raise AccountError(
+            422,
+            "invalid_password",
+            "that password is one of the most common ones, the first an attacker tries: "
+            "choose another (a few unrelated words make a good one)",
+        )
 
 
 # -- the database, for the service and the command line ------------------------------------------

@@ -21,6 +21,7 @@ from bluegray.web.clocks import Clock, Correspondence
 from bluegray.web.errors import ApiError
 from bluegray.web.live import LiveGame, Played
 from bluegray.web.presence import Presence
+from bluegray.web.rated_pairs import limit_rated
 from bluegray.web.schemas import Action, GameEvent
 from bluegray.web.security import new_game_id
 from bluegray.web.view import claim_win_at
@@ -33,10 +34,21 @@ class ActionContext:
     abandon_ms: int = 60_000
     new_games: list[LiveGame] = field(default_factory=list)
     """Games an action started (a rematch), to be stored with the change."""
+    pair_limit_reached: bool = False
+    """The two accounts have played their rated games together for the day: a rematch of a
+    rated game is unrated (``rated_pairs``)."""
 
 
 def names(sides: Iterable[Side]) -> str:
     return " and ".join(side.title for side in sorted(sides, key=lambda s: s.index))
+
+
+def before_both_moved(live: LiveGame) -> bool:
+    """Whether a game between two people stands before both sides have moved (the moves on the
+    board now, take-backs included): ending it then aborts it, rated for nobody (as lichess
+    does: resigning and draws wait for both sides' first moves, aborting is offered until
+    then)."""
+    return live.mode == "friend" and live.game.ply < 2
 
 
 def require_playing(live: LiveGame) -> None:
@@ -106,7 +118,7 @@ def flag(live: LiveGame, now: int) -> GameEvent | None:
     side = out_of_time(live, now)
     if side is None:
         return None
-    if live.correspondence is not None and live.awaits_first_moves():
+    if live.awaits_first_moves():
         return _abort_for_first_moves(live, now)
     time_out(live, side, now)
     return GameEvent(kind="time", side=side.value)
@@ -153,8 +165,9 @@ def start_rematch(live: LiveGame, actor: Side, context: ActionContext) -> GameEv
         if live.correspondence is None
         else Correspondence(live.correspondence.days),
         parent_id=live.id,
-        rated=live.rated,
+        rated=live.rated or live.unrated_reason is not None,
     )
+    limit_rated(new, context.pair_limit_reached)
     new.sync_status()
     new.sync_deadline(now)
     live.rematch_id = new.id
@@ -219,6 +232,12 @@ def _check_draw(live: LiveGame, actor: Side) -> None:
     require_playing(live)
     if live.mode == "ai":
         raise ApiError(409, "not_allowed", "the AI does not agree to draws: play on or resign")
+    if before_both_moved(live):
+        raise ApiError(
+            409,
+            "not_allowed",
+            "a draw can be offered once both sides have moved: until then, abort the game",
+        )
 
 
 def _check_takeback(live: LiveGame, actor: Side) -> None:
@@ -237,6 +256,8 @@ def _check_rematch(live: LiveGame, actor: Side) -> None:
 
 
 def _agree_draw(live: LiveGame, offerer: Side, actor: Side, context: ActionContext) -> GameEvent:
+    if before_both_moved(live):
+        return abort(live, actor, context)  # taken back to before both had moved
     live.game.agree(None)
     return GameEvent(kind="agreed", side=actor.value)
 
@@ -292,7 +313,10 @@ OFFERS: Final = {offer.field: offer for offer in (DRAW, TAKEBACK, REMATCH)}
 
 
 def resign(live: LiveGame, actor: Side, context: ActionContext) -> GameEvent:
+    """Resign; before both sides have moved, abort instead (a loss for nobody, unrated)."""
     require_playing(live)
+    if before_both_moved(live):
+        return abort(live, actor, context)
     live.game.resign(actor)
     return GameEvent(kind="resigned", side=actor.value)
 
@@ -308,6 +332,7 @@ def abort(live: LiveGame, actor: Side, context: ActionContext) -> GameEvent:
     if live.clock is not None:
         live.clock = live.clock.switched(None, context.now)
     live.invite_hash = None
+    live.draw_offer = live.takeback_offer = None
     return GameEvent(kind="aborted", side=actor.value)
 
 
@@ -347,6 +372,8 @@ def claim_win(live: LiveGame, actor: Side, context: ActionContext) -> GameEvent:
             f"{(wait + 999) // 1000} s",
             {"claim_win_at_ms": at},
         )
+    if before_both_moved(live):
+        return _abort_for_first_moves(live, context.now)
     live.game.resign(actor.other)
     live.end_reason = "abandoned"
     return GameEvent(kind="abandoned", side=actor.other.value)

@@ -63,6 +63,17 @@ class Caller:
             return None
         return account
 
+    def in_session(self, what: str) -> Account:
+        """The account of a logged-in browser, for the changes an API token may never make
+        (becoming a bot, the email and notices, the password, closing an account, minting and
+        revoking tokens): 403 for a token, so a leaked token cannot take the account over."""
+        account = self.signed_in()
+        if self.via != "session":
+            raise ApiError(
+                403, "forbidden", f"{what} from a logged-in browser: an API token cannot"
+            )
+        return account
+
     def signed_in(self) -> Account:
         """The account, or 401 (403 ``csrf_failed`` for a session cookie without its token)."""
         if self.account is not None:

@@ -33,6 +33,11 @@ CLAIM_MS: Final = 30_000
 """How long a claim holds unless its handler says otherwise."""
 BATCH: Final = 200
 """The most due timers taken in one look."""
+SETTLE_TRIES: Final = CLAIM_MS // 1000
+"""How often a fired timer's end is written again while the database fails (a second apart:
+until its claim would run out anyway)."""
+LIVE_SECONDS: Final = 1.0
+"""How long a look waits to hear which processes live before it goes on without."""
 _DEADLINES: Final = Base.metadata.tables["deadlines"]
 
 
@@ -84,6 +89,8 @@ class Timers:
         self._loop_task: asyncio.Task[None] | None = None
         self._firing: dict[tuple[str, str], asyncio.Task[None]] = {}
         self.fired = 0
+        self._blind = False
+        """Whether the last look could not tell which processes live (said once)."""
 
     def on(self, kind: str, handler: Handler) -> None:
         self._handlers[kind] = handler
@@ -134,9 +141,25 @@ class Timers:
                 log.error("cannot look for due timers: %r", error)
 
     async def sweep(self) -> int:
-        """Claim and fire the timers that are due and held by no live process; how many."""
+        """Claim and fire the timers that are due and held by no live process; how many.
+
+        Which processes live is Redis's to say; while it cannot, the database alone says what
+        is free: timers nobody holds and those whose holder's lease ran out (a flag falls on
+        time through an outage of Redis; the claim makes sure it falls once)."""
         now = now_ms()
-        alive = await self.live_processes(now)
+        alive: list[str] | None
+        try:
+            async with asyncio.timeout(LIVE_SECONDS):  # not wait_for: see ``_run``
+                alive = await self.live_processes(now)
+        except asyncio.CancelledError:
+            raise
+        except Exception as error:
+            if not self._blind:
+                log.warning("cannot tell which processes live (%r): taking free timers", error)
+            self._blind = True
+            alive = None
+        else:
+            self._blind = False
         rows = await self.db.read(lambda session: _due(session, now, alive))
         fired = 0
         for due in rows:
@@ -166,7 +189,14 @@ class Timers:
                 "the %s timer of %s failed; it is due again shortly", due.kind, due.subject
             )
             verdict = Verdict(again_at_ms=now_ms() + 2000)
-        await self.db.write(lambda connection: self._settle(connection, due, verdict))
+        settle = partial(self._settle, due=due, verdict=verdict)
+        for _attempt in range(SETTLE_TRIES):  # the database may be out for a while
+            try:
+                await self.db.write(settle)
+                break
+            except Exception as error:
+                log.warning("cannot settle the %s timer of %s: %r", due.kind, due.subject, error)
+                await asyncio.sleep(1)
         for at in (verdict.again_at_ms, verdict.hold_until_ms):
             if at is not None:
                 self.expect([at])
@@ -193,7 +223,7 @@ class Timers:
         )
         return bool(result.rowcount == 1)
 
-    def _settle(self, connection: Connection, due: Due, verdict: Verdict) -> None:
+    def _settle(self, connection: Connection, *, due: Due, verdict: Verdict) -> None:
         table = _DEADLINES
         mine = (
             table.c.kind == due.kind,
@@ -236,13 +266,13 @@ def _columns() -> tuple[Any, ...]:
     )
 
 
-def _due(session: Session, now: int, alive: list[str]) -> list[Due]:
+def _due(session: Session, now: int, alive: list[str] | None) -> list[Due]:
+    """The due timers that are free: held by nobody, by a lease that ran out, or by a process
+    not in ``alive`` (``None``: which live is not known, so only the first two)."""
     table = _DEADLINES
-    free = or_(
-        table.c.holder.is_(None),
-        table.c.held_until_ms < now,
-        not_(table.c.holder.in_(alive)) if alive else table.c.holder.is_not(None),
-    )
+    free = or_(table.c.holder.is_(None), table.c.held_until_ms < now)
+    if alive is not None:
+        free = or_(free, not_(table.c.holder.in_(alive)) if alive else table.c.holder.is_not(None))
     rows = session.execute(
         select(*_columns()).where(table.c.due_ms <= now, free).order_by(table.c.due_ms).limit(BATCH)
     )

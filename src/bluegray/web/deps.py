@@ -26,6 +26,7 @@ from bluegray.web.security import (
     client_key,
     digest,
     new_browser_id,
+    over_https,
 )
 from bluegray.web.service import GameService
 from bluegray.web.settings import Settings
@@ -102,7 +103,7 @@ def browser_id(request: Request, response: Response, settings: AppSettings) -> s
     value = request.cookies.get(BROWSER_COOKIE)
     if value is None or not BROWSER_ID_PATTERN.fullmatch(value):
         value = new_browser_id()
-        set_browser_cookie(response, value, settings)
+        set_browser_cookie(request, response, value, settings)
         request.state.new_browser_id = value
     return digest(value)
 
@@ -116,14 +117,22 @@ def browser_secret(request: Request) -> str | None:
     return fresh
 
 
-def set_browser_cookie(response: Response, value: str, settings: Settings) -> None:
+def secure_cookies(request: Request, settings: Settings) -> bool:
+    """Whether the site's cookies are Secure: set so, or the request came over HTTPS (itself or
+    by a trusted proxy's word)."""
+    return settings.secure_cookies or over_https(request.scope)
+
+
+def set_browser_cookie(
+    request: Request, response: Response, value: str, settings: Settings
+) -> None:
     response.set_cookie(
         BROWSER_COOKIE,
         value,
         max_age=COOKIE_MAX_AGE,
         httponly=True,
         samesite="lax",
-        secure=settings.secure_cookies,
+        secure=secure_cookies(request, settings),
         path="/",
     )
 

@@ -32,7 +32,13 @@ from bluegray.web.runtime import Games
 from bluegray.web.schemas import AiStatus, ReadyCheck
 from bluegray.web.settings import Settings
 from bluegray.web.store import timer_values
-from bluegray.web.uptime import credit_outage, note_alive
+from bluegray.web.uptime import (
+    Outage,
+    credit_outage,
+    credited_flag_at,
+    note_alive,
+    store_outage,
+)
 from bluegray.web.ws import Hub
 
 log = logging.getLogger("bluegray.web")
@@ -83,6 +89,11 @@ class Duties:
         for kind in NOTICE_KINDS:
             self.timers.on(kind, self.notices.due)
         self._heartbeat: asyncio.Task[None] | None = None
+        self._catching_up: set[asyncio.Task[None]] = set()
+        self._noted_ms: int | None = None
+        """When this process last noted its heartbeat in the database."""
+        self._store_failed = False
+        """Whether its heartbeat failed since (the database was out)."""
         self.on_cluster: Callable[[News], None] | None = None
         """Who hears the cluster's news (not about one game): the lobby."""
 
@@ -94,9 +105,10 @@ class Duties:
         started = now_ms()
         down_after = round(self.settings.heartbeat_seconds * 3000) + 1000
         gap = await self.db.write(partial(credit_outage, started=started, down_after_ms=down_after))
+        self._noted_ms = started
         if gap:
             log.info("the service was down for %.1f s: running clocks credited", gap / 1000)
-        await self.bus.start(self._hear)
+        await self.bus.start(self._hear, self._rejoined)
         await self.presence.beat(started)
         await self.queue.start()
         await self.timers.start()
@@ -107,6 +119,8 @@ class Duties:
             self._heartbeat.cancel()
             with contextlib.suppress(asyncio.CancelledError):
                 await self._heartbeat
+        for task in list(self._catching_up):
+            task.cancel()
         await self.timers.stop()
         await self.hub.close_all(now_ms())
         await self.queue.close()
@@ -121,17 +135,50 @@ class Duties:
         while True:
             await asyncio.sleep(self.settings.heartbeat_seconds)
             stamp = now_ms()
-            try:
-                await self.presence.beat(stamp)
-                now_alive = set(await self.presence.live_processes(stamp))
-                if alive - now_alive:  # a process died: its sockets' seats are away now
-                    await self._republish_presence()
-                alive = now_alive
-                await self.db.write(partial(note_alive, stamp=stamp))
-                self.metrics.ai_queue_depth.set(await self.queue.depth())
-                self.metrics.ai_workers.set(await self.queue.workers())
+            try:  # the sockets behind their game's stored version catch up (news may be lost)
+                watched = self.hub.watched_games()
+                self.hub.expect(await self.games.stored_versions(watched) if watched else {})
             except Exception as error:
-                log.error("cannot note the heartbeat: %r", error)
+                log.error("cannot read the stored versions of the games watched: %r", error)
+            # Apart, at once: an outage of Redis is not taken for one of the database, nor
+            # does a database that hangs stop this process's beat in Redis (or the reverse).
+            _, alive = await asyncio.gather(self._beat_store(stamp), self._beat_here(stamp, alive))
+
+    async def _beat_store(self, stamp: int) -> None:
+        """Note the heartbeat in the database, and the database's outage if the last one
+        failed (see ``uptime``)."""
+        outage = self._outage(stamp)
+        try:
+            await self.db.write(partial(note_alive, stamp=stamp, outage=outage))
+        except Exception as error:
+            if not self._store_failed:
+                log.error("cannot note the heartbeat in the database: %r", error)
+            self._store_failed = True
+            return
+        if outage is not None:
+            log.info("the database was out for %.1f s", (outage[1] - outage[0]) / 1000)
+        self._noted_ms, self._store_failed = stamp, False
+
+    def _outage(self, now: int) -> Outage | None:
+        """The database's outage this process saw, until ``now`` (``None``: none)."""
+        if not self._store_failed or self._noted_ms is None:
+            return None
+        return self._noted_ms, now
+
+    async def _beat_here(self, stamp: int, alive: set[str]) -> set[str]:
+        """Beat in the presence book; the processes alive now (``alive`` if unknown)."""
+        try:
+            await self.presence.beat(stamp)
+            now_alive = set(await self.presence.live_processes(stamp))
+            if alive - now_alive:  # a process died: its sockets' seats are away now
+                await self._republish_presence()
+            await self.games.republish()  # what could not be published before
+            self.metrics.ai_queue_depth.set(await self.queue.depth())
+            self.metrics.ai_workers.set(await self.queue.workers())
+        except Exception as error:
+            log.error("cannot note the heartbeat: %r", error)
+            return alive
+        return now_alive
 
     async def _republish_presence(self) -> None:
         for game_id in self.hub.watched_games():
@@ -139,6 +186,21 @@ class Duties:
                 await self.games.publish_presence(game_id)
             except Exception as error:
                 log.warning("cannot publish the presence of game %s: %r", game_id, error)
+
+    def _rejoined(self) -> None:
+        """The bus has Redis again: whatever other processes published meanwhile was lost."""
+        task = asyncio.create_task(self._catch_up(), name="bluegray-catch-up")
+        self._catching_up.add(task)
+        task.add_done_callback(self._catching_up.discard)
+
+    async def _catch_up(self) -> None:
+        """Publish again what this process could not, give every socket the state it missed,
+        and once every process has had the time to write its presence again (if Redis lost
+        it), tell every socket who is connected."""
+        await self.games.republish()
+        await self.hub.resync()
+        await asyncio.sleep(self.settings.heartbeat_seconds * 3 + 1)  # presence is rewritten
+        await self._republish_presence()
 
     def _hear(self, news: News) -> None:
         if news.kind == "cluster":
@@ -157,7 +219,17 @@ class Duties:
         if live.is_over():  # a tournament's game may have made its timer due
             self.timers.expect([now_ms()])
 
+    async def store_outage(self) -> Outage | None:
+        """The database's last outage: the one this process saw and has not noted yet (it is
+        just back), else the last one noted (see ``uptime``)."""
+        seen = self._outage(now_ms())
+        return seen if seen is not None else await self.db.read(store_outage)
+
     async def _flag_due(self, due: Due) -> Verdict:
+        outage = await self.store_outage()
+        credited = credited_flag_at((await self.games.get(due.subject)).live, outage)
+        if credited is not None and now_ms() < credited:
+            return Verdict(again_at_ms=credited)  # no move could be stored: it falls later
         stored = await self.games.change(due.subject, lambda live: actions.flag(live, now_ms()))
         if stored is not None:
             return DONE

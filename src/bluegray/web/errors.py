@@ -4,12 +4,18 @@ trace ever leaves the server."""
 
 from __future__ import annotations
 
+import contextlib
 import logging
-from typing import Any
+from collections.abc import Iterator
+from typing import Any, Final
 
 from fastapi import FastAPI, Request
 from fastapi.exceptions import RequestValidationError
 from fastapi.responses import JSONResponse
+from redis.exceptions import ConnectionError as RedisConnectionError
+from redis.exceptions import TimeoutError as RedisTimeoutError
+from sqlalchemy.exc import DBAPIError, DisconnectionError, InterfaceError, OperationalError
+from sqlalchemy.exc import TimeoutError as PoolTimeoutError
 from starlette.exceptions import HTTPException as StarletteHTTPException
 
 from bluegray.errors import (
@@ -25,6 +31,7 @@ from bluegray.errors import (
 from bluegray.web.guard import PROCESS_HEADER, REQUEST_ID_HEADER
 from bluegray.web.logs import request_id_var
 from bluegray.web.metrics import Metrics
+from bluegray.web.schemas import ErrorMessage
 from bluegray.web.security import SECURITY_HEADERS
 
 log = logging.getLogger("bluegray.web")
@@ -72,6 +79,66 @@ def rate_limited(wait: float, what: str) -> ApiError:
         {"retry_after": seconds},
         headers={"Retry-After": str(seconds)},
     )
+
+
+RETRY_AFTER_SECONDS: Final = 1
+"""How soon a client may try again a request refused because the database or Redis could not
+be reached (its ``Retry-After``)."""
+
+
+def _store_down(error: BaseException) -> bool:
+    """Whether ``error`` means the database cannot be reached right now (not that the request
+    was wrong): a refused or lost connection, a restart, no connection free in time."""
+    if isinstance(error, OperationalError | InterfaceError | DisconnectionError | PoolTimeoutError):
+        return True
+    return isinstance(error, DBAPIError) and error.connection_invalidated
+
+
+def unavailable(error: BaseException) -> ApiError | None:
+    """The 503 for an error that means the database (``store_unavailable``) or Redis
+    (``service_unavailable``) cannot be reached right now, with ``Retry-After``; ``None`` for
+    any other error. Nothing was changed: the same request may be sent again."""
+    if _store_down(error):
+        code, what = "store_unavailable", "the game store cannot be reached"
+    elif isinstance(error, RedisConnectionError | RedisTimeoutError):
+        code, what = "service_unavailable", "a part of the service cannot be reached"
+    else:
+        return None
+    seconds = RETRY_AFTER_SECONDS
+    return ApiError(
+        503,
+        code,
+        f"{what} right now: try again in {seconds} s",
+        {"retry_after": seconds},
+        headers={"Retry-After": str(seconds)},
+    )
+
+
+@contextlib.contextmanager
+def refused_while_down() -> Iterator[None]:
+    """Raise the 503 of ``unavailable`` for an outage met inside (HTTP has a handler for them;
+    a socket's messages, and any caller that answers ``ApiError`` itself, need this)."""
+    try:
+        yield
+    except Exception as error:
+        refusal = unavailable(error)
+        if refusal is None:
+            raise
+        raise refusal from error
+
+
+def socket_error(error: ApiError, ref: str | None) -> str:
+    """An ``ApiError`` as a socket's error message: with the game's version when it has one
+    (a stale version), and when to send it again (an outage)."""
+    details = error.details or {}
+    version, retry_after = details.get("version"), details.get("retry_after")
+    return ErrorMessage(
+        code=error.code,
+        message=error.message,
+        ref=ref,
+        version=version if isinstance(version, int) else None,
+        retry_after=retry_after if isinstance(retry_after, int) else None,
+    ).model_dump_json()
 
 
 def from_library(error: BlueGrayError) -> ApiError:
@@ -178,6 +245,18 @@ def install_handlers(app: FastAPI, process: str, metrics: Metrics) -> None:
         errors.labels(code).inc()
         message = error.detail if isinstance(error.detail, str) else code.replace("_", " ")
         return error_response(error.status_code, code, message, dict(error.headers or {}))
+
+    async def _unavailable(request: Request, error: Exception) -> JSONResponse:
+        api = unavailable(error)
+        if api is None:
+            raise error  # not an outage: the unexpected errors' handler answers it
+        log.warning("%s on %s %s: %r", api.code, request.method, request.url.path, error)
+        errors.labels(api.code).inc()
+        return JSONResponse(api.body(), status_code=api.status, headers=api.headers)
+
+    for kind in (DBAPIError, DisconnectionError, PoolTimeoutError, RedisConnectionError):
+        app.add_exception_handler(kind, _unavailable)
+    app.add_exception_handler(RedisTimeoutError, _unavailable)
 
     @app.exception_handler(Exception)
     async def _unexpected(request: Request, error: Exception) -> JSONResponse:

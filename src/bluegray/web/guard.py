@@ -28,6 +28,7 @@ from bluegray.web.security import (
     Scope,
     Send,
     client_key,
+    over_https,
 )
 from bluegray.web.settings import Settings
 
@@ -116,7 +117,11 @@ class GuardMiddleware:
             )
             return
         if kind == "websocket":
-            await self.app(scope, receive, self._with_headers(send, api=False, websocket=True))
+            await self.app(
+                scope,
+                receive,
+                self._with_headers(send, api=False, websocket=True, https=over_https(scope)),
+            )
             return
         path: str = scope["path"]
         method: str = scope["method"]
@@ -154,9 +159,17 @@ class GuardMiddleware:
                 )
                 return
             receive = _replay(body, receive)
-        await self.app(scope, receive, self._with_headers(send, api=path.startswith("/api/")))
+        await self.app(
+            scope,
+            receive,
+            self._with_headers(send, api=path.startswith("/api/"), https=over_https(scope)),
+        )
 
-    def _with_headers(self, send: Send, *, api: bool, websocket: bool = False) -> Send:
+    def _with_headers(
+        self, send: Send, *, api: bool, websocket: bool = False, https: bool = False
+    ) -> Send:
+        """``send`` with the security headers and the request id added (HSTS too over HTTPS:
+        ``over_https``)."""
         identity = (REQUEST_ID_HEADER, request_id_var.get().encode())
         headers = [*self.headers, identity]
         process_header = self.process_header
@@ -166,6 +179,8 @@ class GuardMiddleware:
             if message["type"] == start:
                 existing = {name.lower() for name, _ in message.get("headers", [])}
                 extra = [(name, value) for name, value in headers if name not in existing]
+                if https and _HSTS[0] not in existing and _HSTS not in extra:
+                    extra.append(_HSTS)
                 if (api or message.get("status", 200) >= 500) and b"cache-control" not in existing:
                     extra.append((b"cache-control", b"no-store"))
                 message["headers"] = [*message.get("headers", []), *extra]

@@ -93,6 +93,8 @@ class LiveGame:
     rating_result: str | None = None
     """What the end of a rated game did to each side's rating (``RatingResult`` as JSON), written
     in the transaction that ends it."""
+    unrated_reason: str | None = None
+    """Why a game asked for as rated is played unrated (``rated_pairs.PAIR_LIMIT``)."""
     _derived: Derived | None = field(default=None, repr=False, compare=False)
 
     def copy(self) -> LiveGame:

@@ -51,6 +51,7 @@ from bluegray.web.lobby_schemas import (
 )
 from bluegray.web.models import AccountRow, RatingRow, SeekRow
 from bluegray.web.players import Account, account_of_row, name_key
+from bluegray.web.rated_pairs import explain
 from bluegray.web.rates import RateLimits
 from bluegray.web.ratings import pool_name
 from bluegray.web.schemas import ClockSettings, CorrespondenceSettings
@@ -440,12 +441,22 @@ class Lobby:
         path = f"/game/{live.id}"
         for player, side, opponent in ((owner, own, taker), (taker, own.other, owner)):
             started = StartedGame(
-                game_id=live.id, path=path, side=side.value, opponent=opponent.name, rated=row.rated
+                game_id=live.id,
+                path=path,
+                side=side.value,
+                opponent=opponent.name,
+                rated=live.rated,
+                unrated_reason=explain(live.unrated_reason),
             )
             message = GameStartedMessage(game=started)
             await self._publish(f"{ACCOUNT_PREFIX}{player.id}", message.model_dump_json())
         return StartedGame(
-            game_id=live.id, path=path, side=own.other.value, opponent=owner.name, rated=row.rated
+            game_id=live.id,
+            path=path,
+            side=own.other.value,
+            opponent=owner.name,
+            rated=live.rated,
+            unrated_reason=explain(live.unrated_reason),
         )
 
     async def quick(self, account: Account, key: str, connection: str | None) -> QuickPairingResult:

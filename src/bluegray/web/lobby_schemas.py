@@ -90,6 +90,11 @@ class StartedGame(BaseModel):
     side: SideName = Field(description="The side of the player told.")
     opponent: str
     rated: bool
+    unrated_reason: str | None = Field(
+        default=None,
+        description="Why a game asked for as rated is played unrated (the two accounts have "
+        "played as many rated games together today as may be rated), in words for players.",
+    )
     tournament: str | None = Field(
         default=None, description="The tournament whose game it is (its id), if any."
     )

@@ -84,6 +84,9 @@ class GameRow(Base):
     """``real-time`` or ``correspondence`` (with the rule set: the rating it counts in)."""
     rating_result: Mapped[str | None] = mapped_column(Text)
     """What the end of a rated game did to each side's rating (``RatingResult``'s JSON)."""
+    unrated_reason: Mapped[str | None] = mapped_column(String(16))
+    """Why a game asked for as rated is played unrated (``pair_limit``: its two accounts had
+    played their rated games for the day)."""
 
 
 class SeatRow(Base):
@@ -319,6 +322,25 @@ class ServerStateRow(Base):
 
     key: Mapped[str] = mapped_column(String(32), primary_key=True)
     value: Mapped[str] = mapped_column(Text)
+
+
+class IdempotencyKeyRow(Base):
+    """A game created with an ``Idempotency-Key``, kept for a day so that the same request sent
+    again (its answer was lost) answers the same game. The key is the caller's (an account's,
+    or a browser's): stored as its digest, with the digest of the request it came with."""
+
+    __tablename__ = "idempotency_keys"
+    __table_args__ = (Index("ix_idempotency_keys_created", "created_ms"),)
+
+    caller: Mapped[str] = mapped_column(String(80), primary_key=True)
+    """``account:ID`` or ``browser:DIGEST``."""
+    key_hash: Mapped[str] = mapped_column(String(64), primary_key=True)
+    request_hash: Mapped[str] = mapped_column(String(64))
+    game_id: Mapped[str] = mapped_column(String(16))
+    salt: Mapped[str] = mapped_column(String(64))
+    """Random: the seat token and invite code are derived from it and the key itself (which is
+    not stored), so that the same request's answer can be given again."""
+    created_ms: Mapped[int] = mapped_column(BigInteger)
 
 
 class DeadlineRow(Base):

@@ -21,6 +21,7 @@ from typing import Final
 
 from argon2 import PasswordHasher, Type
 from argon2.exceptions import InvalidHashError, VerificationError
+from zxcvbn.frequency_lists import FREQUENCY_LISTS
 
 TIME_COST: Final = 3
 """Passes over the memory (RFC 9106, section 4, second recommended option)."""
@@ -37,6 +38,19 @@ MIN_LENGTH: Final = 8
 MAX_LENGTH: Final = 256
 """A password's length in characters (NIST SP 800-63B: at least 8, and long ones allowed; no
 rules about which characters)."""
+
+
+@functools.cache
+def _common_passwords() -> frozenset[str]:
+    return frozenset(word.strip().lower() for word in FREQUENCY_LISTS["passwords"])
+
+
+def is_common(password: str) -> bool:
+    """Whether a password is one of the 30,000 most common (zxcvbn's list, which ships with the
+    package: checked offline), compared after trimming and in any case, as NIST SP 800-63B
+    asks of a list of passwords known to be weak."""
+    return password.strip().lower() in _common_passwords()
+
 
 HASHER: Final = PasswordHasher(
     time_cost=TIME_COST,

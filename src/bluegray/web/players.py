@@ -2,6 +2,10 @@
 
 A name is 3 to 20 ASCII letters, digits, ``-`` and ``_``, unique without regard to case (its
 lower-case form is the key). Names never change, so a game keeps the names of its players.
+
+Reserved words are matched by skeleton, not exactly: a name that only looks like one (``adm1n``,
+``Admin_``) or is one with digits or a staff-like suffix after it (``moderator2``,
+``bluegray-team``) would pass for the site's or the AI's, and is refused.
 """
 
 from __future__ import annotations
@@ -16,9 +20,52 @@ from bluegray.web.models import AccountRow
 NAME_PATTERN: Final = r"^[A-Za-z0-9_-]{3,20}$"
 _NAME: Final = re.compile(NAME_PATTERN)
 RESERVED_NAMES: Final = frozenset(
-    {"admin", "ai", "anonymous", "bluegray", "bot", "moderator", "root", "system"}
+    {
+        "admin",
+        "administrator",
+        "ai",
+        "anonymous",
+        "bluegray",
+        "bot",
+        "moderator",
+        "root",
+        "staff",
+        "support",
+        "system",
+    }
 )
-"""Names nobody may take: they would pass for the site's or the AI's."""
+"""Words nobody may take as a name, or as a name's skeleton (``skeleton``): they would pass for
+the site's or the AI's."""
+RESERVED_SUFFIXES: Final = frozenset(
+    {"team", "staff", "official", "support", "help", "admin", "mod", "crew", "bot"}
+)
+"""What may not follow a reserved word in a name (nor digits, nor ``-`` and ``_``)."""
+_LOOKALIKE: Final = str.maketrans("01i3457", "olleast", "-_")
+"""Characters written like others (``0`` like ``o``; ``1`` and ``i`` like ``l``...), and the
+separators, which a skeleton leaves out."""
+
+
+def skeleton(text: str) -> str:
+    """A name as it looks, for comparing with the reserved words: lower case, ``0→o 1→l i→l
+    3→e 4→a 5→s 7→t``, without ``-`` and ``_`` (``Adm1n_`` and ``admin`` have the same)."""
+    return text.lower().translate(_LOOKALIKE)
+
+
+_RESERVED_SKELETONS: Final = frozenset(skeleton(word) for word in RESERVED_NAMES)
+_SUFFIX_SKELETONS: Final = frozenset(skeleton(word) for word in RESERVED_SUFFIXES)
+
+
+def is_reserved(name: str) -> bool:
+    """Whether a name's skeleton is a reserved word's, or a reserved word's followed by digits,
+    separators or a suffix such as ``team`` or ``staff`` (``badminton`` is none of these)."""
+    plain = name.lower().replace("-", "").replace("_", "")
+    shown = skeleton(plain)
+    for word in _RESERVED_SKELETONS:
+        if shown.startswith(word):
+            rest = plain[len(word) :].rstrip("0123456789")
+            if not rest or skeleton(rest) in _SUFFIX_SKELETONS:
+                return True
+    return False
 
 
 @dataclass(frozen=True)
@@ -65,6 +112,6 @@ def check_new_name(name: str) -> str:
             "invalid_name",
             "a name is 3 to 20 characters: ASCII letters, digits, '-' and '_'",
         )
-    if name_key(name) in RESERVED_NAMES:
+    if is_reserved(name):
         raise ApiError(422, "invalid_name", "that name is reserved: choose another")
     return name

@@ -1,20 +1,34 @@
 """Rate limits, with the ``limits`` library: each limit allows a burst, then a steady rate (at most
 ``burst`` requests in any ``burst / rate`` seconds, counted in a sliding window). Embedded, the
 counts are kept in the process; scaled out, in Redis, so that a client meets the same limit
-whichever process it reaches.
+whichever process it reaches. While Redis cannot be reached, each process counts on its own (a
+client meets the limit in each process it reaches: none is lifted, and none refuses a request
+for the outage), and goes back to Redis once it answers again.
 """
 
 from __future__ import annotations
 
+import logging
 import math
 import time
+from collections.abc import Awaitable, Callable
 from dataclasses import dataclass
+from typing import Final, TypeVar
 
 from limits import RateLimitItem, RateLimitItemPerSecond
 from limits.aio.storage import MemoryStorage, RedisStorage, Storage
 from limits.aio.strategies import SlidingWindowCounterRateLimiter
+from limits.errors import StorageError
 
 from bluegray.web.settings import Settings
+
+T = TypeVar("T")
+log = logging.getLogger("bluegray.web")
+
+REDIS_SECONDS: Final = 1.0
+"""How long a count may wait for Redis (connecting or answering) before it is counted here."""
+RETRY_SECONDS: Final = 1.0
+"""How long the counts stay in the process after Redis failed, before Redis is tried again."""
 
 
 @dataclass(frozen=True)
@@ -37,12 +51,20 @@ class RateLimits:
         storage: Storage
         if shared:
             storage = RedisStorage(
-                "async+" + settings.redis_url, implementation="redispy", key_prefix="bg:rate"
+                "async+" + settings.redis_url,
+                wrap_exceptions=True,
+                implementation="redispy",
+                key_prefix="bg:rate",
+                socket_timeout=REDIS_SECONDS,
+                socket_connect_timeout=REDIS_SECONDS,
             )
         else:
             storage = MemoryStorage()
         self.storage = storage
         self.limiter = SlidingWindowCounterRateLimiter(storage)
+        self.fallback = SlidingWindowCounterRateLimiter(MemoryStorage())
+        """The counts kept in the process while Redis cannot be reached."""
+        self._redis_down_until = 0.0
         self.local = SlidingWindowCounterRateLimiter(MemoryStorage())
         """For socket messages: a socket lives in one process, so its count stays there."""
         self.requests = Rate(settings.http_rate, settings.http_burst).item("http")
@@ -61,28 +83,53 @@ class RateLimits:
             settings.login_failures_per_address, window, namespace="login-address"
         )
 
+    async def _counted(self, work: Callable[[SlidingWindowCounterRateLimiter], Awaitable[T]]) -> T:
+        """``work`` on the shared counts, or on this process's own while Redis fails."""
+        if time.monotonic() >= self._redis_down_until:
+            try:
+                result = await work(self.limiter)
+            except StorageError as error:
+                if not self._redis_down_until:
+                    log.warning("rate limits counted in this process: Redis fails: %r", error)
+                self._redis_down_until = time.monotonic() + RETRY_SECONDS
+            else:
+                if self._redis_down_until:
+                    log.info("rate limits counted in Redis again")
+                    self._redis_down_until = 0.0
+                return result
+        return await work(self.fallback)
+
     async def take(self, item: RateLimitItem, key: str) -> float:
         """Count one for ``key``: 0 if allowed, else the seconds until it would be."""
-        if await self.limiter.hit(item, key):
-            return 0.0
-        stats = await self.limiter.get_window_stats(item, key)
-        return max(0.5, stats.reset_time - _now())
+
+        async def take(limiter: SlidingWindowCounterRateLimiter) -> float:
+            if await limiter.hit(item, key):
+                return 0.0
+            stats = await limiter.get_window_stats(item, key)
+            return max(0.5, stats.reset_time - _now())
+
+        return await self._counted(take)
 
     async def wait(self, item: RateLimitItem, key: str) -> float:
         """0 if one more would be allowed for ``key`` (nothing is counted), else the seconds
         until it would be."""
-        if await self.limiter.test(item, key):
-            return 0.0
-        stats = await self.limiter.get_window_stats(item, key)
-        return max(0.5, stats.reset_time - _now())
+
+        async def wait(limiter: SlidingWindowCounterRateLimiter) -> float:
+            if await limiter.test(item, key):
+                return 0.0
+            stats = await limiter.get_window_stats(item, key)
+            return max(0.5, stats.reset_time - _now())
+
+        return await self._counted(wait)
 
     async def count(self, item: RateLimitItem, key: str) -> None:
         """Count one for ``key``, allowed or not (a failed login)."""
-        await self.limiter.hit(item, key)
+        await self._counted(lambda limiter: limiter.hit(item, key))
 
     async def forget(self, item: RateLimitItem, key: str) -> None:
-        """Forget what was counted for ``key``."""
-        await self.limiter.clear(item, key)
+        """Forget what was counted for ``key`` (here too: what was counted during an outage)."""
+        await self._counted(lambda limiter: limiter.clear(item, key))
+        await self.fallback.clear(item, key)
 
     async def take_message(self, socket: str) -> bool:
         """Count a message of a socket; whether it is allowed."""

@@ -229,8 +229,8 @@ def rate_ended(
     changes nothing."""
     score = blue_score(live)
     pool = pool_name(live.rules, live.time_class())
-    if not live.rated or score is None or pool is None:
-        return
+    if not live.rated or score is None or pool is None or live.game.ply < 2:
+        return  # a game that ends before both sides have moved is never rated
     blue_id = live.seats[Side.BLUE].account_id
     gray_id = live.seats[Side.GRAY].account_id
     if blue_id is None or gray_id is None or blue_id == gray_id:

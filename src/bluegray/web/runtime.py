@@ -17,20 +17,22 @@ import logging
 import time
 from collections.abc import Callable
 from dataclasses import dataclass, field
+from functools import partial
 from typing import Final
 
 from sqlalchemy import Connection, select, update
 from sqlalchemy.orm import Session
 
 from bluegray.errors import BlueGrayError
-from bluegray.web.bus import Bus, News
+from bluegray.pieces import Side
+from bluegray.web.bus import Bus, BusUnavailableError, News
 from bluegray.web.clocks import now_ms
 from bluegray.web.db import ConflictError, Database
 from bluegray.web.errors import ApiError, from_library, not_found
 from bluegray.web.live import LiveGame
 from bluegray.web.logs import game_id_var
 from bluegray.web.models import Base, DeadlineRow, GameRow
-from bluegray.web.presence import Presence, PresenceBook
+from bluegray.web.presence import UNKNOWN, Presence, PresenceBook
 from bluegray.web.schemas import (
     AiMessage,
     AiStatus,
@@ -55,7 +57,11 @@ log = logging.getLogger("bluegray.web")
 
 PRESENCE_KEEP_MS: Final = 2000
 """How long a watched game's presence, once read, is shown without reading it again."""
+PRESENCE_RETRY_MS: Final = 1000
+"""After presence could not be read, how long it is shown as last known without trying."""
 CACHE_LIMIT: Final = 2000
+VERSIONS_AT_ONCE: Final = 500
+"""Games whose stored versions one query reads."""
 """Games kept in memory; idle ones beyond this are dropped (they are all in the database)."""
 
 Change = Callable[[LiveGame], GameEvent | None]
@@ -117,7 +123,13 @@ class Games:
         """Whether a game may leave the cache (set by the app: no socket on it here)."""
         self.watched: Callable[[str], bool] = lambda game_id: False
         """Whether this process receives a game's news (set by the app: a socket on it here)."""
+        self.held: Callable[[str], frozenset[Side]] = lambda game_id: frozenset()
+        """The sides of a game with a socket open in this process (set by the app)."""
         self._presences: dict[str, tuple[int, Presence]] = {}
+        self._presence_failed = -PRESENCE_RETRY_MS
+        self._unpublished: dict[str, None] = {}
+        """Games whose latest state could not be published (Redis was away): published again
+        at the next heartbeat."""
 
     # -- loading -------------------------------------------------------------------------------
 
@@ -205,14 +217,41 @@ class Games:
     async def presence_of(self, game_id: str, *, exact: bool = False) -> Presence:
         """Who is at a game. A game this process watches keeps what was read for a moment
         (every change of presence is news that drops it), so that publishing a move does not
-        cost a read; ``exact`` reads it anyway (a claim of an abandoned game)."""
+        cost a read; ``exact`` reads it anyway. When presence cannot be read, or Redis has
+        just lost it, it is what was last known (or unknown: connected), not certain: nobody
+        is away then. A seat with a socket in this process is connected, whatever Redis
+        says."""
         now = now_ms()
         kept = self._presences.get(game_id)
         if kept is not None and not exact and now - kept[0] < PRESENCE_KEEP_MS:
-            return kept[1]
-        presence = await self.presence.read(game_id, now)
+            return kept[1].with_connected(self.held(game_id))
+        try:
+            if now - self._presence_failed < PRESENCE_RETRY_MS:
+                raise TimeoutError("presence could not be read a moment ago")
+            presence = await self.presence.read(game_id, now)
+        except Exception as error:
+            if now - self._presence_failed >= PRESENCE_RETRY_MS:
+                log.warning("cannot read the presence of game %s: %r", game_id, error)
+                self._presence_failed = now
+            presence = UNKNOWN if kept is None else kept[1].uncertain()
+            return presence.with_connected(self.held(game_id))
+        if not presence.certain:  # Redis lost presence: who was connected may still be
+            presence = presence.with_connected((UNKNOWN if kept is None else kept[1]).connected)
         if self.watched(game_id):
             self._presences[game_id] = (now, presence)
+        return presence.with_connected(self.held(game_id))
+
+    async def claim_presence(self, game_id: str) -> Presence:
+        """Who is at a game, read exactly, to judge a claim that a player left: a presence that
+        cannot be told for certain refuses the claim (503), it never grants it."""
+        presence = await self.presence_of(game_id, exact=True)
+        if not presence.certain:
+            raise ApiError(
+                503,
+                "presence_unavailable",
+                "who is connected to this game cannot be told right now: try again in a few "
+                "seconds",
+            )
         return presence
 
     async def state(
@@ -244,6 +283,14 @@ class Games:
         event = None if live.last_event is None else GameEvent.model_validate_json(live.last_event)
         return live.version, await self.state_message(live, event)
 
+    async def stored_versions(self, game_ids: list[str]) -> dict[str, int]:
+        """The stored version of each of these games (those that exist)."""
+        versions: dict[str, int] = {}
+        for start in range(0, len(game_ids), VERSIONS_AT_ONCE):
+            chunk = game_ids[start : start + VERSIONS_AT_ONCE]
+            versions.update(await self.db.read(partial(_versions, game_ids=chunk)))
+        return versions
+
     async def ai_note(self, game_id: str) -> AiStatus | None:
         note = await self.db.read(lambda session: _ai_note(session, game_id))
         return note if note in ("busy", "unavailable") else None  # type: ignore[return-value]
@@ -267,8 +314,13 @@ class Games:
         )
 
     async def publish_ai(self, game_id: str, version: int, status: AiStatus) -> None:
+        """Tell every socket of the game what the AI is doing (what they miss while Redis is
+        away, the state says when they read it again)."""
         text = AiMessage(version=version, status=status).model_dump_json()
-        await self.bus.publish(News("ai", game_id, version, self.process, text))
+        try:
+            await self.bus.publish(News("ai", game_id, version, self.process, text))
+        except BusUnavailableError as error:
+            log.warning("cannot publish the AI's status in game %s: %s", game_id, error)
 
     async def note_ai(self, game_id: str, version: int, status: AiStatus) -> None:
         """Say (durably, and to every socket) what holds up the AI's move in a game."""
@@ -432,18 +484,41 @@ class Games:
 
     async def _publish(self, after: LiveGame, event: GameEvent, change: str) -> None:
         """Publish a committed change. It is stored, so it stands whatever happens here: a
-        failure to publish is logged, and the sockets that missed it read the game again at
-        the next change (a gap) or when they reconnect."""
+        failure to publish is logged and the game's state published again at the next
+        heartbeat (``republish``); the other processes also read their games again when their
+        bus comes back, and the clients get the whole state when they reconnect."""
         try:
             text = await self.state_message(after, event, stored_note=False)
             news = News("state", after.id, after.version, self.process, text, change)
             await self.bus.publish(news)
         except Exception as error:
+            self._unpublished[after.id] = None
             log.error("cannot publish version %d of game %s: %r", after.version, after.id, error)
+        else:
+            self._unpublished.pop(after.id, None)
+
+    async def republish(self) -> None:
+        """Publish again the state of every game whose last publication failed (the news of
+        a stored version that other processes may not have)."""
+        for game_id in list(self._unpublished):
+            try:
+                version, text = await self.current(game_id)
+                await self.bus.publish(News("state", game_id, version, self.process, text))
+            except ApiError:  # the game is gone: nothing to publish
+                pass
+            except Exception as error:
+                log.warning("cannot publish game %s again yet: %r", game_id, error)
+                return  # Redis (or the database) is still away: the next heartbeat tries again
+            self._unpublished.pop(game_id, None)
 
 
 def _version(session: Session, game_id: str) -> int | None:
     return session.scalar(select(GameRow.version).where(GameRow.id == game_id))
+
+
+def _versions(session: Session, game_ids: list[str]) -> dict[str, int]:
+    rows = session.execute(select(GameRow.id, GameRow.version).where(GameRow.id.in_(game_ids)))
+    return {str(game_id): int(version) for game_id, version in rows}
 
 
 def _ai_note(session: Session, game_id: str) -> str | None:

@@ -323,6 +323,11 @@ class GameState(BaseModel):
     parent_id: str | None
     tags: dict[str, str] | None = Field(default=None, description="The tags of an imported record.")
     rated: bool = Field(default=False, description="Whether the game counts for the ratings.")
+    unrated_reason: str | None = Field(
+        default=None,
+        description="Why a game asked for as rated is played unrated (its two accounts have "
+        "played as many rated games together today as may be rated), in words for players.",
+    )
     ratings: RatingResult | None = Field(
         default=None,
         description="Once a rated game has ended: each side's rating before it and the change.",
@@ -551,6 +556,11 @@ class ErrorMessage(BaseModel):
     message: str
     ref: str | None = None
     version: int | None = Field(default=None, description="The game's current version.")
+    retry_after: int | None = Field(
+        default=None,
+        description="Seconds after which to send the message again (``store_unavailable``: "
+        "nothing was done; by its version, a move resent cannot be played twice).",
+    )
 
 
 class PresenceMessage(BaseModel):

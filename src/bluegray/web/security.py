@@ -70,6 +70,14 @@ def matches(secret: str, stored: str | None) -> bool:
     return hmac.compare_digest(digest(secret), stored)
 
 
+def over_https(scope: Scope) -> bool:
+    """Whether the request came over HTTPS: served with TLS, or through a trusted proxy that
+    says so in ``X-Forwarded-Proto`` (uvicorn's ``ProxyHeadersMiddleware`` has set the scheme
+    from it). Cookies are then Secure and answers carry HSTS, with or without
+    ``BLUEGRAY_SECURE_COOKIES``."""
+    return scope.get("scheme") in ("https", "wss")
+
+
 def client_key(scope: Scope) -> str:
     client = scope.get("client")
     return str(client[0]) if client else "unknown"

@@ -8,11 +8,16 @@ the AI's moves, its heartbeat) is ``duties``.
 from __future__ import annotations
 
 import asyncio
+import logging
 import secrets
 import time
 from collections.abc import Callable
+from functools import partial
 
+from redis.exceptions import ConnectionError as RedisConnectionError
+from redis.exceptions import TimeoutError as RedisTimeoutError
 from sqlalchemy import Connection
+from sqlalchemy.exc import IntegrityError
 
 from bluegray.errors import BlueGrayError
 from bluegray.game import Game
@@ -22,15 +27,17 @@ from bluegray.rules import RuleSet
 from bluegray.web import actions
 from bluegray.web.bus import Bus
 from bluegray.web.clocks import Clock, Correspondence, now_ms
-from bluegray.web.db import Database
+from bluegray.web.db import ConflictError, Database
 from bluegray.web.duties import Duties
-from bluegray.web.errors import ApiError, from_library
+from bluegray.web.errors import ApiError, from_library, refused_while_down
+from bluegray.web.idempotency import Keyed, new_salt, remember, remembered
 from bluegray.web.jobs import JobQueue, MoveSink
 from bluegray.web.live import LiveGame, Played, Seat
 from bluegray.web.metrics import Metrics
 from bluegray.web.players import Account
-from bluegray.web.presence import PresenceBook
+from bluegray.web.presence import Presence, PresenceBook
 from bluegray.web.queries import count_games, list_games
+from bluegray.web.rated_pairs import limit_rated, pair_limit_reached, pair_of
 from bluegray.web.ratings import check_rated, check_rated_seat, rate_ended
 from bluegray.web.runtime import Games, Runtime
 from bluegray.web.schemas import (
@@ -42,12 +49,17 @@ from bluegray.web.schemas import (
     Invite,
     MoveAck,
     SeatGrant,
+    StateMessage,
 )
 from bluegray.web.security import digest, new_game_id, new_invite_code, new_token
 from bluegray.web.settings import Settings
 from bluegray.web.store import Save, new_game_save
 from bluegray.web.tournaments.ending import tournament_ended
+from bluegray.web.uptime import credit_store_outage
+from bluegray.web.view import game_state
 from bluegray.web.ws import Hub
+
+log = logging.getLogger("bluegray.web")
 
 
 def _ended(connection: Connection, live: LiveGame) -> None:
@@ -88,6 +100,7 @@ class GameService:
         self.metrics = Metrics(self.hub.connection_count)
         self.games.idle = lambda game_id: not self.hub.has_connections(game_id)
         self.games.watched = self.hub.has_connections
+        self.games.held = self.hub.sides_held
         self.duties = Duties(
             settings,
             db,
@@ -112,12 +125,35 @@ class GameService:
         return (await self.games.get(game_id)).live.copy()
 
     async def state(self, game_id: str) -> GameState:
-        return await self.games.state((await self.games.get(game_id)).live)
+        return await self._state_of((await self.games.get(game_id)).live)
 
     async def state_text(self, game_id: str) -> tuple[int, str]:
         """The game's version and its state message (for a socket that has just come)."""
-        live = (await self.games.get(game_id)).live
-        return live.version, await self.games.state_message(live)
+        with refused_while_down():
+            live = (await self.games.get(game_id)).live
+            try:
+                return live.version, await self.games.state_message(live)
+            except (RedisConnectionError, RedisTimeoutError) as error:
+                game = self._state_without_presence(live, error)
+                message = StateMessage(version=live.version, event=None, game=game)
+                return live.version, message.model_dump_json()
+
+    async def stored_state(self, live: LiveGame) -> GameState:
+        """The state of a game just stored, for the answer to the request that stored it (the
+        change stands: the answer says so even while Redis cannot be reached)."""
+        return await self._state_of(live, stored_note=False)
+
+    async def _state_of(self, live: LiveGame, *, stored_note: bool = True) -> GameState:
+        """The game as clients see it; while Redis (who is connected) cannot be reached, as if
+        nobody were: a game is read and played without Redis."""
+        try:
+            return await self.games.state(live, stored_note=stored_note)
+        except (RedisConnectionError, RedisTimeoutError) as error:
+            return self._state_without_presence(live, error)
+
+    def _state_without_presence(self, live: LiveGame, error: Exception) -> GameState:
+        log.warning("game %s shown without its presence: Redis fails: %r", live.id, error)
+        return game_state(live, Presence(), now_ms(), abandon_ms=self.abandon_ms)
 
     async def list_games(
         self, browser: str, limit: int, before_ms: int | None, before_id: str | None = None
@@ -159,9 +195,17 @@ class GameService:
         browser: str,
         address: str | None = None,
         player: Account | None = None,
+        idempotency_key: str | None = None,
     ) -> tuple[GameState, SeatGrant, Invite | None]:
         """A new game; ``player``, the account that plays the creator's seat (or both in
-        hot-seat), if any."""
+        hot-seat), if any. With an ``idempotency_key``, the same request sent again within a day
+        answers the same game (see ``idempotency``)."""
+        keyed = None
+        if idempotency_key is not None:
+            keyed = Keyed.of(idempotency_key, browser, player, request.model_dump_json())
+            again = await self._created_before(keyed)
+            if again is not None:
+                return again
         rules = RuleSet.parse(request.rules)
         game = Game(rules, request.position)
         if request.rated:
@@ -169,7 +213,8 @@ class GameService:
         now = now_ms()
         color = request.color
         own = Side(secrets.choice(("blue", "gray")) if color == "random" else color)
-        token = new_token()
+        salt = new_salt()
+        token, code = (new_token(), new_invite_code()) if keyed is None else keyed.secrets(salt)
         hashed = digest(token)
         address_hash = None if address is None else digest(address)
         seats: dict[Side, Seat]
@@ -190,7 +235,6 @@ class GameService:
             grant = SeatGrant(token=token, side=own.value)
             role = own.value
             if opponent.type == "friend":
-                code = new_invite_code()
                 invite_hash = digest(code)
                 invite = Invite(code=code, path=f"/game/{game_id}#join={code}")
         clock = None
@@ -217,8 +261,35 @@ class GameService:
         )
         live.sync_status()
         live.sync_deadline(now)
-        await self.games.add(live, [(browser, role)])
-        return await self.games.state(live, stored_note=False), grant, invite
+        also = None
+        if keyed is not None:
+            also = partial(remember, keyed=keyed, game_id=game_id, salt=salt, now=now)
+        try:
+            await self.games.add(live, [(browser, role)], also)
+        except (ConflictError, IntegrityError):
+            # The same key at the same time: the first request's game is the answer.
+            again = None if keyed is None else await self._created_before(keyed)
+            if again is None:
+                raise
+            return again
+        return await self.stored_state(live), grant, invite
+
+    async def _created_before(
+        self, keyed: Keyed
+    ) -> tuple[GameState, SeatGrant, Invite | None] | None:
+        """The answer to the request that first came with this key (``None``: none came)."""
+        found = await self.db.read(lambda session: remembered(session, keyed, now_ms()))
+        if found is None:
+            return None
+        token, code = keyed.secrets(found.salt)
+        live = (await self.games.get(found.game_id)).live
+        sides = _sides_of(live, digest(token))
+        side = "both" if len(sides) == 2 else next(iter(sides)).value
+        invite = None
+        if live.invite_hash is not None and secrets.compare_digest(live.invite_hash, digest(code)):
+            invite = Invite(code=code, path=f"/game/{live.id}#join={code}")
+        grant = SeatGrant(token=token, side=side)  # type: ignore[arg-type]
+        return await self.stored_state(live), grant, invite
 
     async def start_between(
         self,
@@ -234,8 +305,29 @@ class GameService:
         pairing taken): each seat is its account's (played with its session or API token);
         ``also`` is done in the game's transaction (taking the seek), and may refuse it."""
         live = self.new_between(players, rules, clock, correspondence=correspondence, rated=rated)
+        await self.limit_rated(live)
         await self.games.add(live, [], also)
         return live
+
+    async def pair_limit_reached(self, pair: tuple[int | None, int | None] | None) -> bool:
+        """Whether two accounts have played their rated games together for the day
+        (``rated_pairs``); never for a seat without an account."""
+        if pair is None:
+            return False
+        first, second = pair
+        if first is None or second is None or first == second:
+            return False
+        most = self.settings.rated_games_per_pair
+        now = now_ms()
+        return await self.db.read(
+            lambda session: pair_limit_reached(session.connection(), first, second, now, most)
+        )
+
+    async def limit_rated(self, live: LiveGame) -> None:
+        """A new rated game between two accounts that have played their rated games together
+        for the day is played unrated, and says why."""
+        if live.rated:
+            limit_rated(live, await self.pair_limit_reached(pair_of(live)))
 
     def new_between(
         self,
@@ -290,7 +382,7 @@ class GameService:
             tags=dict(record.header()),
         )
         await self.games.add(live, [(browser, "viewer")])
-        return await self.games.state(live, stored_note=False)
+        return await self.stored_state(live)
 
     async def join(
         self,
@@ -304,6 +396,14 @@ class GameService:
         that plays it, if any)."""
         token = new_token()
         address_hash = None if address is None else digest(address)
+        before = await self.snapshot(game_id)
+        creator = next(
+            (seat.account_id for seat in before.seats.values() if seat.token_hash is not None),
+            None,
+        )
+        reached = before.rated and await self.pair_limit_reached(
+            (creator, None if player is None else player.id)
+        )
 
         def change(live: LiveGame) -> GameEvent:
             if live.mode != "friend" or live.invite_hash is None:
@@ -313,6 +413,7 @@ class GameService:
             check_rated_seat(live, player)
             side = next(side for side, seat in live.seats.items() if seat.token_hash is None)
             live.seats[side] = _human(digest(token), browser, now_ms(), address_hash, player)
+            limit_rated(live, reached)
             live.invite_hash = None
             if live.status == "waiting":
                 live.status = "active"
@@ -320,7 +421,7 @@ class GameService:
 
         stored = await self.games.change(game_id, change, seats_changed=True, listings_for=browser)
         assert stored is not None and stored.event.side is not None
-        state = await self.games.state(stored.live, stored_note=False)
+        state = await self.stored_state(stored.live)
         return state, SeatGrant(token=token, side=stored.event.side)
 
     async def new_invite(self, game_id: str, sides: frozenset[Side]) -> Invite:
@@ -347,6 +448,11 @@ class GameService:
             raise ApiError(401, "unauthorized", "spectators cannot move: a seat token is needed")
         started = time.perf_counter()
         timed_out: list[GameEvent] = []
+        outage = None
+        with refused_while_down():
+            deadline = (await self.games.get(game_id, fresh=False)).live.deadline_ms()
+            if deadline is not None and deadline <= now_ms():  # late: was the database out?
+                outage = await self.duties.store_outage()
 
         def change(live: LiveGame) -> GameEvent:
             actions.require_playing(live)
@@ -357,12 +463,14 @@ class GameService:
                     "not_your_turn",
                     f"it is {turn.title}'s turn, and you play {actions.names(sides)}",
                 )
+            credit_store_outage(live, outage)  # a move sent again after the database's outage
             event = actions.play_in_time(live, text, now_ms())
             if event.kind in ("time", "aborted"):
                 timed_out.append(event)
             return event
 
-        stored = await self.games.change(game_id, change, version=version)
+        with refused_while_down():  # nothing was stored: the same move may be sent again
+            stored = await self.games.change(game_id, change, version=version)
         self.metrics.move_seconds.observe(time.perf_counter() - started)
         self.metrics.moves.labels("human").inc()
         if timed_out:
@@ -379,7 +487,7 @@ class GameService:
     ) -> MoveAck:
         """``move``, answered with the state just after it."""
         live, move = await self.move(game_id, sides, text, version)
-        state = await self.games.state(live, stored_note=False)
+        state = await self.stored_state(live)
         return MoveAck(version=state.version, move=move, game=state)
 
     async def act(
@@ -395,11 +503,13 @@ class GameService:
             raise ApiError(401, "unauthorized", "spectators cannot act: a seat token is needed")
         if side is not None and side not in sides:
             raise ApiError(403, "forbidden", f"you do not play {side.title}")
-        context = actions.ActionContext(
-            now=now_ms(),
-            presence=await self.games.presence_of(game_id, exact=True),
-            abandon_ms=self.abandon_ms,
-        )
+        context = actions.ActionContext(now=now_ms(), abandon_ms=self.abandon_ms)
+        if action == "claim_win":  # the one action that depends on who is connected
+            context.presence = await self.games.claim_presence(game_id)
+        if action in ("offer_rematch", "accept_rematch"):
+            before = await self.snapshot(game_id)
+            if before.rated or before.unrated_reason is not None:
+                context.pair_limit_reached = await self.pair_limit_reached(pair_of(before))
 
         def change(live: LiveGame) -> GameEvent | None:
             context.now = now_ms()
@@ -417,12 +527,14 @@ class GameService:
             for game in context.new_games:
                 self.duties.expect_timers(game)
 
-        stored = await self.games.change(
-            game_id, change, version=version, extra=extra, after_store=adopt
-        )
+        with refused_while_down():
+            stored = await self.games.change(
+                game_id, change, version=version, extra=extra, after_store=adopt
+            )
         if stored is None:
-            return await self.state(game_id)
-        return await self.games.state(stored.live, stored_note=False)
+            with refused_while_down():
+                return await self.state(game_id)
+        return await self.stored_state(stored.live)
 
 
 def _sides_of(live: LiveGame, token_hash: str) -> frozenset[Side]:

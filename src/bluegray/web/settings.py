@@ -147,6 +147,13 @@ class Settings(BaseSettings):
     """A quick pairing pairs two players whose ratings are at most this far apart."""
     max_seeks: int = Field(default=10, ge=1, le=100)
     """Open seeks and challenges one account may have at once."""
+    rated_games_per_pair: int = Field(default=10, ge=0, le=1000)
+    """Rated games two accounts may start together within a day (24 hours); later games
+    between them are played unrated, and both are told before the game starts."""
+    open_tournaments_per_account: int = Field(default=3, ge=1, le=1000)
+    """Tournaments one account may have created that have not finished yet ..."""
+    tournaments_per_day: int = Field(default=10, ge=1, le=1000)
+    """... and that it may create within a day (24 hours)."""
     first_move_seconds: float = Field(default=60.0, gt=0, le=30 * 86_400)
     """A game between two people where a side has not made its first move this long after it
     could ends as aborted (unrated, no loss)."""

@@ -79,6 +79,7 @@ def game_values(live: LiveGame) -> dict[str, Any]:
         "rated": live.rated,
         "time_class": live.time_class(),
         "rating_result": live.rating_result,
+        "unrated_reason": live.unrated_reason,
     }
 
 
@@ -419,6 +420,7 @@ def live_from_values(
         last_event=row.last_event,
         rated=bool(row.rated),
         rating_result=row.rating_result,
+        unrated_reason=row.unrated_reason,
     )
 
 

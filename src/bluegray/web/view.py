@@ -11,6 +11,7 @@ from bluegray.rules import RuleSet
 from bluegray.web.clocks import Clock, Correspondence
 from bluegray.web.live import LiveGame, side_name
 from bluegray.web.presence import Presence
+from bluegray.web.rated_pairs import explain
 from bluegray.web.schemas import (
     AiStatus,
     ClockState,
@@ -126,8 +127,11 @@ def away_since(live: LiveGame, side: Side, presence: Presence) -> int:
 def claim_win_at(live: LiveGame, presence: Presence, abandon_ms: int) -> int | None:
     """When the side not to move may claim the win: only in games between two browsers, on a
     turn whose player has no socket anywhere, counted from when that player was last seen (or
-    joined) but never from before their turn began."""
+    joined) but never from before their turn began. Nobody may claim while presence is not
+    certain (Redis lost it, or cannot be read)."""
     if live.mode != "friend" or live.status != "active" or live.game.ply == 0:
+        return None
+    if not presence.certain:
         return None
     turn = live.game.turn
     if turn in presence.connected:
@@ -189,6 +193,7 @@ def game_state(
         parent_id=live.parent_id,
         tags=live.tags,
         rated=live.rated,
+        unrated_reason=explain(live.unrated_reason),
         ratings=None
         if live.rating_result is None
         else RatingResult.model_validate_json(live.rating_result),

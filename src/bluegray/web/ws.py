@@ -8,6 +8,11 @@ News of a game's states reaches the hub from this process and from the others in
 the hub passes them on in version order: a state older than what a socket has is dropped, and a
 gap (version 7 arriving before 6) waits briefly for the missing one, then re-reads the game from
 the database. A process never shows a socket anything older than what it has shown it.
+
+News lost while Redis was away is made good when the bus is back (``resync``): every watched
+game is read again from the database, and each socket sent the state it has not seen. And at
+every heartbeat the stored versions of the watched games are compared with what their sockets
+have (``expect``), so that news lost for any reason costs at most a heartbeat's wait.
 """
 
 from __future__ import annotations
@@ -28,6 +33,10 @@ from bluegray.web.presence import PresenceBook
 QUEUE_LIMIT: Final = 256
 """Messages waiting for one client before it counts as gone."""
 CLOSE_TOO_SLOW: Final = 4408
+CLOSE_RESTARTING: Final = 1012
+"""The process is stopping (a deploy, a restart): the client reconnects at once, elsewhere."""
+RESYNC_AT_ONCE: Final = 8
+"""Games read again at the same time when resynchronising."""
 GAP_SECONDS: Final = 0.3
 """How long a missing version may take to arrive before the game is read again."""
 
@@ -124,6 +133,8 @@ class Hub:
         self._order: dict[str, _Order] = {}
         self._per_client: dict[str, int] = defaultdict(int)
         self._tasks: set[asyncio.Task[None]] = set()
+        self._behind: set[str] = set()
+        """Games found behind their stored version, looked at again in a moment."""
         self.gaps = 0
         """Gaps that had to be filled by reading the game again (for tests and metrics)."""
 
@@ -171,8 +182,9 @@ class Hub:
         order = self._order[game_id]
         if order.version > connection.version:
             connection.send_state(order.version, order.text)
-        elif connection.version > order.version:  # the socket read a newer state than came here
-            order.version, order.text = connection.version, connection.state_text
+        elif connection.version > order.version:  # the socket read a newer state than came here:
+            # the others have not seen it either (its news was missed, or is late)
+            self._send_state(game_id, order, connection.version, connection.state_text)
         connection.start()
         await self.presence.arrive(game_id, connection.sides)
 
@@ -187,6 +199,11 @@ class Hub:
 
     def has_connections(self, game_id: str) -> bool:
         return bool(self._games.get(game_id))
+
+    def sides_held(self, game_id: str) -> frozenset[Side]:
+        """The sides of a game with a socket open here."""
+        members = self._games.get(game_id, ())
+        return frozenset(side for member in members if not member.closed for side in member.sides)
 
     def watched_games(self) -> list[str]:
         """The games with a socket here."""
@@ -263,11 +280,49 @@ class Hub:
         if order.waiting and order.gap is None:
             order.gap = asyncio.get_running_loop().call_later(GAP_SECONDS, self._fill_gap, game_id)
 
+    def expect(self, versions: dict[str, int]) -> None:
+        """The stored versions of watched games (read at every heartbeat): a game whose sockets
+        are still behind a moment later is read again (its news was lost: Redis was away or
+        paused when it was published, or the process that made it died before publishing)."""
+        for game_id, version in versions.items():
+            order = self._order.get(game_id)
+            if order is not None and version > order.version and game_id not in self._behind:
+                self._behind.add(game_id)
+                asyncio.get_running_loop().call_later(
+                    GAP_SECONDS, self._check_behind, game_id, order, version
+                )
+
+    def _check_behind(self, game_id: str, order: _Order, version: int) -> None:
+        self._behind.discard(game_id)
+        if self._order.get(game_id) is not order or order.version >= version:
+            return  # the news came meanwhile
+        self.gaps += 1
+        log.warning("game %s: version %d did not come: reading the game again", game_id, version)
+        task = asyncio.create_task(self._reread(game_id, order))
+        self._tasks.add(task)
+        task.add_done_callback(self._tasks.discard)
+
+    async def resync(self) -> None:
+        """Read every watched game again and send each socket the state it has not seen (after
+        the bus lost Redis: news of other processes may have been lost meanwhile)."""
+        limit = asyncio.Semaphore(RESYNC_AT_ONCE)
+
+        async def one(game_id: str, order: _Order) -> None:
+            async with limit:
+                if self._order.get(game_id) is order:
+                    await self._reread(game_id, order)
+
+        games = list(self._order.items())
+        await asyncio.gather(*(one(game_id, order) for game_id, order in games))
+        log.info("read %d watched games again", len(games))
+
     async def close_all(self, now_ms: int) -> None:
+        """Close every socket as the process stops: its client reconnects at once, to
+        another process."""
         members = [member for group in self._games.values() for member in group]
         for member in members:
             with contextlib.suppress(Exception):
-                await member.websocket.close(1001)
+                await member.websocket.close(CLOSE_RESTARTING)
             await member.stop()
             with contextlib.suppress(Exception):
                 await self.remove(member, now_ms)

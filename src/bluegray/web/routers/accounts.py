@@ -3,7 +3,8 @@ tokens, becoming a bot) and ``/api/players/{name}`` (public profiles; moderators
 
 Every change here follows ``callers.check_form``: from this site only, and with the CSRF token
 when the request carries the site's cookies. A session lives in the ``bluegray_session`` cookie
-(HttpOnly, SameSite=Lax, Secure with ``BLUEGRAY_SECURE_COOKIES``), with a new id at every login.
+(HttpOnly, SameSite=Lax, Secure over HTTPS or with ``BLUEGRAY_SECURE_COOKIES``), with a new id
+at every login.
 """
 
 from __future__ import annotations
@@ -23,6 +24,8 @@ from bluegray.web.account_schemas import (
     NotificationSettings,
     PlayerGames,
     PlayerProfile,
+    RatedPair,
+    RatedPairList,
     SignUpRequest,
     TokenInfo,
     TokenList,
@@ -41,12 +44,14 @@ from bluegray.web.deps import (
     FormCaller,
     SignedIn,
     browser_secret,
+    secure_cookies,
 )
 from bluegray.web.errors import ApiError
 from bluegray.web.leaderboards import player_ratings
 from bluegray.web.notices import Preferences, preferences, store_preferences
 from bluegray.web.players import Account
 from bluegray.web.profiles import game_counts, player_games
+from bluegray.web.rated_pairs import DAY_MS, capped_pairs
 from bluegray.web.schemas import ErrorResponse
 from bluegray.web.sessions import SESSION_COOKIE, SESSION_MS, csrf_token
 from bluegray.web.settings import Settings
@@ -75,21 +80,25 @@ def account_info(account: Account) -> AccountInfo:
     )
 
 
-def _set_session(response: Response, session_id: str, settings: Settings) -> None:
+def _set_session(request: Request, response: Response, session_id: str, settings: Settings) -> None:
     response.set_cookie(
         SESSION_COOKIE,
         session_id,
         max_age=SESSION_MS // 1000,
         httponly=True,
         samesite="lax",
-        secure=settings.secure_cookies,
+        secure=secure_cookies(request, settings),
         path="/",
     )
 
 
-def _clear_session(response: Response, settings: Settings) -> None:
+def _clear_session(request: Request, response: Response, settings: Settings) -> None:
     response.delete_cookie(
-        SESSION_COOKIE, httponly=True, samesite="lax", secure=settings.secure_cookies, path="/"
+        SESSION_COOKIE,
+        httponly=True,
+        samesite="lax",
+        secure=secure_cookies(request, settings),
+        path="/",
     )
 
 
@@ -107,7 +116,7 @@ async def _logged_in(
     session_id = await accounts.sessions.start(
         account.id, replacing=request.cookies.get(SESSION_COOKIE)
     )
-    _set_session(response, session_id, settings)
+    _set_session(request, response, session_id, settings)
     if claim and not account.bot:
         await accounts.claim_games(account, browser)
     unclaimed = 0 if account.bot else len(await accounts.unclaimed(browser))
@@ -203,7 +212,7 @@ async def log_out(
     """Ends this session on every process."""
     if caller.session_id is not None:
         await accounts.sessions.end(caller.session_id)
-    _clear_session(response, settings)
+    _clear_session(request, response, settings)
     return AccountState(
         account=None,
         csrf_token=_browser_csrf(request),
@@ -228,9 +237,7 @@ async def change_password(
 ) -> AccountState:
     """From a logged-in browser: every session of the account ends (on every process), and this
     browser gets a new one. API tokens stay. 403 ``wrong_password``."""
-    account = caller.signed_in()
-    if caller.via != "session":
-        raise ApiError(403, "forbidden", "change the password from a logged-in browser")
+    account = caller.in_session("change the password")
     await accounts.change_password(account, body.current_password, body.new_password)
     await accounts.sessions.end_all(account.id)
     return await _logged_in(accounts, account, request, response, settings, browser, False)
@@ -258,9 +265,10 @@ async def claim_games(
     responses=ERRORS,
 )
 async def become_bot(caller: FormCaller, accounts: AccountService) -> AccountInfo:
-    """Only before the account has played a game (409 after). A bot plays through the API
-    with its token; its session plays nothing from the pages."""
-    return account_info(await accounts.make_bot(caller.signed_in()))
+    """Only before the account has played a game (409 after), and from a logged-in browser
+    (403 with an API token). A bot plays through the API with its token; its session plays
+    nothing from the pages."""
+    return account_info(await accounts.make_bot(caller.in_session("make an account a bot's")))
 
 
 @router.get(
@@ -305,8 +313,8 @@ async def set_notifications(
 ) -> NotificationSettings:
     """The address replaces the stored one (none: no address, and no notices). 422
     ``invalid_request`` for an address that is not one, or a notice asked for without an
-    address."""
-    account = caller.signed_in()
+    address; 403 with an API token (from a logged-in browser only)."""
+    account = caller.in_session("set the email and notices")
     if (body.turn or body.time) and body.email is None:
         raise ApiError(422, "invalid_request", "email notices need an email address")
     chosen = Preferences(body.email, body.turn, body.time)
@@ -348,9 +356,7 @@ async def create_token(
 ) -> NewToken:
     """From a logged-in browser (a token cannot make tokens). Send it as
     ``Authorization: Bearer bgp_...``; only its digest is kept."""
-    account = caller.signed_in()
-    if caller.via != "session":
-        raise ApiError(403, "forbidden", "make tokens from a logged-in browser")
+    account = caller.in_session("make tokens")
     info, token = await accounts.tokens.create(account, body.description)
     return NewToken(token=token, info=_token(info))
 
@@ -364,7 +370,8 @@ async def create_token(
 async def revoke_token(
     token_id: Annotated[int, Path(ge=1, le=MAX_MS)], caller: FormCaller, accounts: AccountService
 ) -> Response:
-    await accounts.tokens.revoke(caller.signed_in(), token_id)
+    """From a logged-in browser (403 with an API token)."""
+    await accounts.tokens.revoke(caller.in_session("revoke tokens"), token_id)
     return Response(status_code=204)
 
 
@@ -430,9 +437,44 @@ async def games_of_player(
 )
 async def close_player(name: PlayerName, caller: FormCaller, accounts: AccountService) -> Response:
     """Its sessions and tokens end at once everywhere; it cannot log in again; its games stay.
-    403 unless the caller is a moderator."""
-    moderator = caller.signed_in()
+    403 unless the caller is a moderator, from a logged-in browser (not with an API token)."""
+    moderator = caller.in_session("close accounts")
     if not moderator.moderator:
         raise ApiError(403, "forbidden", "only a moderator can close an account")
     await accounts.close(await _player(accounts, name))
     return Response(status_code=204)
+
+
+@router.get(
+    "/api/moderation/rated-pairs",
+    response_model=RatedPairList,
+    summary="Pairs of accounts that reached the daily limit of rated games together (moderators)",
+    responses=ERRORS,
+)
+async def rated_pairs(
+    account: SignedIn,
+    accounts: AccountService,
+    settings: AppSettings,
+    days: Annotated[int, Query(ge=1, le=365, description="How many days back to look.")] = 7,
+) -> RatedPairList:
+    """Two accounts that keep playing each other may be farming a rating: past
+    ``BLUEGRAY_RATED_GAMES_PER_PAIR`` rated games a day their games are unrated, and they are
+    listed here. 403 unless the caller is a moderator."""
+    if not account.moderator:
+        raise ApiError(403, "forbidden", "only a moderator can see this list")
+    since = now_ms() - days * DAY_MS
+    pairs = await accounts.db.read(lambda session: capped_pairs(session.connection(), since))
+    return RatedPairList(
+        since_ms=since,
+        per_day=settings.rated_games_per_pair,
+        pairs=[
+            RatedPair(
+                first=pair.first,
+                second=pair.second,
+                rated_games=pair.rated,
+                unrated_games=pair.unrated,
+                last_ms=pair.last_ms,
+            )
+            for pair in pairs
+        ],
+    )

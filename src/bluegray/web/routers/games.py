@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from typing import Annotated, Any
 
-from fastapi import APIRouter, Query
+from fastapi import APIRouter, Header, Query
 
 from bluegray.pieces import Side
 from bluegray.web.deps import (
@@ -17,6 +17,7 @@ from bluegray.web.deps import (
     SeatSides,
     Service,
 )
+from bluegray.web.idempotency import HEADER
 from bluegray.web.schemas import (
     ActionRequest,
     CreatedGame,
@@ -38,7 +39,7 @@ MAX_MS = 2**53 - 1
 exact, and far beyond any game."""
 
 ERRORS: dict[int | str, dict[str, Any]] = {
-    status: {"model": ErrorResponse} for status in (401, 403, 404, 409, 422, 429)
+    status: {"model": ErrorResponse} for status in (401, 403, 404, 409, 422, 429, 503)
 }
 
 
@@ -55,12 +56,25 @@ async def create_game(
     browser: Browser,
     address: Address,
     caller: CurrentCaller,
+    idempotency_key: Annotated[
+        str | None,
+        Header(
+            alias=HEADER,
+            max_length=255,
+            description="A new random value (a UUID) for each game: the same request sent "
+            "again with it within 24 hours answers the same game (422 "
+            "``idempotency_key_reused`` with a different request).",
+        ),
+    ] = None,
 ) -> CreatedGame:
     """Against the AI (levels 1-8), hot-seat (one token plays both sides), or a friend (the
     answer holds an invite link to send them). The seat token in the answer is shown only once:
-    keep it to play. A logged-in player's seat is their account's too (its session cookie with
-    the CSRF token, or an API token): it plays from any browser where they log in."""
-    state, seat, invite = await service.create(body, browser, address, caller.player)
+    keep it to play (or send the request again with the same ``Idempotency-Key``). A logged-in
+    player's seat is their account's too (its session cookie with the CSRF token, or an API
+    token): it plays from any browser where they log in."""
+    state, seat, invite = await service.create(
+        body, browser, address, caller.player, idempotency_key
+    )
     return CreatedGame(game=state, seat=seat, invite=invite)
 
 

@@ -61,9 +61,11 @@ PIECE_SYMBOLS: Final = Markup(piece_symbols())
 def render_page(
     request: Request, name: str, settings: AppSettings, status: int = 200, **context: object
 ) -> HTMLResponse:
-    """A page from ``templates/``, never cached, giving a new browser its id cookie (every
-    page of the site is rendered here). Every page knows who is logged in (``viewer``, for the
-    header) and carries the CSRF token its scripts send with changes (``csrf_token``)."""
+    """A page from ``templates/``, never stored by a cache, giving a new browser its id cookie
+    (every page of the site is rendered here). Every page knows who is logged in (``viewer``,
+    for the header) and carries the CSRF token its scripts send with changes (``csrf_token``):
+    so it is ``no-store`` (``no-cache`` would still let a shared cache or the browser's disk
+    keep another's token and name)."""
     caller: Caller = getattr(request.state, "caller", None) or Caller()
     csrf = caller.csrf
     new_browser = None
@@ -83,9 +85,9 @@ def render_page(
         },
         status_code=status,
     )
-    response.headers["cache-control"] = "no-cache"
+    response.headers["cache-control"] = "no-store"
     if new_browser is not None:
-        set_browser_cookie(response, new_browser, settings)
+        set_browser_cookie(request, response, new_browser, settings)
     return response
 
 

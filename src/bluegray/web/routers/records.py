@@ -16,6 +16,7 @@ from bluegray.web.errors import ApiError
 from bluegray.web.live import LiveGame
 from bluegray.web.schemas import ErrorResponse, GameState, ImportRecordRequest
 from bluegray.web.settings import Settings
+from bluegray.web.texts import one_line
 from bluegray.web.tournaments.tables import event_of_game
 
 router = APIRouter(tags=["records"])
@@ -40,8 +41,8 @@ def record_text(
         return write_record(read_record(live.record))
     date = datetime.datetime.fromtimestamp(live.created_ms / 1000, datetime.UTC)
     tags = {
-        "Event": event if event is not None else _EVENTS.get(live.mode, "Game"),
-        "Site": settings.site,
+        "Event": one_line(event) if event is not None else _EVENTS.get(live.mode, "Game"),
+        "Site": one_line(settings.site),
         "Date": date.strftime("%Y.%m.%d"),
         "Blue": _player(live, Side.BLUE),
         "Gray": _player(live, Side.GRAY),

@@ -20,7 +20,7 @@ from bluegray.pieces import Side
 from bluegray.web.api_tokens import is_api_token
 from bluegray.web.callers import Callers
 from bluegray.web.clocks import now_ms
-from bluegray.web.errors import ApiError, from_library
+from bluegray.web.errors import ApiError, from_library, socket_error
 from bluegray.web.rates import RateLimits
 from bluegray.web.schemas import (
     AckMessage,
@@ -142,6 +142,10 @@ async def _session(
         await websocket.send_text(_error(error.code, error.message, hello.ref))
         await websocket.close(CLOSE_NOT_FOUND if error.status == 404 else CLOSE_FORBIDDEN)
         return
+    except Exception as error:  # the database is away: the client tries again shortly
+        log.warning("cannot serve a WebSocket of game %s: %r", game_id, error)
+        await _unavailable(websocket, hello.ref)
+        return
     connection = Connection(websocket, game_id, sides)
     seat = None
     if len(sides) == 2:
@@ -157,9 +161,16 @@ async def _session(
     connection.send(welcome.model_dump_json())
     hub = service.hub
     # Listen for the game's news before reading its state: no change can fall between them.
+    # (While Redis is away the bus cannot be sure of that: it reads the game again when it is
+    # back, so the socket is served all the same.)
     await hub.watch(game_id)
     try:
         version, text = await service.state_text(game_id)
+    except Exception as error:  # the database is away: the client tries again shortly
+        await hub.unwatch_idle(game_id)
+        log.warning("cannot serve a WebSocket of game %s: %r", game_id, error)
+        await _unavailable(websocket, hello.ref)
+        return
     except BaseException:
         await hub.unwatch_idle(game_id)
         raise
@@ -193,6 +204,11 @@ async def _session(
         await hub.remove(connection, now_ms())
         await connection.stop()
         await _presence_changed(service, game_id)
+
+
+async def _unavailable(websocket: WebSocket, ref: str | None) -> None:
+    await websocket.send_text(_error("unavailable", "the game cannot be read now: try again", ref))
+    await websocket.close(CLOSE_TRY_AGAIN)
 
 
 async def _sides(
@@ -246,7 +262,7 @@ async def _handle(message: BaseModel, connection: Connection, service: GameServi
             connection.send(_error("already_connected", "this socket has said hello", ref))
     except ApiError as error:
         service.metrics.errors.labels(error.code).inc()
-        connection.send(_error(error.code, error.message, ref, _version(error)))
+        connection.send(socket_error(error, ref))
         if error.code in ("stale_version", "conflict"):
             with contextlib.suppress(ApiError):
                 version, text = await service.state_text(game_id)
@@ -259,10 +275,3 @@ async def _handle(message: BaseModel, connection: Connection, service: GameServi
     except Exception:
         log.exception("unexpected error handling a message of game %s", game_id)
         connection.send(_error("internal_error", "internal server error", ref))
-
-
-def _version(error: ApiError) -> int | None:
-    if error.details and isinstance(error.details.get("version"), int):
-        version: int = error.details["version"]
-        return version
-    return None

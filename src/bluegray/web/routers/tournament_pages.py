@@ -8,7 +8,9 @@ arena's end count from the server's clock, not the browser's."""
 
 from __future__ import annotations
 
-from fastapi import APIRouter, Depends, Request
+from typing import Annotated, Final
+
+from fastapi import APIRouter, Depends, Query, Request
 from fastapi.responses import HTMLResponse, Response
 
 from bluegray.rules import PRESETS
@@ -21,17 +23,30 @@ from bluegray.web.routers.tournaments import TournamentId, TournamentService
 pages = APIRouter(include_in_schema=False, dependencies=[Depends(current_caller)])
 
 
+PER_PAGE: Final = 50
+
+
 @pages.get("/tournaments", response_class=HTMLResponse)
 async def tournaments_page(
-    request: Request, settings: AppSettings, tournaments: TournamentService
+    request: Request,
+    settings: AppSettings,
+    tournaments: TournamentService,
+    offset: Annotated[int, Query(ge=0, le=1_000_000)] = 0,
 ) -> Response:
-    listed = await tournaments.all()
+    """A page of the list (``PER_PAGE`` tournaments, with links to the pages before and after:
+    none is ever left out), each with its creator."""
+    listed = await tournaments.all(offset, PER_PAGE)
     return render_page(
         request,
         "tournaments.html",
         settings,
         section="tournaments",
         tournaments=listed.tournaments,
+        total=listed.total,
+        first=offset + 1,
+        last=offset + len(listed.tournaments),
+        previous=max(0, offset - PER_PAGE) if offset > 0 else None,
+        next=listed.next_offset,
         presets=list(PRESETS),
         server_time_ms=now_ms(),
     )

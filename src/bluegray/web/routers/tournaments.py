@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from typing import Annotated, Any, Final
 
-from fastapi import APIRouter, Depends, Path, Request, WebSocket
+from fastapi import APIRouter, Depends, Path, Query, Request, WebSocket
 from fastapi.responses import PlainTextResponse
 
 from bluegray.web.callers import Caller, csrf_refusal
@@ -58,9 +58,14 @@ def _player(caller: Caller) -> Account:
 
 
 @router.get("/api/tournaments", response_model=TournamentList, summary="The tournaments")
-async def list_tournaments(tournaments: TournamentService) -> TournamentList:
-    """Those to come and running (soonest first), then the latest finished."""
-    return await tournaments.all()
+async def list_tournaments(
+    tournaments: TournamentService,
+    limit: Annotated[int, Query(ge=1, le=100)] = 100,
+    offset: Annotated[int, Query(ge=0, le=1_000_000)] = 0,
+) -> TournamentList:
+    """Those to come and running (soonest first), then the finished (latest first), a page at a
+    time: ``next_offset`` is the next page's ``offset`` (null after the last)."""
+    return await tournaments.all(offset, limit)
 
 
 @router.post(
@@ -74,7 +79,10 @@ async def create_tournament(
     body: CreateTournamentRequest, caller: CurrentCaller, tournaments: TournamentService
 ) -> TournamentInfo:
     """Any account may create an arena (``minutes``) or a Swiss (``rounds``); it starts
-    ``starts_in_seconds`` from now."""
+    ``starts_in_seconds`` from now. An account may have at most
+    ``BLUEGRAY_OPEN_TOURNAMENTS_PER_ACCOUNT`` that have not finished (409
+    ``too_many_tournaments``) and create at most ``BLUEGRAY_TOURNAMENTS_PER_DAY`` a day (429
+    ``too_many_tournaments``)."""
     return await tournaments.create(_player(caller), body)
 
 

@@ -27,6 +27,8 @@ let serverOffset = 0; // server clock minus ours, in ms
 let retryDelay = 500;
 let retryTimer = null;
 let refCounter = 0;
+const sentMoves = new Map(); // ref → a move sent and not yet answered
+const UNAVAILABLE = new Set(["store_unavailable", "service_unavailable"]);
 let stopped = false;
 let selection = []; // the points clicked so far for the move being entered
 let flipped = false;
@@ -65,11 +67,24 @@ async function joinFromLink() {
 function send(message) {
   if (socket && socket.readyState === WebSocket.OPEN) {
     message.ref = String(++refCounter);
+    if (message.type === "move") sentMoves.set(message.ref, message);
     socket.send(JSON.stringify(message));
     return message.ref;
   }
   say("Not connected: reconnecting…", true);
   return null;
+}
+
+/** A move the server could not store for a moment (its database or Redis was out: nothing was
+ * done): sent again after `seconds`, at the same version, so that it cannot be played twice. */
+function resendLater(sent, seconds) {
+  say(`The server is out for a moment: sending ${sent.move} again…`, true);
+  const wait = Math.max(1, seconds || 1) * 1000 * (1 + Math.random() * 0.25);
+  setTimeout(() => {
+    if (!state || state.version !== sent.version) return; // the game moved on meanwhile
+    const ref = send({ type: "move", move: sent.move, version: sent.version });
+    if (ref && typed && typed.ref === sent.ref) typed.ref = ref;
+  }, wait);
 }
 
 function setConnection(text, ok) {
@@ -97,6 +112,13 @@ function connect() {
     if (ws !== socket || stopped) return;
     if (event.code === 4403 || event.code === 4404) {
       setConnection(event.code === 4403 ? "This browser's seat was refused." : "No such game.", false);
+      return;
+    }
+    if (event.code === 1012) {
+      // The server is restarting (a deploy): another one takes the game at once.
+      setConnection("The server is restarting: reconnecting…", false);
+      retryDelay = 500;
+      retryTimer = setTimeout(connect, Math.random() * 200);
       return;
     }
     const delay = retryDelay * (0.75 + Math.random() * 0.5);
@@ -146,7 +168,16 @@ function receive(message) {
         renderActions();
       }
       break;
+    case "ack":
+      sentMoves.delete(message.ref);
+      break;
     case "error": {
+      const sent = sentMoves.get(message.ref);
+      sentMoves.delete(message.ref);
+      if (sent && UNAVAILABLE.has(message.code)) {
+        resendLater(sent, message.retry_after);
+        break;
+      }
       // A typed move the server refused: its reason (the library's, as the terminal gives it),
       // and what that piece could do instead.
       const mine = typed && message.ref === typed.ref;
@@ -359,6 +390,9 @@ function render(previous, event) {
   const over = Boolean(state.outcome) || state.status === "aborted";
   showEnd($("game-over"), state, mySide, over);
   main.dataset.rated = String(Boolean(state.rated));
+  // A game asked for as rated but played unrated (the daily limit between two accounts) says why.
+  $("unrated-reason").hidden = !state.unrated_reason;
+  $("unrated-reason").textContent = state.unrated_reason ? `Unrated: ${state.unrated_reason}.` : "";
   $("status").textContent = statusText(state, mySide, over);
   main.dataset.version = String(state.version);
   main.dataset.status = state.status;
@@ -429,15 +463,18 @@ function renderActions() {
   const mine = mySide === "both" ? null : mySide;
   const them = mine ? other(mine) : null;
   const now = Date.now() + serverOffset;
+  // Between two people, resigning and draws wait until both sides have moved (before that the
+  // game can only be aborted, unrated), as on lichess.
+  const bothMoved = state.mode !== "friend" || state.ply >= 2;
   const show = {
-    offer_draw: playing && state.mode !== "ai" && offers.draw === null,
+    offer_draw: playing && bothMoved && state.mode !== "ai" && offers.draw === null,
     accept_draw: playing && offers.draw !== null && (mine === null || offers.draw === them),
     decline_draw: playing && offers.draw !== null && (mine === null || offers.draw === them),
     request_takeback: playing && state.ply > 0 && offers.takeback === null,
     accept_takeback: playing && offers.takeback !== null && offers.takeback === them,
     decline_takeback: playing && offers.takeback !== null && offers.takeback === them,
     abort: mySide !== null && !over && state.ply < 2 && state.mode !== "imported",
-    resign: playing,
+    resign: playing && bothMoved,
     claim_win: playing && state.claim_win_at_ms !== null && mine !== null &&
       state.turn === them && now >= state.claim_win_at_ms,
     offer_rematch: mySide !== null && over && state.mode !== "imported" &&

@@ -2,7 +2,7 @@
 // import a record to replay. Seat tokens go to localStorage, never into a URL (docs/web.md).
 // Requests carry the page's CSRF token (api.js): a logged-in player's new game is their account's.
 
-import { request } from "./api.js";
+import { idempotencyKey, request } from "./api.js";
 
 const SEAT_KEY = (id) => `bluegray.seat.${id}`;
 const INVITE_KEY = (id) => `bluegray.invite.${id}`;
@@ -10,6 +10,7 @@ const $ = (id) => document.getElementById(id);
 
 let nextBefore = null;
 let customChecked = null; // the custom text last checked, and whether it was valid
+let creating = null; // the game being asked for, and its Idempotency-Key
 
 const checked = (name) => document.querySelector(`input[name="${name}"]:checked`).value;
 
@@ -84,8 +85,12 @@ async function startGame(event) {
     body.correspondence = { days: Number($("days").value) };
   }
   $("start").disabled = true;
+  // The same game asked for again (its answer was lost) keeps its key: never two games.
+  const asked = JSON.stringify(body);
+  if (!creating || creating.asked !== asked) creating = { asked, key: idempotencyKey() };
   try {
-    const created = await request("POST", "/api/games", body);
+    const created = await request("POST", "/api/games", body, { "Idempotency-Key": creating.key });
+    creating = null;
     const id = created.game.id;
     localStorage.setItem(SEAT_KEY(id), created.seat.token);
     if (created.invite) localStorage.setItem(INVITE_KEY(id), location.origin + created.invite.path);

@@ -8,6 +8,7 @@ from typing import Literal
 from pydantic import BaseModel, Field
 
 from bluegray.web.schemas import ClockSettings, Request
+from bluegray.web.texts import OneLine
 
 TournamentKind = Literal["arena", "swiss"]
 TournamentStatus = Literal["created", "running", "finished"]
@@ -18,7 +19,12 @@ class CreateTournamentRequest(Request):
     half as many rounds as players at most, or a round may not be pairable)."""
 
     kind: TournamentKind
-    name: str = Field(min_length=1, max_length=60, examples=["Sunday arena"])
+    name: OneLine = Field(
+        min_length=1,
+        max_length=60,
+        description="One line of printable characters.",
+        examples=["Sunday arena"],
+    )
     rules: str = Field(default="sackson", description="A preset rule set's name.")
     clock: ClockSettings
     rated: bool = True
@@ -48,7 +54,15 @@ class TournamentInfo(BaseModel):
 
 
 class TournamentList(BaseModel):
+    """One page of the tournaments: those to come and running (soonest first), then the
+    finished (latest first)."""
+
     tournaments: list[TournamentInfo]
+    total: int = Field(description="How many tournaments there are in all.")
+    offset: int = Field(description="Where this page starts in the whole list.")
+    next_offset: int | None = Field(
+        description="The offset of the next page (null: this is the last)."
+    )
 
 
 class StandingLine(BaseModel):

@@ -36,6 +36,7 @@ from bluegray.web.lobby_hub import ACCOUNT_PREFIX, TOURNAMENT_PREFIX
 from bluegray.web.lobby_schemas import GameStartedMessage, StartedGame
 from bluegray.web.models import AccountRow, Base, RatingRow
 from bluegray.web.players import Account, account_of_row
+from bluegray.web.rated_pairs import DAY_MS, explain
 from bluegray.web.ratings import pool_name
 from bluegray.web.security import new_game_id
 from bluegray.web.service import GameService
@@ -49,7 +50,13 @@ from bluegray.web.tournaments.schemas import (
     TournamentList,
     TournamentMessage,
 )
-from bluegray.web.tournaments.tables import Snapshot, list_rows, moment, read_snapshot
+from bluegray.web.tournaments.tables import (
+    Snapshot,
+    created_by,
+    list_rows,
+    moment,
+    read_snapshot,
+)
 
 log = logging.getLogger("bluegray.web")
 
@@ -85,9 +92,16 @@ class Tournaments:
             raise not_found(f"tournament {tournament_id!r}")
         return found
 
-    async def all(self) -> TournamentList:
-        rows = await self.db.read(list_rows)
-        return TournamentList(tournaments=[snapshot.info() for snapshot in rows])
+    async def all(self, offset: int = 0, limit: int = 100) -> TournamentList:
+        """A page of the tournaments (``tables.list_rows``)."""
+        rows, total = await self.db.read(lambda session: list_rows(session, offset, limit))
+        after = offset + len(rows)
+        return TournamentList(
+            tournaments=[snapshot.info() for snapshot in rows],
+            total=total,
+            offset=offset,
+            next_offset=after if rows and after < total else None,
+        )
 
     async def info(self, tournament_id: str) -> TournamentInfo:
         return (await self.snapshot(tournament_id)).info()
@@ -136,11 +150,33 @@ class Tournaments:
             "created_ms": now,
         }
 
-        def write(connection: Connection) -> None:
+        settings = self.service.settings
+        most_open, most_a_day = settings.open_tournaments_per_account, settings.tournaments_per_day
+
+        def write(connection: Connection) -> ApiError | None:
+            """Create it, or the refusal (returned, not raised: nothing is written then)."""
+            unfinished, today = created_by(connection, account.id, now - DAY_MS)
+            if unfinished >= most_open:
+                return ApiError(
+                    409,
+                    "too_many_tournaments",
+                    f"you have {unfinished} tournaments that have not finished, the most one "
+                    "account may have: create another once one has finished",
+                )
+            if today >= most_a_day:
+                return ApiError(
+                    429,
+                    "too_many_tournaments",
+                    f"you have created {today} tournaments today, the most one account may "
+                    "create in a day: try again tomorrow",
+                )
             connection.execute(insert(_TOURNAMENTS).values(values))
             set_timer(connection, tournament_id, starts)
+            return None
 
-        await self.db.write(write)
+        refused = await self.db.write(write)
+        if refused is not None:
+            raise refused
         self.service.duties.timers.expect([starts])
         return await self.info(tournament_id)
 
@@ -345,6 +381,7 @@ class Tournaments:
             live = self.service.new_between(
                 {Side.BLUE: blue, Side.GRAY: gray}, rules, clock, rated=row.rated
             )
+            await self.service.limit_rated(live)
             lives.append((live, pair))
         seq = len(snapshot.games)
 
@@ -384,6 +421,7 @@ class Tournaments:
                     side=side.value,
                     opponent=other.account_name or "",
                     rated=live.rated,
+                    unrated_reason=explain(live.unrated_reason),
                     tournament=row.id,
                 )
                 text = GameStartedMessage(game=started).model_dump_json()

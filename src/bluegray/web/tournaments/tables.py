@@ -7,7 +7,7 @@ from dataclasses import dataclass
 from datetime import UTC, datetime
 from typing import Any
 
-from sqlalchemy import Row, select
+from sqlalchemy import Connection, Row, func, select
 from sqlalchemy.orm import Session
 
 from bluegray.web.models import Base
@@ -25,6 +25,7 @@ _TOURNAMENTS = Base.metadata.tables["tournaments"]
 _PLAYERS = Base.metadata.tables["tournament_players"]
 _GAMES = Base.metadata.tables["tournament_games"]
 _BYES = Base.metadata.tables["tournament_byes"]
+_ACCOUNTS = Base.metadata.tables["accounts"]
 
 
 def moment(ms: int) -> datetime:
@@ -210,23 +211,52 @@ def event_of_game(session: Session, game_id: str) -> tuple[str, int | None] | No
     return None if found is None else (found.name, found.round)
 
 
-def list_rows(session: Session, limit: int = 100) -> list[Snapshot]:
-    """The tournaments to come and running first (soonest first), then the latest finished."""
-    ids = list(
-        session.execute(
+def list_rows(session: Session, offset: int = 0, limit: int = 100) -> tuple[list[Snapshot], int]:
+    """One page of the tournaments: those to come and running first (soonest first), then the
+    finished (latest first), ``limit`` from ``offset`` in that order; and how many there are in
+    all (the pages never leave one out)."""
+    unfinished = _TOURNAMENTS.c.status != "finished"
+    open_count = session.execute(
+        select(func.count()).select_from(_TOURNAMENTS).where(unfinished)
+    ).scalar_one()
+    total = session.execute(select(func.count()).select_from(_TOURNAMENTS)).scalar_one()
+    ids: list[str] = []
+    if offset < open_count:
+        ids += session.execute(
             select(_TOURNAMENTS.c.id)
-            .where(_TOURNAMENTS.c.status != "finished")
-            .order_by(_TOURNAMENTS.c.starts_at_ms)
+            .where(unfinished)
+            .order_by(_TOURNAMENTS.c.starts_at_ms, _TOURNAMENTS.c.id)
+            .offset(offset)
             .limit(limit)
         ).scalars()
-    )
-    ids += list(
-        session.execute(
+    if len(ids) < limit:
+        ids += session.execute(
             select(_TOURNAMENTS.c.id)
-            .where(_TOURNAMENTS.c.status == "finished")
-            .order_by(_TOURNAMENTS.c.finished_ms.desc())
-            .limit(limit)
+            .where(~unfinished)
+            .order_by(_TOURNAMENTS.c.finished_ms.desc(), _TOURNAMENTS.c.id)
+            .offset(max(0, offset - open_count))
+            .limit(limit - len(ids))
         ).scalars()
-    )
     found = (read_snapshot(session, tournament_id) for tournament_id in ids)
-    return [snapshot for snapshot in found if snapshot is not None]
+    return [snapshot for snapshot in found if snapshot is not None], int(total)
+
+
+def created_by(connection: Connection, account_id: int, since_ms: int) -> tuple[int, int]:
+    """How many tournaments the account has created that have not finished, and how many it
+    created since ``since_ms``, holding its row (PostgreSQL) so that two creations at once count
+    one after the other."""
+    connection.execute(
+        select(_ACCOUNTS.c.id).where(_ACCOUNTS.c.id == account_id).with_for_update()
+    ).all()
+    mine = _TOURNAMENTS.c.creator_id == account_id
+    unfinished = connection.execute(
+        select(func.count())
+        .select_from(_TOURNAMENTS)
+        .where(mine, _TOURNAMENTS.c.status != "finished")
+    ).scalar_one()
+    recent = connection.execute(
+        select(func.count())
+        .select_from(_TOURNAMENTS)
+        .where(mine, _TOURNAMENTS.c.created_ms >= since_ms)
+    ).scalar_one()
+    return int(unfinished), int(recent)
