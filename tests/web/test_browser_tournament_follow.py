@@ -53,7 +53,7 @@ def test_players_waiting_on_the_page_are_led_to_their_game_and_told_everywhere(
     again at the start): both pages go to the game, and Ada's other page says so."""
     ada = person(new_page, DESKTOP, live_url, "ada")
     bob = person(new_page, DESKTOP, live_url, "bob")
-    tid = create(ada, kind="arena", name="Evening arena", minutes=5, starts_in_seconds=8)
+    tid = create(ada, kind="arena", name="Evening arena", minutes=5, starts_in_seconds=12)
     path = f"/tournament/{tid}"
     join(ada, live_url, tid, "ada")
     join(bob, live_url, tid, "bob")
