@@ -1,8 +1,8 @@
 """A small arena in the real browser (headless Chromium driven by Playwright), at 1280 and at
 360 px: four people with accounts, one creates a one-minute arena on the tournaments page, all
-four join on its page (the table grows live), they play its games (Gray resigns each one on the
-game's page) until the arena's time is up, and everyone sees the final table, its games and the
-records' download.
+four join on its page (the table grows live) and each is led from it to their game, they play
+its games (Gray resigns each one on the game's page) until the arena's time is up, and everyone
+sees the final table (with each one's performance), its games and the records' download.
 
 Every page passes the newcomer's checks: its status line in sight, nothing wider than the
 screen."""
@@ -37,14 +37,14 @@ def status_of(page: Page, url: str, tid: str) -> str:
     return status
 
 
-def resign(page: Page, url: str, game_id: str, tournament_path: str) -> None:
-    """Gray resigns the game on its page, then goes back to the tournament."""
+def resign(page: Page, url: str, game_id: str) -> None:
+    """Gray resigns the game on its page (and stays there: the tournament's page would lead
+    Gray to the next game as soon as it is paired)."""
     page.goto(f"{url}/game/{game_id}")
     page.click('#actions [data-action="resign"]')
     page.click("#resign-yes")
     expect(page.locator("#game-over")).to_contain_text("Blue wins: Gray resigned")
     assert page.evaluate(TOO_WIDE) == [], page.url
-    page.goto(url + tournament_path)
 
 
 def open_finished(page: Page, url: str, tournament_path: str) -> None:
@@ -80,13 +80,18 @@ def test_four_players_play_an_arena_from_its_creation_to_the_final_table(
     expect(ada.locator("#tournament-facts")).to_have_attribute("data-status", "running")
     check_page(ada, "h1", width)
 
-    # All four join; Ada's table grows live.
-    for name, page in pages.items():
+    # All four join, Ada last; Ada's table grows live. Each one whose game starts is led from the
+    # tournament's page to it (Bob and Cyd first, then Dee and Ada).
+    game_page = re.compile(r"/game/[A-Za-z0-9_-]+$")
+    for name in ("bob", "cyd", "dee", "ada"):
+        page = pages[name]
         if page is not ada:
             page.goto(live_url + path)
         page.locator("#join").click()
-        expect(ada.locator(f'#standings tbody tr[data-player="{name}"]')).to_have_count(1)
-    expect(ada.locator("#standings tbody tr")).to_have_count(4)
+        if name != "ada":
+            expect(ada.locator(f'#standings tbody tr[data-player="{name}"]')).to_have_count(1)
+    for page in pages.values():
+        page.wait_for_url(game_page)
 
     # They play until the time is up: Gray resigns each game on the game's page.
     deadline = time.monotonic() + 180
@@ -95,7 +100,7 @@ def test_four_players_play_an_arena_from_its_creation_to_the_final_table(
         for game in games_of(ada, live_url, tid):
             if game["result"] is None:
                 first_moves(pages, live_url, game)
-                resign(pages[game["gray"]], live_url, game["game_id"], path)
+                resign(pages[game["gray"]], live_url, game["game_id"])
         time.sleep(0.5)
 
     # Everyone sees the final table, every game and the records' download.
@@ -113,6 +118,11 @@ def test_four_players_play_an_arena_from_its_creation_to_the_final_table(
     rows = ada.locator("#standings tbody tr")
     first = rows.first.get_attribute("data-player") or ""
     assert wins[first] == max(wins.values())
+    table = ada.request.get(f"{live_url}/api/tournaments/{tid}").json()["standings"]
+    for line in table:
+        row = ada.locator(f'#standings tbody tr[data-player="{line["name"]}"]')
+        shown = "" if line["performance"] is None else str(line["performance"])
+        expect(row.locator(".performance")).to_have_text(shown)
     records = ada.request.get(f"{live_url}/api/tournaments/{tid}/records").text()
     assert records.count('[Event "Quick <arena>"]') == len(games)
     for game in games:

@@ -66,6 +66,7 @@ def test_a_seek_appears_for_everyone_and_accepting_it_starts_the_game_for_both(
             "opponent": "bob",
             "rated": True,
             "unrated_reason": None,
+            "tournament": None,
         }
         assert told_bob == started
         assert watching.receive("seek_gone") == {

@@ -182,6 +182,7 @@ def test_a_swiss_pairs_by_score_tells_players_their_games_and_passes_over_the_wi
         started = account.receive("game_started")["game"]
         assert started["game_id"] == mine["game_id"]
         assert started["path"] == f"/game/{mine['game_id']}"
+        assert started["tournament"] == tid  # its tournament's page goes to it
     play_out(players, first[:1])
     gone = first[0]["blue"]  # the winner of the first game to end withdraws before the round ends
     assert players[gone].post(f"/api/tournaments/{tid}/withdraw").status_code == 200

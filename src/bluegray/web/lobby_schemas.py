@@ -95,6 +95,9 @@ class StartedGame(BaseModel):
         description="Why a game asked for as rated is played unrated (the two accounts have "
         "played as many rated games together today as may be rated), in words for players.",
     )
+    tournament: str | None = Field(
+        default=None, description="The tournament whose game it is (its id), if any."
+    )
 
 
 class QuickPairing(BaseModel):

@@ -5,6 +5,7 @@ security policy forbids it)."""
 from __future__ import annotations
 
 import re
+from datetime import UTC, datetime
 from pathlib import Path
 from typing import Annotated, Final
 
@@ -36,6 +37,21 @@ TEMPLATES: Final = Path(__file__).resolve().parent.parent / "templates"
 
 router = APIRouter(include_in_schema=False, dependencies=[Depends(current_caller)])
 templates = Jinja2Templates(directory=str(TEMPLATES))
+
+
+def utc_text(ms: int) -> str:
+    """A moment (milliseconds since the epoch) as a page writes it before its script shows it
+    in the reader's own time: ``2026-11-27 09:35 UTC``."""
+    return datetime.fromtimestamp(ms / 1000, UTC).strftime("%Y-%m-%d %H:%M UTC")
+
+
+def iso_text(ms: int) -> str:
+    """A moment as a ``<time datetime>`` attribute writes it."""
+    return datetime.fromtimestamp(ms / 1000, UTC).isoformat(timespec="seconds")
+
+
+templates.env.filters["utc_text"] = utc_text
+templates.env.filters["iso_text"] = iso_text
 
 #: The library's pieces, which every board of the site places with ``<use>`` (static/board.js):
 #: one piece style on every page and in every downloaded picture.

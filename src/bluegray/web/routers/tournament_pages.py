@@ -1,6 +1,10 @@
 """The tournaments' pages: ``/tournaments`` (those to come, running and finished, and a form to
 create one for an account) and ``/tournament/{id}`` (its table, updated live through
-``/ws/tournament/{id}``, its games and a download of their records)."""
+``/ws/tournament/{id}``, its games and a download of their records; the viewer's game being
+played, which the page leads them to, and whether they are in it, for Join or Withdraw).
+
+Both carry the server's time (``server_time_ms``), so that their countdowns to a start or an
+arena's end count from the server's clock, not the browser's."""
 
 from __future__ import annotations
 
@@ -10,7 +14,8 @@ from fastapi import APIRouter, Depends, Query, Request
 from fastapi.responses import HTMLResponse, Response
 
 from bluegray.rules import PRESETS
-from bluegray.web.deps import AppSettings, current_caller
+from bluegray.web.clocks import now_ms
+from bluegray.web.deps import AppSettings, CurrentCaller, current_caller
 from bluegray.web.errors import ApiError
 from bluegray.web.routers.pages import render_page
 from bluegray.web.routers.tournaments import TournamentId, TournamentService
@@ -42,7 +47,8 @@ async def tournaments_page(
         last=offset + len(listed.tournaments),
         previous=max(0, offset - PER_PAGE) if offset > 0 else None,
         next=listed.next_offset,
-        presets=sorted(PRESETS),
+        presets=list(PRESETS),
+        server_time_ms=now_ms(),
     )
 
 
@@ -52,6 +58,7 @@ async def tournament_page(
     tournament_id: TournamentId,
     settings: AppSettings,
     tournaments: TournamentService,
+    caller: CurrentCaller,
 ) -> Response:
     try:
         standings = await tournaments.standings(tournament_id)
@@ -62,6 +69,12 @@ async def tournament_page(
             request, "tournament.html", settings, status=404, section="tournaments", table=None
         )
     games = await tournaments.games(tournament_id)
+    viewer = caller.account.name if caller.account is not None else None
+    my_game = next(
+        (game for game in games.games if game.result is None and viewer in (game.blue, game.gray)),
+        None,
+    )
+    joined = any(line.name == viewer and not line.withdrawn for line in standings.standings)
     return render_page(
         request,
         "tournament.html",
@@ -69,4 +82,7 @@ async def tournament_page(
         section="tournaments",
         table=standings,
         games=games.games,
+        my_game=my_game,
+        joined=joined,
+        server_time_ms=now_ms(),
     )

@@ -20,6 +20,20 @@ export function reloadOnce() {
   location.reload();
 }
 
+const LED_KEY = "bluegray-led-to-game";
+
+/** Go to a tournament's new game `gameId` at `path`, once per game in this tab: a player who
+ * comes back to the tournament's page while the game is still being played stays there. */
+export function leadToGame(gameId, path) {
+  try {
+    if (sessionStorage.getItem(LED_KEY) === gameId) return;
+    sessionStorage.setItem(LED_KEY, gameId);
+  } catch {
+    // no storage (a private mode): go all the same
+  }
+  goTo(path);
+}
+
 // A page restored from the back-forward cache is not on its way anywhere.
 window.addEventListener("pageshow", (event) => {
   if (event.persisted) leavingFor = null;

@@ -1,10 +1,11 @@
 // An account's news on every page (/ws/account): a challenge sent to it (accept or decline
-// in the header), and a game that starts for it (on the lobby page it goes there at once;
-// elsewhere a link says so). Names are set as text, never as HTML.
+// in the header), and a game that starts for it (on the lobby page, and on its tournament's
+// page for a tournament's game, it goes there at once; elsewhere a link says so). Names are set
+// as text, never as HTML.
 
 import { request } from "./api.js";
 import { timeControlText } from "./correspondence.js";
-import { goTo } from "./navigate.js";
+import { goTo, leadToGame } from "./navigate.js";
 
 const box = document.getElementById("notices");
 const me = box ? box.dataset.account.toLowerCase() : "";
@@ -55,11 +56,17 @@ function started(game) {
     goTo(game.path);
     return;
   }
+  const tournament = document.getElementById("tournament-facts");
+  if (game.tournament && tournament && tournament.dataset.tournament === game.tournament) {
+    leadToGame(game.game_id, game.path);
+    return;
+  }
   if (location.pathname === game.path) return;
   const item = notice(game.game_id, "started");
   const link = document.createElement("a");
   link.href = game.path;
-  link.textContent = `Your ${game.rated ? "rated " : ""}game against ${game.opponent} has started: play`;
+  const what = game.tournament ? "tournament game" : "game";
+  link.textContent = `Your ${game.rated ? "rated " : ""}${what} against ${game.opponent} has started: play`;
   item.append(link);
 }
 

@@ -422,6 +422,7 @@ class Tournaments:
                     opponent=other.account_name or "",
                     rated=live.rated,
                     unrated_reason=explain(live.unrated_reason),
+                    tournament=row.id,
                 )
                 text = GameStartedMessage(game=started).model_dump_json()
                 await self._publish(f"{ACCOUNT_PREFIX}{seat.account_id}", text)
