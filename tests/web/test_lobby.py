@@ -13,9 +13,11 @@ from typing import Any
 
 import httpx
 import pytest
+from sqlalchemy import Connection, insert, select
 
 from bluegray.web import clocks, lobby
 from bluegray.web.lobby import Lobby
+from bluegray.web.models import AccountRow, RatingRow
 from bluegray.web.players import Account
 from tests.web.conftest import LiveServer, Socket
 from tests.web.lobby_clients import LiveSocket, Player, first_moves
@@ -211,7 +213,8 @@ def test_quick_pairing_pairs_the_second_player_who_presses_within_the_range(
     with ada.socket("/ws/account") as ada_news:
         waiting = ada.post("/api/lobby/quick", {"pairing": "sackson-5+3"}).json()
         assert waiting["game"] is None and waiting["seek"]["quick"] == "sackson-5+3"
-        assert (waiting["seek"]["rating_min"], waiting["seek"]["rating_max"]) == (1400, 1600)
+        # A new player's rating is provisional: it matches any range.
+        assert (waiting["seek"]["rating_min"], waiting["seek"]["rating_max"]) == (None, None)
         other = bob.post("/api/lobby/quick", {"pairing": "cooper-5+3"}).json()
         assert other["game"] is None  # another pairing: no game
         paired = bob.post("/api/lobby/quick", {"pairing": "sackson-5+3"}).json()
@@ -220,6 +223,69 @@ def test_quick_pairing_pairs_the_second_player_who_presses_within_the_range(
     left = [seek["quick"] for seek in ada.get("/api/seeks")["seeks"]]
     assert left == ["cooper-5+3"]  # bob's other seek still waits; ada's was taken
     assert code_of(ada.post("/api/lobby/quick", {"pairing": "nosuch"})) == (404, "not_found")
+
+
+def set_ratings(server: LiveServer, ratings: dict[str, float]) -> None:
+    """Give accounts an established (not provisional) rating in sackson/real-time."""
+    now = clocks.now_ms()
+
+    def store(connection: Connection) -> None:
+        for name, rating in ratings.items():
+            account_id = connection.execute(
+                select(AccountRow.id).where(AccountRow.name == name)
+            ).scalar_one()
+            connection.execute(
+                insert(RatingRow),
+                [
+                    {
+                        "account_id": account_id,
+                        "pool": "sackson/real-time",
+                        "rating": rating,
+                        "deviation": 60.0,
+                        "volatility": 0.06,
+                        "games": 30,
+                        "rated_ms": now,
+                    }
+                ],
+            )
+
+    server.app.state.service.db.run(store)
+
+
+def test_a_quick_pairing_s_range_widens_while_players_wait(
+    make_server: Callable[..., LiveServer],
+) -> None:
+    """Two established players 600 points apart, both waiting, are paired once their ranges
+    have widened that far (here 100 points, then 250 more every half second); a provisional
+    rating matches any range at once."""
+    server = make_server(
+        rate_limits=False,
+        quick_pairing_range=100,
+        quick_pairing_widen_points=250,
+        quick_pairing_widen_seconds=0.5,
+        quick_pairing_any_after_seconds=60,
+        lobby_sweep_seconds=0.2,
+    )
+    ada, bob = Player(server.url, "ada"), Player(server.url, "bob")
+    cal, dee = Player(server.url, "cal"), Player(server.url, "dee")
+    set_ratings(server, {"ada": 1200, "bob": 1800, "dee": 2400})
+    pairings = ada.get("/api/lobby/quick")
+    assert (pairings["rating_range"], pairings["widen_points"]) == (100, 250)
+    with ada.socket("/ws/account") as ada_news, bob.socket("/ws/account") as bob_news:
+        waiting = ada.post("/api/lobby/quick", {"pairing": "sackson-5+3"}).json()
+        assert (waiting["seek"]["rating_min"], waiting["seek"]["rating_max"]) == (1100, 1300)
+        started = time.monotonic()
+        second = bob.post("/api/lobby/quick", {"pairing": "sackson-5+3"}).json()
+        assert second["game"] is None  # 600 apart: too far, at first
+        told_ada = ada_news.receive("game_started")["game"]  # before the fix: never
+        told_bob = bob_news.receive("game_started")["game"]
+        assert told_ada["game_id"] == told_bob["game_id"] and told_ada["opponent"] == "bob"
+        assert time.monotonic() - started >= 0.5  # not before the ranges had widened
+    assert ada.get("/api/seeks")["seeks"] == []
+    # A provisional player (cal, new) is paired with dee at 2400 at once.
+    assert dee.post("/api/lobby/quick", {"pairing": "sackson-3+2"}).json()["game"] is None
+    paired = cal.post("/api/lobby/quick", {"pairing": "sackson-3+2"}).json()
+    assert paired["game"] is not None and paired["game"]["opponent"] == "dee"
 
 
 def test_two_quick_presses_crossing_in_time_still_meet(

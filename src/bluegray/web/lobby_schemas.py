@@ -107,7 +107,13 @@ class QuickPairing(BaseModel):
 
 class QuickPairingList(BaseModel):
     pairings: list[QuickPairing]
-    rating_range: int = Field(description="How far apart two paired ratings may be.")
+    rating_range: int = Field(
+        description="How far apart two paired ratings may be at first (a provisional rating "
+        "matches any)."
+    )
+    widen_points: int = Field(description="The range widens by this much ...")
+    widen_seconds: float = Field(description="... every this many seconds of waiting.")
+    any_after_seconds: float = Field(description="After this long, any rating matches.")
 
 
 class QuickPairingResult(BaseModel):

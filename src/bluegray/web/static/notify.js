@@ -46,7 +46,8 @@ function challenge(seek) {
   no.type = "button";
   no.className = "secondary decline-challenge";
   no.textContent = "Decline";
-  no.addEventListener("click", () => request("POST", `/api/challenges/${encodeURIComponent(seek.id)}/decline`).catch(() => {}));
+  no.addEventListener("click", () => request("POST", `/api/challenges/${encodeURIComponent(seek.id)}/decline`)
+    .catch((error) => { text.textContent = error.message; }));
   item.append(text, yes, " ", no);
 }
 
