@@ -16,6 +16,8 @@ from typing import Any
 import pytest
 from playwright.sync_api import Page, Request, ViewportSize, expect
 
+from tests.web.conftest import LiveServer
+from tests.web.lobby_clients import set_ratings
 from tests.web.test_browser_newcomer import DESKTOP, PHONE, TOO_WIDE, check_page
 
 PASSWORD = "a long enough password"
@@ -200,3 +202,45 @@ def test_a_correspondence_seek_from_the_form_starts_a_game_of_days(
     fay.wait_for_url(re.compile(r"/game/[A-Za-z0-9_-]+$"))
     expect(fay.locator('[data-clock="gray"]')).to_have_text("5 days per move")
     expect(fay.locator("#main")).to_have_attribute("data-rated", "true")
+
+
+def test_the_lobby_offers_only_what_a_player_can_take_and_says_why(
+    live_server: LiveServer, new_page: Callable[..., Page]
+) -> None:
+    """A seek outside the player's rating range offers no "Play" but says why; a quick pairing's
+    waiting panel shows the ratings it pairs with now; what the server refuses all the same (a
+    rating changed since the page was made) is said where the player sees it."""
+    url = live_server.url
+    gus = person(new_page, DESKTOP, url, "gus")
+    hal = person(new_page, DESKTOP, url, "hal")
+    set_ratings(live_server, {"gus": 1500, "hal": 1900})
+    for page in (gus, hal):
+        page.goto(url + "/")
+        expect(page.locator("#people")).to_have_attribute("data-connected", "true")
+    hal.locator("#post-seek summary").click()
+    hal.fill("#seek-min", "1700")
+    hal.locator("#seek-post").click()
+    seek = gus.locator('#seeks li.seek[data-player="hal"]')
+    expect(seek.locator(".out-of-range")).to_have_text("For ratings from 1700: yours is 1500.")
+    expect(seek.locator(".accept-seek")).to_have_count(0)  # before the fix: a dead button
+
+    # Hal waits in a quick pairing: his panel shows the range, and Gus's lobby says why not.
+    hal.locator('.quick-button[data-pairing="sackson-5+3"]').click()
+    expect(hal.locator("#quick-status")).to_have_text(
+        re.compile(r"Waiting for someone to press Sackson 5\+3… \(ratings 1[4-6]00\u20132[2-4]00\)")
+    )
+    quick = gus.locator('#seeks li.seek[data-quick="sackson-5+3"]')
+    expect(quick).to_contain_text(re.compile(r"5\+3 · rated · 1[4-6]00\u20132[2-4]00"))
+    expect(quick.locator(".out-of-range")).to_contain_text("yours is 1500")
+    expect(quick.locator(".accept-seek")).to_have_count(0)
+
+    # Gus's rating fell since his page was made: "Play" is offered, the server refuses, and
+    # the refusal is in sight.
+    set_ratings(live_server, {"gus": 1300})
+    hal.fill("#seek-min", "1400")
+    hal.locator("#seek-post").click()
+    open_seek = gus.locator("#seeks li.seek", has_text="1400\u2013any")
+    open_seek.locator(".accept-seek").click()
+    refusal = gus.locator("#people-error")
+    expect(refusal).to_be_visible()
+    expect(refusal).to_contain_text("your rating 1300 is outside this seek's range 1400-∞")

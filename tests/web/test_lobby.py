@@ -13,14 +13,12 @@ from typing import Any
 
 import httpx
 import pytest
-from sqlalchemy import Connection, insert, select
 
 from bluegray.web import clocks, lobby
 from bluegray.web.lobby import Lobby
-from bluegray.web.models import AccountRow, RatingRow
 from bluegray.web.players import Account
 from tests.web.conftest import LiveServer, Socket
-from tests.web.lobby_clients import LiveSocket, Player, first_moves
+from tests.web.lobby_clients import LiveSocket, Player, first_moves, set_ratings
 
 CLOCK = {"minutes": 5, "increment_seconds": 3}
 
@@ -223,33 +221,6 @@ def test_quick_pairing_pairs_the_second_player_who_presses_within_the_range(
     left = [seek["quick"] for seek in ada.get("/api/seeks")["seeks"]]
     assert left == ["cooper-5+3"]  # bob's other seek still waits; ada's was taken
     assert code_of(ada.post("/api/lobby/quick", {"pairing": "nosuch"})) == (404, "not_found")
-
-
-def set_ratings(server: LiveServer, ratings: dict[str, float]) -> None:
-    """Give accounts an established (not provisional) rating in sackson/real-time."""
-    now = clocks.now_ms()
-
-    def store(connection: Connection) -> None:
-        for name, rating in ratings.items():
-            account_id = connection.execute(
-                select(AccountRow.id).where(AccountRow.name == name)
-            ).scalar_one()
-            connection.execute(
-                insert(RatingRow),
-                [
-                    {
-                        "account_id": account_id,
-                        "pool": "sackson/real-time",
-                        "rating": rating,
-                        "deviation": 60.0,
-                        "volatility": 0.06,
-                        "games": 30,
-                        "rated_ms": now,
-                    }
-                ],
-            )
-
-    server.app.state.service.db.run(store)
 
 
 def test_a_quick_pairing_s_range_widens_while_players_wait(

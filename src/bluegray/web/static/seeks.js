@@ -58,8 +58,13 @@ function refusal(seek) {
 function describe(seek) {
   const clock = timeControlText(seek);
   const rating = `${Math.round(seek.rating)}${seek.provisional ? "?" : ""}`;
-  const range = seek.rating_min !== null || seek.rating_max !== null
+  let range = seek.rating_min !== null || seek.rating_max !== null
     ? ` · ${seek.rating_min ?? "any"}–${seek.rating_max ?? "any"}` : "";
+  if (seek.quick && range) { // its range as it has widened by now
+    const span = quickSpan(Date.now() - seek.created_ms);
+    range = span === Infinity ? ""
+      : ` · ${Math.max(0, Math.round(seek.rating - span))}–${Math.round(seek.rating + span)}`;
+  }
   const colour = seek.color === "random" ? "" : ` · ${seek.color === "blue" ? "plays Blue" : "plays Gray"}`;
   return { who: `${seek.player}${seek.bot ? " BOT" : ""} (${rating})`,
     what: `${seek.rules} · ${clock} · ${seek.rated ? "rated" : "casual"}${colour}${range}` };
@@ -81,6 +86,7 @@ function render() {
     item.className = "seek";
     item.dataset.seekId = seek.id;
     item.dataset.player = seek.player;
+    if (seek.quick) item.dataset.quick = seek.quick;
     const text = describe(seek);
     const who = document.createElement("strong");
     who.textContent = text.who;
@@ -209,7 +215,8 @@ if (people) {
   // A quick seek's range widens as it waits: what it offers is looked at again.
   let offered = "";
   setInterval(() => {
-    const now = [...seeks.values()].filter((seek) => seek.quick).map((seek) => `${seek.id}:${refusal(seek)}`).join();
+    const now = [...seeks.values()].filter((seek) => seek.quick)
+      .map((seek) => `${seek.id}:${refusal(seek)}:${describe(seek).what}`).join();
     if (now !== offered) render();
     offered = now;
   }, 2000);
