@@ -244,3 +244,45 @@ def test_the_lobby_offers_only_what_a_player_can_take_and_says_why(
     refusal = gus.locator("#people-error")
     expect(refusal).to_be_visible()
     expect(refusal).to_contain_text("your rating 1300 is outside this seek's range 1400-∞")
+
+
+def test_what_waits_for_a_player_shows_on_every_page_they_open(
+    live_server: LiveServer, new_page: Callable[..., Page]
+) -> None:
+    """A challenge sent while its player had no page open shows on the next page they open; a
+    game waiting for their move shows on every page, and reaches an open page within
+    ``account_turn_seconds`` (4 s) of the move."""
+    url = live_server.url
+    ivy = person(new_page, DESKTOP, url, "ivy")
+    jon = person(new_page, DESKTOP, url, "jon")
+    jon.goto("about:blank")  # no page of the site open
+    token = ivy.request.get(f"{url}/api/account").json()["csrf_token"]
+    body = {"to": "jon", "rules": "sackson", "clock": {"minutes": 5, "increment_seconds": 3}}
+    sent = ivy.request.post(
+        f"{url}/api/challenges", data={**body, "color": "blue"}, headers={"X-CSRF-Token": token}
+    )
+    assert sent.ok, sent.text()
+    jon.goto(url + "/learn")
+    notice = jon.locator("#notices .notice.challenge")
+    expect(notice).to_contain_text("ivy (1500?) challenges you")  # before the fix: nothing
+    notice.locator(".accept-challenge").click()
+    jon.wait_for_url(re.compile(r"/game/[A-Za-z0-9_-]+$"))
+    game_id = jon.url.rsplit("/", 1)[1]
+
+    # Ivy (Blue) moves while Jon reads Learn: his page shows it is his move, within 4 s.
+    jon.goto(url + "/learn")
+    expect(jon.locator("#notices")).to_have_attribute("data-connected", "true")
+    expect(jon.locator("#notices .notice.turn")).to_have_count(0)
+    path = f"{url}/api/games/{game_id}"
+    state = ivy.request.get(path).json()
+    moved = ivy.request.post(
+        f"{path}/moves",
+        data={"move": state["legal_moves"][0], "version": state["version"]},
+        headers={"X-CSRF-Token": token},
+    )
+    assert moved.ok, moved.text()
+    turn = jon.locator("#notices .notice.turn")
+    expect(turn).to_contain_text("Your move against ivy (sackson): play", timeout=6000)
+    # And on the next page he opens, at once.
+    jon.goto(url + "/games")
+    expect(jon.locator("#notices .notice.turn a")).to_have_attribute("href", f"/game/{game_id}")

@@ -201,6 +201,30 @@ def test_a_challenge_reaches_its_player_on_any_page_who_declines_or_accepts(
             assert code_of(ada.post("/api/challenges", bad)) == expected
 
 
+def test_an_account_socket_first_says_what_waits_then_each_change_of_turns(
+    make_server: Callable[..., LiveServer],
+) -> None:
+    """A challenge sent before its player's socket opened is in the socket's first news, with
+    the games waiting for the player's move; a move made later is sent within
+    ``account_turn_seconds``."""
+    server = make_server(rate_limits=False, account_turn_seconds=0.2)
+    ada, bob = Player(server.url, "ada"), Player(server.url, "bob")
+    sent = ada.post("/api/challenges", {"to": "bob", "color": "blue", "clock": CLOCK}).json()
+    with bob.socket("/ws/account") as news:
+        pending = news.receive("pending")  # before the fix: never sent
+        assert [seek["id"] for seek in pending["challenges"]] == [sent["id"]]
+        assert pending["turns"] == []
+        game_id = bob.post(f"/api/challenges/{sent['id']}/accept").json()["game_id"]
+        state = ada.get(f"/api/games/{game_id}")
+        move = {"move": state["legal_moves"][0], "version": state["version"]}
+        assert ada.post(f"/api/games/{game_id}/moves", move).status_code == 200
+        turns = news.receive("turns", timeout=5)
+        assert [game["id"] for game in turns["games"]] == [game_id]
+        assert turns["games"][0]["opponent"]["name"] == "ada"
+    with bob.socket("/ws/account") as again:
+        assert [game["id"] for game in again.receive("pending")["turns"]] == [game_id]
+
+
 def test_quick_pairing_pairs_the_second_player_who_presses_within_the_range(
     make_server: Callable[..., LiveServer],
 ) -> None:

@@ -152,6 +152,9 @@ class Settings(BaseSettings):
     """... every this many seconds of waiting."""
     quick_pairing_any_after_seconds: float = Field(default=60.0, gt=0, le=86_400)
     """After waiting this long in a quick pairing, a player is paired with any rating."""
+    account_turn_seconds: float = Field(default=4.0, gt=0, le=600)
+    """How often an account's socket looks again at the games waiting for its move (every page
+    of the account shows a new one within this time, whichever process made the move)."""
     max_seeks: int = Field(default=10, ge=1, le=100)
     """Open seeks and challenges one account may have at once."""
     rated_games_per_pair: int = Field(default=10, ge=0, le=1000)
