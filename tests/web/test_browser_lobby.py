@@ -286,3 +286,13 @@ def test_what_waits_for_a_player_shows_on_every_page_they_open(
     # And on the next page he opens, at once.
     jon.goto(url + "/games")
     expect(jon.locator("#notices .notice.turn a")).to_have_attribute("href", f"/game/{game_id}")
+
+
+def test_the_home_page_s_form_starts_at_the_level_it_advises(
+    live_url: str, new_page: Callable[..., Page]
+) -> None:
+    page = new_page(viewport=DESKTOP)
+    page.goto(live_url + "/")
+    expect(page.locator("#first-time")).to_contain_text("against the computer at level 1")
+    expect(page.locator("#level")).to_have_value("1")  # before the fix: 3
+    expect(page.locator("#rules")).to_have_value("sackson")
