@@ -21,7 +21,7 @@ import logging
 import math
 import secrets
 from dataclasses import dataclass
-from typing import Any, Final
+from typing import Any
 
 from sqlalchemy import Connection, Row
 from sqlalchemy.orm import Session
@@ -40,7 +40,6 @@ from bluegray.web.lobby_schemas import (
     ChallengeRequest,
     GameStartedMessage,
     GoneReason,
-    QuickPairing,
     QuickPairingList,
     QuickPairingResult,
     SeekGoneMessage,
@@ -52,6 +51,7 @@ from bluegray.web.lobby_schemas import (
 )
 from bluegray.web.models import AccountRow, RatingRow, SeekRow
 from bluegray.web.players import Account, account_of_row, name_key
+from bluegray.web.quick_pairings import QUICK_BY_KEY, QUICK_PAIRINGS, quick_match, quick_span
 from bluegray.web.rated_pairs import explain
 from bluegray.web.rates import RateLimits
 from bluegray.web.ratings import pool_name
@@ -78,39 +78,6 @@ from bluegray.web.service import GameService
 from bluegray.web.settings import Settings
 
 log = logging.getLogger("bluegray.web")
-
-QUICK_PAIRINGS: Final = (
-    QuickPairing(
-        key="sackson-3+2",
-        label="Sackson 3+2",
-        rules="sackson",
-        clock=ClockSettings(minutes=3, increment_seconds=2),
-        rated=True,
-    ),
-    QuickPairing(
-        key="sackson-5+3",
-        label="Sackson 5+3",
-        rules="sackson",
-        clock=ClockSettings(minutes=5, increment_seconds=3),
-        rated=True,
-    ),
-    QuickPairing(
-        key="sackson-10+5",
-        label="Sackson 10+5",
-        rules="sackson",
-        clock=ClockSettings(minutes=10, increment_seconds=5),
-        rated=True,
-    ),
-    QuickPairing(
-        key="cooper-5+3",
-        label="Cooper 5+3",
-        rules="cooper",
-        clock=ClockSettings(minutes=5, increment_seconds=3),
-        rated=True,
-    ),
-)
-"""The popular settings the lobby offers as buttons."""
-_QUICK: Final = {pairing.key: pairing for pairing in QUICK_PAIRINGS}
 
 
 @dataclass(frozen=True)
@@ -401,8 +368,10 @@ class Lobby:
             rating = await self.rating(account.id, pool)
             now = now_ms()
             if row.quick is not None:
-                allowed = self._quick_match(row, rating.rating, is_provisional(rating), 0, now)
-                span = self.quick_span(now - row.created_ms)
+                allowed = quick_match(
+                    self.settings, row, rating.rating, is_provisional(rating), 0, now
+                )
+                span = quick_span(self.settings, now - row.created_ms)
                 low, high = (
                     (None, None)
                     if row.provisional or math.isinf(span)
@@ -484,9 +453,11 @@ class Lobby:
         it. Having stored its seek, a press looks again: of two players pressing at once (on
         two processes, whatever their clocks) at least one sees the other's stored seek, and if
         both do, only one of them takes it."""
-        pairing = _QUICK.get(key)
+        pairing = QUICK_BY_KEY.get(key)
         if pairing is None:
-            raise ApiError(404, "not_found", f"no quick pairing {key!r}: " + ", ".join(_QUICK))
+            raise ApiError(
+                404, "not_found", f"no quick pairing {key!r}: " + ", ".join(QUICK_BY_KEY)
+            )
         await self._limit(account, challenge=False)
         terms = self._terms(pairing.rules, pairing.clock, None, pairing.rated, "random", "seek")
         rating = await self.rating(account.id, terms.pool)
@@ -508,29 +479,6 @@ class Lobby:
             return QuickPairingResult(game=started, seek=None)
         return QuickPairingResult(game=None, seek=seek_info(row))
 
-    def quick_span(self, waited_ms: int) -> float:
-        """How far from a player's rating a quick pairing reaches once they have waited
-        ``waited_ms``: ``quick_pairing_range``, widened by ``quick_pairing_widen_points`` every
-        ``quick_pairing_widen_seconds``, and any rating (``inf``) after
-        ``quick_pairing_any_after_seconds``."""
-        settings = self.settings
-        if waited_ms >= settings.quick_pairing_any_after_seconds * 1000:
-            return math.inf
-        steps = int(max(0, waited_ms) // (settings.quick_pairing_widen_seconds * 1000))
-        return settings.quick_pairing_range + steps * settings.quick_pairing_widen_points
-
-    def _quick_match(
-        self, row: SeekRow, rating: float, provisional: bool, waited_ms: int, now: int
-    ) -> bool:
-        """Whether a player of ``rating`` who has waited ``waited_ms`` (0: just pressed) may be
-        paired with the player waiting in ``row``: a provisional rating (either's) matches any,
-        otherwise the two ratings are within the wider of their two ranges (lichess's pools
-        widen the same way the longer a player waits)."""
-        if row.provisional or provisional:
-            return True
-        span = max(self.quick_span(now - row.created_ms), self.quick_span(waited_ms))
-        return abs(row.rating - rating) <= span
-
     async def _pair_quick(
         self,
         account: Account,
@@ -541,7 +489,7 @@ class Lobby:
         now = now_ms()
         waiting = await self.db.read(lambda session: waiting_quick(session, key, account.id, now))
         for row in waiting:
-            if not self._quick_match(row, rating.rating, is_provisional(rating), 0, now):
+            if not quick_match(self.settings, row, rating.rating, is_provisional(rating), 0, now):
                 continue
             try:
                 return await self._start(row, account, mine)
@@ -568,8 +516,8 @@ class Lobby:
                 ):
                     continue
                 waited = now - second.created_ms
-                if not self._quick_match(
-                    first, second.rating, bool(second.provisional), waited, now
+                if not quick_match(
+                    self.settings, first, second.rating, bool(second.provisional), waited, now
                 ):
                     continue
                 done |= {first.id, second.id}

@@ -28,7 +28,8 @@ from bluegray.web.deps import (
 )
 from bluegray.web.errors import ApiError
 from bluegray.web.leaderboards import ratings_now
-from bluegray.web.lobby import QUICK_PAIRINGS, Lobby
+from bluegray.web.lobby import Lobby
+from bluegray.web.quick_pairings import QUICK_PAIRINGS
 from bluegray.web.routers.rules import rules_list
 from bluegray.web.schemas import RULES_TEXT_LIMIT
 from bluegray.web.security import BROWSER_COOKIE, new_browser_id

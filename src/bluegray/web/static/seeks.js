@@ -27,7 +27,7 @@ let socket = null;
 let retry = 500;
 let waiting = null; // this page's seek in a quick pairing: {id, timer}
 
-// How far from a rating a quick pairing reaches after waiting `ms` (lobby.py's quick_span).
+// How far from a rating a quick pairing reaches after waiting `ms` (quick_pairings.py's quick_span).
 function quickSpan(ms) {
   if (ms >= widening.anyAfter * 1000) return Infinity;
   return widening.range + Math.floor(Math.max(0, ms) / (widening.seconds * 1000)) * widening.points;
