@@ -213,7 +213,7 @@ def test_the_lobby_offers_only_what_a_player_can_take_and_says_why(
     url = live_server.url
     gus = person(new_page, DESKTOP, url, "gus")
     hal = person(new_page, DESKTOP, url, "hal")
-    set_ratings(live_server, {"gus": 1500, "hal": 1900})
+    set_ratings(live_server, {"gus": 1500, "hal": 2100})
     for page in (gus, hal):
         page.goto(url + "/")
         expect(page.locator("#people")).to_have_attribute("data-connected", "true")
@@ -224,13 +224,14 @@ def test_the_lobby_offers_only_what_a_player_can_take_and_says_why(
     expect(seek.locator(".out-of-range")).to_have_text("For ratings from 1700: yours is 1500.")
     expect(seek.locator(".accept-seek")).to_have_count(0)  # before the fix: a dead button
 
-    # Hal waits in a quick pairing: his panel shows the range, and Gus's lobby says why not.
+    # Hal waits in a quick pairing: his panel shows the range, and Gus's lobby says why not
+    # (600 points apart: not before the range has widened for 30 s).
     hal.locator('.quick-button[data-pairing="sackson-5+3"]').click()
     expect(hal.locator("#quick-status")).to_have_text(
-        re.compile(r"Waiting for someone to press Sackson 5\+3… \(ratings 1[4-6]00\u20132[2-4]00\)")
+        re.compile(r"Waiting for someone to press Sackson 5\+3… \(ratings 1[6-8]00\u20132[4-6]00\)")
     )
     quick = gus.locator('#seeks li.seek[data-quick="sackson-5+3"]')
-    expect(quick).to_contain_text(re.compile(r"5\+3 · rated · 1[4-6]00\u20132[2-4]00"))
+    expect(quick).to_contain_text(re.compile(r"5\+3 · rated · 1[6-8]00\u20132[4-6]00"))
     expect(quick.locator(".out-of-range")).to_contain_text("yours is 1500")
     expect(quick.locator(".accept-seek")).to_have_count(0)
 
@@ -282,7 +283,7 @@ def test_what_waits_for_a_player_shows_on_every_page_they_open(
     )
     assert moved.ok, moved.text()
     turn = jon.locator("#notices .notice.turn")
-    expect(turn).to_contain_text("Your move against ivy (sackson): play", timeout=6000)
+    expect(turn).to_contain_text("Your move against ivy (sackson): play", timeout=10_000)
     # And on the next page he opens, at once.
     jon.goto(url + "/games")
     expect(jon.locator("#notices .notice.turn a")).to_have_attribute("href", f"/game/{game_id}")
