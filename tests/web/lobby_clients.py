@@ -8,9 +8,12 @@ import time
 from typing import Any
 
 import httpx
+from sqlalchemy import Connection, delete, insert, select
 from websockets.sync.client import ClientConnection, connect
 
-from tests.web.conftest import Json
+from bluegray.web.clocks import now_ms
+from bluegray.web.models import AccountRow, RatingRow
+from tests.web.conftest import Json, LiveServer
 
 PASSWORD = "correct horse battery"
 
@@ -109,3 +112,32 @@ def first_moves(players: dict[str, Player], game: dict[str, Any]) -> None:
         answer = mover.post(f"{path}/moves", body)
         assert answer.status_code == 200, answer.text
         state = answer.json()["game"]
+
+
+def set_ratings(server: LiveServer, ratings: dict[str, float]) -> None:
+    """Give accounts an established (not provisional) rating in sackson/real-time, in place of
+    the one they had."""
+    now = now_ms()
+
+    def store(connection: Connection) -> None:
+        for name, rating in ratings.items():
+            account_id = connection.execute(
+                select(AccountRow.id).where(AccountRow.name == name)
+            ).scalar_one()
+            connection.execute(
+                delete(RatingRow).where(
+                    RatingRow.account_id == account_id, RatingRow.pool == "sackson/real-time"
+                )
+            )
+            row = {
+                "account_id": account_id,
+                "pool": "sackson/real-time",
+                "rating": rating,
+                "deviation": 60.0,
+                "volatility": 0.06,
+                "games": 30,
+                "rated_ms": now,
+            }
+            connection.execute(insert(RatingRow), [row])
+
+    server.app.state.service.db.run(store)

@@ -16,6 +16,8 @@ from typing import Any
 import pytest
 from playwright.sync_api import Page, Request, ViewportSize, expect
 
+from tests.web.conftest import LiveServer
+from tests.web.lobby_clients import set_ratings
 from tests.web.test_browser_newcomer import DESKTOP, PHONE, TOO_WIDE, check_page
 
 PASSWORD = "a long enough password"
@@ -200,3 +202,98 @@ def test_a_correspondence_seek_from_the_form_starts_a_game_of_days(
     fay.wait_for_url(re.compile(r"/game/[A-Za-z0-9_-]+$"))
     expect(fay.locator('[data-clock="gray"]')).to_have_text("5 days per move")
     expect(fay.locator("#main")).to_have_attribute("data-rated", "true")
+
+
+def test_the_lobby_offers_only_what_a_player_can_take_and_says_why(
+    live_server: LiveServer, new_page: Callable[..., Page]
+) -> None:
+    """A seek outside the player's rating range offers no "Play" but says why; a quick pairing's
+    waiting panel shows the ratings it pairs with now; what the server refuses all the same (a
+    rating changed since the page was made) is said where the player sees it."""
+    url = live_server.url
+    gus = person(new_page, DESKTOP, url, "gus")
+    hal = person(new_page, DESKTOP, url, "hal")
+    set_ratings(live_server, {"gus": 1500, "hal": 2100})
+    for page in (gus, hal):
+        page.goto(url + "/")
+        expect(page.locator("#people")).to_have_attribute("data-connected", "true")
+    hal.locator("#post-seek summary").click()
+    hal.fill("#seek-min", "1700")
+    hal.locator("#seek-post").click()
+    seek = gus.locator('#seeks li.seek[data-player="hal"]')
+    expect(seek.locator(".out-of-range")).to_have_text("For ratings from 1700: yours is 1500.")
+    expect(seek.locator(".accept-seek")).to_have_count(0)  # before the fix: a dead button
+
+    # Hal waits in a quick pairing: his panel shows the range, and Gus's lobby says why not
+    # (600 points apart: not before the range has widened for 30 s).
+    hal.locator('.quick-button[data-pairing="sackson-5+3"]').click()
+    expect(hal.locator("#quick-status")).to_have_text(
+        re.compile(r"Waiting for someone to press Sackson 5\+3… \(ratings 1[6-8]00\u20132[4-6]00\)")
+    )
+    quick = gus.locator('#seeks li.seek[data-quick="sackson-5+3"]')
+    expect(quick).to_contain_text(re.compile(r"5\+3 · rated · 1[6-8]00\u20132[4-6]00"))
+    expect(quick.locator(".out-of-range")).to_contain_text("yours is 1500")
+    expect(quick.locator(".accept-seek")).to_have_count(0)
+
+    # Gus's rating fell since his page was made: "Play" is offered, the server refuses, and
+    # the refusal is in sight.
+    set_ratings(live_server, {"gus": 1300})
+    hal.fill("#seek-min", "1400")
+    hal.locator("#seek-post").click()
+    open_seek = gus.locator("#seeks li.seek", has_text="1400\u2013any")
+    open_seek.locator(".accept-seek").click()
+    refusal = gus.locator("#people-error")
+    expect(refusal).to_be_visible()
+    expect(refusal).to_contain_text("your rating 1300 is outside this seek's range 1400-∞")
+
+
+def test_what_waits_for_a_player_shows_on_every_page_they_open(
+    live_server: LiveServer, new_page: Callable[..., Page]
+) -> None:
+    """A challenge sent while its player had no page open shows on the next page they open; a
+    game waiting for their move shows on every page, and reaches an open page within
+    ``account_turn_seconds`` (4 s) of the move."""
+    url = live_server.url
+    ivy = person(new_page, DESKTOP, url, "ivy")
+    jon = person(new_page, DESKTOP, url, "jon")
+    jon.goto("about:blank")  # no page of the site open
+    token = ivy.request.get(f"{url}/api/account").json()["csrf_token"]
+    body = {"to": "jon", "rules": "sackson", "clock": {"minutes": 5, "increment_seconds": 3}}
+    sent = ivy.request.post(
+        f"{url}/api/challenges", data={**body, "color": "blue"}, headers={"X-CSRF-Token": token}
+    )
+    assert sent.ok, sent.text()
+    jon.goto(url + "/learn")
+    notice = jon.locator("#notices .notice.challenge")
+    expect(notice).to_contain_text("ivy (1500?) challenges you")  # before the fix: nothing
+    notice.locator(".accept-challenge").click()
+    jon.wait_for_url(re.compile(r"/game/[A-Za-z0-9_-]+$"))
+    game_id = jon.url.rsplit("/", 1)[1]
+
+    # Ivy (Blue) moves while Jon reads Learn: his page shows it is his move, within 4 s.
+    jon.goto(url + "/learn")
+    expect(jon.locator("#notices")).to_have_attribute("data-connected", "true")
+    expect(jon.locator("#notices .notice.turn")).to_have_count(0)
+    path = f"{url}/api/games/{game_id}"
+    state = ivy.request.get(path).json()
+    moved = ivy.request.post(
+        f"{path}/moves",
+        data={"move": state["legal_moves"][0], "version": state["version"]},
+        headers={"X-CSRF-Token": token},
+    )
+    assert moved.ok, moved.text()
+    turn = jon.locator("#notices .notice.turn")
+    expect(turn).to_contain_text("Your move against ivy (sackson): play", timeout=10_000)
+    # And on the next page he opens, at once.
+    jon.goto(url + "/games")
+    expect(jon.locator("#notices .notice.turn a")).to_have_attribute("href", f"/game/{game_id}")
+
+
+def test_the_home_page_s_form_starts_at_the_level_it_advises(
+    live_url: str, new_page: Callable[..., Page]
+) -> None:
+    page = new_page(viewport=DESKTOP)
+    page.goto(live_url + "/")
+    expect(page.locator("#first-time")).to_contain_text("against the computer at level 1")
+    expect(page.locator("#level")).to_have_value("1")  # before the fix: 3
+    expect(page.locator("#rules")).to_have_value("sackson")

@@ -18,7 +18,7 @@ from bluegray.web import clocks, lobby
 from bluegray.web.lobby import Lobby
 from bluegray.web.players import Account
 from tests.web.conftest import LiveServer, Socket
-from tests.web.lobby_clients import LiveSocket, Player, first_moves
+from tests.web.lobby_clients import LiveSocket, Player, first_moves, set_ratings
 
 CLOCK = {"minutes": 5, "increment_seconds": 3}
 
@@ -202,6 +202,30 @@ def test_a_challenge_reaches_its_player_on_any_page_who_declines_or_accepts(
             assert code_of(ada.post("/api/challenges", bad)) == expected
 
 
+def test_an_account_socket_first_says_what_waits_then_each_change_of_turns(
+    make_server: Callable[..., LiveServer],
+) -> None:
+    """A challenge sent before its player's socket opened is in the socket's first news, with
+    the games waiting for the player's move; a move made later is sent within
+    ``account_turn_seconds``."""
+    server = make_server(rate_limits=False, account_turn_seconds=0.2)
+    ada, bob = Player(server.url, "ada"), Player(server.url, "bob")
+    sent = ada.post("/api/challenges", {"to": "bob", "color": "blue", "clock": CLOCK}).json()
+    with bob.socket("/ws/account") as news:
+        pending = news.receive("pending")  # before the fix: never sent
+        assert [seek["id"] for seek in pending["challenges"]] == [sent["id"]]
+        assert pending["turns"] == []
+        game_id = bob.post(f"/api/challenges/{sent['id']}/accept").json()["game_id"]
+        state = ada.get(f"/api/games/{game_id}")
+        move = {"move": state["legal_moves"][0], "version": state["version"]}
+        assert ada.post(f"/api/games/{game_id}/moves", move).status_code == 200
+        turns = news.receive("turns", timeout=5)
+        assert [game["id"] for game in turns["games"]] == [game_id]
+        assert turns["games"][0]["opponent"]["name"] == "ada"
+    with bob.socket("/ws/account") as again:
+        assert [game["id"] for game in again.receive("pending")["turns"]] == [game_id]
+
+
 def test_quick_pairing_pairs_the_second_player_who_presses_within_the_range(
     make_server: Callable[..., LiveServer],
 ) -> None:
@@ -212,7 +236,8 @@ def test_quick_pairing_pairs_the_second_player_who_presses_within_the_range(
     with ada.socket("/ws/account") as ada_news:
         waiting = ada.post("/api/lobby/quick", {"pairing": "sackson-5+3"}).json()
         assert waiting["game"] is None and waiting["seek"]["quick"] == "sackson-5+3"
-        assert (waiting["seek"]["rating_min"], waiting["seek"]["rating_max"]) == (1400, 1600)
+        # A new player's rating is provisional: it matches any range.
+        assert (waiting["seek"]["rating_min"], waiting["seek"]["rating_max"]) == (None, None)
         other = bob.post("/api/lobby/quick", {"pairing": "cooper-5+3"}).json()
         assert other["game"] is None  # another pairing: no game
         paired = bob.post("/api/lobby/quick", {"pairing": "sackson-5+3"}).json()
@@ -221,6 +246,42 @@ def test_quick_pairing_pairs_the_second_player_who_presses_within_the_range(
     left = [seek["quick"] for seek in ada.get("/api/seeks")["seeks"]]
     assert left == ["cooper-5+3"]  # bob's other seek still waits; ada's was taken
     assert code_of(ada.post("/api/lobby/quick", {"pairing": "nosuch"})) == (404, "not_found")
+
+
+def test_a_quick_pairing_s_range_widens_while_players_wait(
+    make_server: Callable[..., LiveServer],
+) -> None:
+    """Two established players 600 points apart, both waiting, are paired once their ranges
+    have widened that far (here 100 points, then 250 more every half second); a provisional
+    rating matches any range at once."""
+    server = make_server(
+        rate_limits=False,
+        quick_pairing_range=100,
+        quick_pairing_widen_points=250,
+        quick_pairing_widen_seconds=0.5,
+        quick_pairing_any_after_seconds=60,
+        lobby_sweep_seconds=0.2,
+    )
+    ada, bob = Player(server.url, "ada"), Player(server.url, "bob")
+    cal, dee = Player(server.url, "cal"), Player(server.url, "dee")
+    set_ratings(server, {"ada": 1200, "bob": 1800, "dee": 2400})
+    pairings = ada.get("/api/lobby/quick")
+    assert (pairings["rating_range"], pairings["widen_points"]) == (100, 250)
+    with ada.socket("/ws/account") as ada_news, bob.socket("/ws/account") as bob_news:
+        waiting = ada.post("/api/lobby/quick", {"pairing": "sackson-5+3"}).json()
+        assert (waiting["seek"]["rating_min"], waiting["seek"]["rating_max"]) == (1100, 1300)
+        started = time.monotonic()
+        second = bob.post("/api/lobby/quick", {"pairing": "sackson-5+3"}).json()
+        assert second["game"] is None  # 600 apart: too far, at first
+        told_ada = ada_news.receive("game_started")["game"]  # before the fix: never
+        told_bob = bob_news.receive("game_started")["game"]
+        assert told_ada["game_id"] == told_bob["game_id"] and told_ada["opponent"] == "bob"
+        assert time.monotonic() - started >= 0.5  # not before the ranges had widened
+    assert ada.get("/api/seeks")["seeks"] == []
+    # A provisional player (cal, new) is paired with dee at 2400 at once.
+    assert dee.post("/api/lobby/quick", {"pairing": "sackson-3+2"}).json()["game"] is None
+    paired = cal.post("/api/lobby/quick", {"pairing": "sackson-3+2"}).json()
+    assert paired["game"] is not None and paired["game"]["opponent"] == "dee"
 
 
 def test_two_quick_presses_crossing_in_time_still_meet(

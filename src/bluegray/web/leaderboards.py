@@ -13,7 +13,7 @@ from __future__ import annotations
 import datetime
 from collections import defaultdict
 from dataclasses import dataclass
-from typing import Final
+from typing import Final, TypedDict
 
 from sqlalchemy import func, select
 from sqlalchemy.orm import Session
@@ -43,6 +43,13 @@ HISTORY_LIMIT: Final = 500
 """The most history points a rating shows (its newest)."""
 
 
+class RatingNow(TypedDict):
+    """A rating as the lobby's page knows it (JSON in the page)."""
+
+    rating: int
+    provisional: bool
+
+
 def _time(ms: int) -> datetime.datetime:
     return datetime.datetime.fromtimestamp(ms / 1000, datetime.UTC)
 
@@ -52,6 +59,26 @@ def shown_rating(
 ) -> Rating:
     """The rating as shown at ``now``: its deviation grown since its last game."""
     return with_inactivity(stored, periods_between(_time(rated_ms), _time(now), settings), settings)
+
+
+async def ratings_now(db: Database, account_id: int, now: int) -> dict[str, RatingNow]:
+    """The account's ratings as shown now, by pool (no history: the lobby's page, which offers
+    only the seeks whose range they are in)."""
+
+    def query(session: Session) -> dict[str, RatingNow]:
+        rows = session.scalars(select(RatingRow).where(RatingRow.account_id == account_id))
+        shown = {
+            row.pool: shown_rating(
+                Rating(row.rating, row.deviation, row.volatility), row.rated_ms, now
+            )
+            for row in rows
+        }
+        return {
+            pool: RatingNow(rating=round(rating.rating), provisional=is_provisional(rating))
+            for pool, rating in shown.items()
+        }
+
+    return await db.read(query)
 
 
 async def player_ratings(db: Database, account_id: int, now: int) -> list[RatingInfo]:

@@ -18,9 +18,10 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import logging
+import math
 import secrets
 from dataclasses import dataclass
-from typing import Any, Final
+from typing import Any
 
 from sqlalchemy import Connection, Row
 from sqlalchemy.orm import Session
@@ -39,7 +40,6 @@ from bluegray.web.lobby_schemas import (
     ChallengeRequest,
     GameStartedMessage,
     GoneReason,
-    QuickPairing,
     QuickPairingList,
     QuickPairingResult,
     SeekGoneMessage,
@@ -51,6 +51,7 @@ from bluegray.web.lobby_schemas import (
 )
 from bluegray.web.models import AccountRow, RatingRow, SeekRow
 from bluegray.web.players import Account, account_of_row, name_key
+from bluegray.web.quick_pairings import QUICK_BY_KEY, QUICK_PAIRINGS, quick_match, quick_span
 from bluegray.web.rated_pairs import explain
 from bluegray.web.rates import RateLimits
 from bluegray.web.ratings import pool_name
@@ -70,45 +71,13 @@ from bluegray.web.seeks import (
     remove_seeks,
     seek_info,
     take_seek,
+    waiting_in_quick_pairings,
     waiting_quick,
 )
 from bluegray.web.service import GameService
 from bluegray.web.settings import Settings
 
 log = logging.getLogger("bluegray.web")
-
-QUICK_PAIRINGS: Final = (
-    QuickPairing(
-        key="sackson-3+2",
-        label="Sackson 3+2",
-        rules="sackson",
-        clock=ClockSettings(minutes=3, increment_seconds=2),
-        rated=True,
-    ),
-    QuickPairing(
-        key="sackson-5+3",
-        label="Sackson 5+3",
-        rules="sackson",
-        clock=ClockSettings(minutes=5, increment_seconds=3),
-        rated=True,
-    ),
-    QuickPairing(
-        key="sackson-10+5",
-        label="Sackson 10+5",
-        rules="sackson",
-        clock=ClockSettings(minutes=10, increment_seconds=5),
-        rated=True,
-    ),
-    QuickPairing(
-        key="cooper-5+3",
-        label="Cooper 5+3",
-        rules="cooper",
-        clock=ClockSettings(minutes=5, increment_seconds=3),
-        rated=True,
-    ),
-)
-"""The popular settings the lobby offers as buttons."""
-_QUICK: Final = {pairing.key: pairing for pairing in QUICK_PAIRINGS}
 
 
 @dataclass(frozen=True)
@@ -173,6 +142,7 @@ class Lobby:
         gone = await self.db.write(lambda connection: remove_seeks(connection, condition))
         for row in gone:
             await self._announce_gone(row, "expired" if row.expires_ms <= now else "left")
+        await self._pair_waiting()
 
     async def left(self, connection_id: str) -> None:
         """A lobby socket closed: the seeks posted with it go."""
@@ -222,8 +192,13 @@ class Lobby:
         return ChallengeList(incoming=incoming, outgoing=outgoing)
 
     def quick_pairings(self) -> QuickPairingList:
+        settings = self.settings
         return QuickPairingList(
-            pairings=list(QUICK_PAIRINGS), rating_range=self.settings.quick_pairing_range
+            pairings=list(QUICK_PAIRINGS),
+            rating_range=settings.quick_pairing_range,
+            widen_points=settings.quick_pairing_widen_points,
+            widen_seconds=settings.quick_pairing_widen_seconds,
+            any_after_seconds=settings.quick_pairing_any_after_seconds,
         )
 
     async def rating(self, account_id: int, pool: str | None) -> Rating:
@@ -391,12 +366,26 @@ class Lobby:
         if row.target_id is None:
             pool = pool_name(RuleSet.parse(row.rules), row.time_class)
             rating = await self.rating(account.id, pool)
-            if not in_range(row, rating.rating):
+            now = now_ms()
+            if row.quick is not None:
+                allowed = quick_match(
+                    self.settings, row, rating.rating, is_provisional(rating), 0, now
+                )
+                span = quick_span(self.settings, now - row.created_ms)
+                low, high = (
+                    (None, None)
+                    if row.provisional or math.isinf(span)
+                    else (max(0, round(row.rating - span)), round(row.rating + span))
+                )
+            else:
+                allowed = in_range(row, rating.rating)
+                low, high = row.rating_min, row.rating_max
+            if not allowed:
                 raise ApiError(
                     409,
                     "out_of_range",
                     f"your rating {rating.rating:.0f} is outside this seek's range "
-                    f"{row.rating_min or 0}-{row.rating_max or '∞'}",
+                    f"{low or 0}-{high or '∞'}",
                 )
         return await self._start(row, account)
 
@@ -464,21 +453,24 @@ class Lobby:
         it. Having stored its seek, a press looks again: of two players pressing at once (on
         two processes, whatever their clocks) at least one sees the other's stored seek, and if
         both do, only one of them takes it."""
-        pairing = _QUICK.get(key)
+        pairing = QUICK_BY_KEY.get(key)
         if pairing is None:
-            raise ApiError(404, "not_found", f"no quick pairing {key!r}: " + ", ".join(_QUICK))
+            raise ApiError(
+                404, "not_found", f"no quick pairing {key!r}: " + ", ".join(QUICK_BY_KEY)
+            )
         await self._limit(account, challenge=False)
         terms = self._terms(pairing.rules, pairing.clock, None, pairing.rated, "random", "seek")
-        rating = (await self.rating(account.id, terms.pool)).rating
+        rating = await self.rating(account.id, terms.pool)
         span = self.settings.quick_pairing_range
         started = await self._pair_quick(account, key, rating)
         if started is not None:
             return QuickPairingResult(game=started, seek=None)
+        anyone = is_provisional(rating)  # the range the seek shows at first
         row = await self._store(
             account,
             terms,
-            rating_min=max(0, round(rating - span)),
-            rating_max=round(rating + span),
+            rating_min=None if anyone else max(0, round(rating.rating - span)),
+            rating_max=None if anyone else round(rating.rating + span),
             quick=key,
             connection=connection,
         )
@@ -491,14 +483,13 @@ class Lobby:
         self,
         account: Account,
         key: str,
-        rating: float,
+        rating: Rating,
         mine: SeekRow | None = None,
     ) -> StartedGame | None:
         now = now_ms()
-        span = self.settings.quick_pairing_range
         waiting = await self.db.read(lambda session: waiting_quick(session, key, account.id, now))
         for row in waiting:
-            if abs(row.rating - rating) > span or not in_range(row, rating):
+            if not quick_match(self.settings, row, rating.rating, is_provisional(rating), 0, now):
                 continue
             try:
                 return await self._start(row, account, mine)
@@ -506,6 +497,37 @@ class Lobby:
                 if error.code != "seek_gone":
                     raise
         return None
+
+    async def _pair_waiting(self) -> None:
+        """Pair the players already waiting in the same quick pairing whose ranges have widened
+        to meet (a sweep's work: nobody presses again while waiting). Each pair's two seeks are
+        taken in one transaction, so of two processes sweeping at once only one pairs them."""
+        now = now_ms()
+        waiting = await self.db.read(lambda session: waiting_in_quick_pairings(session, now))
+        done: set[str] = set()
+        for index, first in enumerate(waiting):
+            for second in waiting[index + 1 :]:
+                if first.id in done:
+                    break
+                if (
+                    second.id in done
+                    or second.quick != first.quick
+                    or second.account_id == first.account_id
+                ):
+                    continue
+                waited = now - second.created_ms
+                if not quick_match(
+                    self.settings, first, second.rating, bool(second.provisional), waited, now
+                ):
+                    continue
+                done |= {first.id, second.id}
+                taker = await self._account_by_id(second.account_id)
+                if taker is None or taker.closed:
+                    continue
+                try:
+                    await self._start(first, taker, second)
+                except ApiError as error:  # one of them was taken meanwhile: the next sweep
+                    log.info("quick pairing %s: %s", first.quick, error.message)
 
     # -- accounts ------------------------------------------------------------------------------
 

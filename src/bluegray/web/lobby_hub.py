@@ -6,7 +6,8 @@ The news comes on the bus's cluster channel, which every process hears: ``lobby`
 every lobby socket here, ``account:<id>`` news to that account's sockets here,
 ``tournament:<id>`` news to that tournament's sockets here. A lobby (or tournament) socket that
 has just come is sent the list of seeks (the table) first: news that arrives while it is read
-is held and sent after it, so the first message is never followed by an older change.
+is held and sent after it, so the first message is never followed by an older change; an
+account socket likewise gets what waits for the account (``pending``) first.
 """
 
 from __future__ import annotations
@@ -49,7 +50,8 @@ class LobbyHub:
     def __init__(self) -> None:
         self._lobby: Listeners = {}
         """Each lobby socket, with the news held while its list of seeks is read."""
-        self._accounts: dict[int, set[Connection]] = defaultdict(set)
+        self._accounts: dict[int, Listeners] = defaultdict(dict)
+        """Each account's sockets, with the news held while what waits for it is read."""
         self._tournaments: dict[str, Listeners] = defaultdict(dict)
         """Each tournament's sockets, with the news held while its table is read."""
 
@@ -65,12 +67,17 @@ class LobbyHub:
         self._lobby.pop(connection, None)
 
     def join_account(self, account_id: int, connection: Connection) -> None:
-        self._accounts[account_id].add(connection)
+        """An account socket starts hearing its news (held until ``account_ready``)."""
+        self._accounts[account_id][connection] = []
+
+    def account_ready(self, account_id: int, connection: Connection, first: str) -> None:
+        """Send an account socket what waits for the account, then the news held meanwhile."""
+        _ready(self._accounts.get(account_id, {}), connection, first)
 
     def leave_account(self, account_id: int, connection: Connection) -> None:
         sockets = self._accounts.get(account_id)
         if sockets is not None:
-            sockets.discard(connection)
+            sockets.pop(connection, None)
             if not sockets:
                 del self._accounts[account_id]
 
@@ -110,8 +117,9 @@ class LobbyHub:
                 account_id = int(news.game_id.removeprefix(ACCOUNT_PREFIX))
             except ValueError:
                 return
-            for connection in list(self._accounts.get(account_id, ())):
-                connection.send(news.text)
+            listeners = self._accounts.get(account_id)
+            if listeners is not None:
+                _hand_out(listeners, news.text)
 
     async def close_all(self) -> None:
         connections = [

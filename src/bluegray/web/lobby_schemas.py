@@ -7,6 +7,7 @@ from typing import Annotated, Literal
 
 from pydantic import BaseModel, Field
 
+from bluegray.web.account_schemas import TurnGame
 from bluegray.web.schemas import (
     RULES_TEXT_LIMIT,
     ClockSettings,
@@ -110,7 +111,13 @@ class QuickPairing(BaseModel):
 
 class QuickPairingList(BaseModel):
     pairings: list[QuickPairing]
-    rating_range: int = Field(description="How far apart two paired ratings may be.")
+    rating_range: int = Field(
+        description="How far apart two paired ratings may be at first (a provisional rating "
+        "matches any)."
+    )
+    widen_points: int = Field(description="The range widens by this much ...")
+    widen_seconds: float = Field(description="... every this many seconds of waiting.")
+    any_after_seconds: float = Field(description="After this long, any rating matches.")
 
 
 class QuickPairingResult(BaseModel):
@@ -158,12 +165,36 @@ class GameStartedMessage(BaseModel):
     game: StartedGame
 
 
+class PendingMessage(BaseModel):
+    """An account socket's first news: what waits for the account now (a page shows it however
+    long ago it came)."""
+
+    type: Literal["pending"] = "pending"
+    challenges: list[SeekInfo] = Field(description="Challenges to the account, not yet answered.")
+    turns: list[TurnGame] = Field(description="Games waiting for its move, the most urgent first.")
+
+
+class TurnsMessage(BaseModel):
+    """The games waiting for the account's move, sent again whenever the list changes (looked at
+    every ``account_turn_seconds``)."""
+
+    type: Literal["turns"] = "turns"
+    games: list[TurnGame]
+
+
 class LobbyPong(BaseModel):
     type: Literal["pong"] = "pong"
     server_time_ms: int
 
 
 LobbyMessage = Annotated[
-    LobbyWelcome | SeeksMessage | SeekMessage | SeekGoneMessage | GameStartedMessage | LobbyPong,
+    LobbyWelcome
+    | SeeksMessage
+    | SeekMessage
+    | SeekGoneMessage
+    | GameStartedMessage
+    | PendingMessage
+    | TurnsMessage
+    | LobbyPong,
     Field(discriminator="type"),
 ]

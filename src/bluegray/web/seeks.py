@@ -159,6 +159,12 @@ def waiting_quick(session: Session, key: str, account_id: int, now: int) -> list
     return list(session.scalars(statement.order_by(SeekRow.created_ms, SeekRow.id).limit(50)))
 
 
+def waiting_in_quick_pairings(session: Session, now: int) -> list[SeekRow]:
+    """Every seek waiting in a quick pairing, oldest first (the longest waits pair first)."""
+    statement = select(SeekRow).where(SeekRow.quick.is_not(None), SeekRow.expires_ms > now)
+    return list(session.scalars(statement.order_by(SeekRow.created_ms, SeekRow.id).limit(200)))
+
+
 def drop_seeks_of(connection: Connection, account_id: int, now: int) -> None:
     """A closing step (``accounts.CLOSING_STEPS``): the account's seeks and challenges go, and
     those sent to it."""

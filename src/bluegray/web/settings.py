@@ -144,7 +144,17 @@ class Settings(BaseSettings):
     lobby_sweep_seconds: float = Field(default=2.0, gt=0, le=600)
     """How often each process clears seeks that have expired or whose process has died."""
     quick_pairing_range: int = Field(default=300, ge=0, le=3000)
-    """A quick pairing pairs two players whose ratings are at most this far apart."""
+    """A quick pairing pairs two players whose ratings are at most this far apart, at first
+    (a provisional rating matches any)."""
+    quick_pairing_widen_points: int = Field(default=100, ge=0, le=3000)
+    """How much the range of a player waiting in a quick pairing widens ..."""
+    quick_pairing_widen_seconds: float = Field(default=10.0, gt=0, le=3600)
+    """... every this many seconds of waiting."""
+    quick_pairing_any_after_seconds: float = Field(default=60.0, gt=0, le=86_400)
+    """After waiting this long in a quick pairing, a player is paired with any rating."""
+    account_turn_seconds: float = Field(default=4.0, gt=0, le=600)
+    """How often an account's socket looks again at the games waiting for its move (every page
+    of the account shows a new one within this time, whichever process made the move)."""
     max_seeks: int = Field(default=10, ge=1, le=100)
     """Open seeks and challenges one account may have at once."""
     rated_games_per_pair: int = Field(default=10, ge=0, le=1000)

@@ -12,6 +12,7 @@ from typing import Annotated, Any, Final
 
 from fastapi import APIRouter, Depends, Path, Request, Response, WebSocket, WebSocketDisconnect
 
+from bluegray.web.account_schemas import TurnGame
 from bluegray.web.callers import Caller, Callers, csrf_refusal
 from bluegray.web.clocks import now_ms
 from bluegray.web.deps import CurrentCaller
@@ -22,6 +23,7 @@ from bluegray.web.lobby_schemas import (
     ChallengeRequest,
     LobbyPong,
     LobbyWelcome,
+    PendingMessage,
     QuickPairingList,
     QuickPairingRequest,
     QuickPairingResult,
@@ -30,10 +32,12 @@ from bluegray.web.lobby_schemas import (
     SeekRequest,
     SeeksMessage,
     StartedGame,
+    TurnsMessage,
 )
 from bluegray.web.players import Account
 from bluegray.web.schemas import ErrorResponse
 from bluegray.web.security import origin_allowed
+from bluegray.web.turns import your_turn
 from bluegray.web.ws import Connection
 
 router = APIRouter(tags=["lobby"])
@@ -260,8 +264,34 @@ async def account_socket(websocket: WebSocket) -> None:
     welcome = LobbyWelcome(connection="", account=account.name, process=lobby.process)
     connection.send(welcome.model_dump_json())
     lobby.hub.join_account(account.id, connection)
+    watching: asyncio.Task[None] | None = None
     try:
+        challenges = await lobby.challenges(account)
+        turns = (await your_turn(lobby.db, account.id, now_ms())).games
+        pending = PendingMessage(challenges=challenges.incoming, turns=turns)
+        lobby.hub.account_ready(account.id, connection, pending.model_dump_json())
+        watching = asyncio.create_task(watch_turns(lobby, account, connection, turns))
         await listen(websocket, connection)
     finally:
+        if watching is not None:
+            watching.cancel()
         lobby.hub.leave_account(account.id, connection)
         await connection.stop()
+
+
+async def watch_turns(
+    lobby: Lobby, account: Account, connection: Connection, turns: list[TurnGame]
+) -> None:
+    """Look again at the games waiting for the account's move every ``account_turn_seconds``
+    (read from the database: a move made on any process counts) and send the list when it has
+    changed."""
+    shown = [game.id for game in turns]
+    while not connection.closed:
+        await asyncio.sleep(lobby.settings.account_turn_seconds)
+        try:
+            games = (await your_turn(lobby.db, account.id, now_ms())).games
+        except Exception:  # the database is away for a moment: look again later
+            continue
+        if [game.id for game in games] != shown:
+            shown = [game.id for game in games]
+            connection.send(TurnsMessage(games=games).model_dump_json())

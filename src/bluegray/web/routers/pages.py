@@ -18,6 +18,7 @@ from bluegray import __version__
 from bluegray.rules import PRESETS
 from bluegray.svg import piece_symbols
 from bluegray.web.callers import Caller
+from bluegray.web.clocks import now_ms
 from bluegray.web.deps import (
     BROWSER_ID_PATTERN,
     GAME_ID_PATTERN,
@@ -27,7 +28,9 @@ from bluegray.web.deps import (
     set_browser_cookie,
 )
 from bluegray.web.errors import ApiError
-from bluegray.web.lobby import QUICK_PAIRINGS
+from bluegray.web.leaderboards import ratings_now
+from bluegray.web.lobby import Lobby
+from bluegray.web.quick_pairings import QUICK_PAIRINGS
 from bluegray.web.routers.rules import rules_list
 from bluegray.web.schemas import RULES_TEXT_LIMIT
 from bluegray.web.security import BROWSER_COOKIE, new_browser_id
@@ -101,6 +104,10 @@ async def lobby(
     as Learn's "Play a game of ..." links do."""
     rules = rules.strip()
     chosen = rules if rules in PRESETS else "custom" if rules else next(iter(PRESETS))
+    caller: Caller | None = getattr(request.state, "caller", None)
+    viewer = None if caller is None else caller.account
+    lobby: Lobby = request.app.state.lobby
+    ratings = {} if viewer is None else await ratings_now(lobby.db, viewer.id, now_ms())
     return render_page(
         request,
         "lobby.html",
@@ -109,6 +116,8 @@ async def lobby(
         chosen=chosen,
         custom=rules if chosen == "custom" else "",
         quick_pairings=QUICK_PAIRINGS,
+        quick_terms=lobby.quick_pairings(),
+        ratings=ratings,
     )
 
 

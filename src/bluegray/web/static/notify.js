@@ -1,7 +1,9 @@
 // An account's news on every page (/ws/account): a challenge sent to it (accept or decline
-// in the header), and a game that starts for it (on the lobby page, and on its tournament's
-// page for a tournament's game, it goes there at once; elsewhere a link says so). Names are set
-// as text, never as HTML.
+// in the header), a game that starts for it (on the lobby page, and on its tournament's page for
+// a tournament's game, it goes there at once; elsewhere a link says so), and the games waiting
+// for its move. The socket's first news is what waits now (the challenges not yet answered, the
+// games to move in), so a page shows them however long ago they came. Names are set as text,
+// never as HTML.
 
 import { request } from "./api.js";
 import { timeControlText } from "./correspondence.js";
@@ -47,8 +49,39 @@ function challenge(seek) {
   no.type = "button";
   no.className = "secondary decline-challenge";
   no.textContent = "Decline";
-  no.addEventListener("click", () => request("POST", `/api/challenges/${encodeURIComponent(seek.id)}/decline`).catch(() => {}));
+  no.addEventListener("click", () => request("POST", `/api/challenges/${encodeURIComponent(seek.id)}/decline`)
+    .catch((error) => { text.textContent = error.message; }));
   item.append(text, yes, " ", no);
+}
+
+const TURNS_SHOWN = 3;
+
+function opponentText(opponent) {
+  if (opponent.kind === "account") return `against ${opponent.name}${opponent.bot ? " (bot)" : ""}`;
+  if (opponent.kind === "ai") return `against the AI, level ${opponent.level}`;
+  if (opponent.kind === "anonymous") return "against a player without an account";
+  return "in your own game";
+}
+
+// The games waiting for the account's move (this page's own game aside), the most urgent
+// first: a link to each of the first few, and to the account's list for the rest.
+function turns(games) {
+  const waiting = games.filter((game) => game.path !== location.pathname);
+  for (const item of box.querySelectorAll(".notice.turn")) item.remove();
+  for (const game of waiting.slice(0, TURNS_SHOWN)) {
+    const item = notice(`turn:${game.id}`, "turn");
+    const link = document.createElement("a");
+    link.href = game.path;
+    link.textContent = `Your move ${opponentText(game.opponent)} (${game.rules}): play`;
+    item.append(link);
+  }
+  if (waiting.length > TURNS_SHOWN) {
+    const item = notice("turn:more", "turn");
+    const link = document.createElement("a");
+    link.href = "/account#turn-section";
+    link.textContent = `${waiting.length - TURNS_SHOWN} more games wait for your move`;
+    item.append(link);
+  }
 }
 
 function started(game) {
@@ -75,7 +108,11 @@ function connect() {
   const socket = new WebSocket(`${scheme}://${location.host}/ws/account`);
   socket.addEventListener("message", (event) => {
     const message = JSON.parse(event.data);
-    if (message.type === "challenge") challenge(message.seek);
+    if (message.type === "pending") {
+      for (const seek of message.challenges) challenge(seek);
+      turns(message.turns);
+    } else if (message.type === "turns") turns(message.games);
+    else if (message.type === "challenge") challenge(message.seek);
     else if (message.type === "challenge_gone") {
       const item = box.querySelector(`[data-notice="${CSS.escape(message.id)}"]`);
       if (item) item.remove();

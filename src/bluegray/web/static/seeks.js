@@ -11,16 +11,60 @@ import { goTo } from "./navigate.js";
 const $ = (id) => document.getElementById(id);
 const people = $("people");
 const me = people ? people.dataset.account : "";
+// The viewer's ratings by pool ("sackson/real-time": {rating, provisional}), as the page was
+// made: only the seeks they can take offer "Play" (the server checks again).
+const ratings = people && people.dataset.ratings ? JSON.parse(people.dataset.ratings) : {};
+const quickBox = $("quick");
+const widening = quickBox ? {
+  range: Number(quickBox.dataset.range),
+  points: Number(quickBox.dataset.widenPoints),
+  seconds: Number(quickBox.dataset.widenSeconds),
+  anyAfter: Number(quickBox.dataset.anyAfter),
+} : null;
 const seeks = new Map();
 let connection = null;
 let socket = null;
 let retry = 500;
+let waiting = null; // this page's seek in a quick pairing: {id, timer}
+
+// How far from a rating a quick pairing reaches after waiting `ms` (quick_pairings.py's quick_span).
+function quickSpan(ms) {
+  if (ms >= widening.anyAfter * 1000) return Infinity;
+  return widening.range + Math.floor(Math.max(0, ms) / (widening.seconds * 1000)) * widening.points;
+}
+
+function myRating(seek) {
+  return ratings[`${seek.rules}/${seek.time_class}`] || { rating: 1500, provisional: true };
+}
+
+// Why this viewer cannot take the seek, in words (null: they can).
+function refusal(seek) {
+  const mine = myRating(seek);
+  if (seek.quick) {
+    if (seek.provisional || mine.provisional) return null;
+    const span = quickSpan(Date.now() - seek.created_ms);
+    if (Math.abs(seek.rating - mine.rating) <= span) return null;
+    return `For ratings within ${span} of ${Math.round(seek.rating)} for now: yours is ${mine.rating}.`;
+  }
+  if (seek.rating_min !== null && mine.rating < seek.rating_min) {
+    return `For ratings from ${seek.rating_min}: yours is ${mine.rating}.`;
+  }
+  if (seek.rating_max !== null && mine.rating > seek.rating_max) {
+    return `For ratings up to ${seek.rating_max}: yours is ${mine.rating}.`;
+  }
+  return null;
+}
 
 function describe(seek) {
   const clock = timeControlText(seek);
   const rating = `${Math.round(seek.rating)}${seek.provisional ? "?" : ""}`;
-  const range = seek.rating_min !== null || seek.rating_max !== null
+  let range = seek.rating_min !== null || seek.rating_max !== null
     ? ` · ${seek.rating_min ?? "any"}–${seek.rating_max ?? "any"}` : "";
+  if (seek.quick && range) { // its range as it has widened by now
+    const span = quickSpan(Date.now() - seek.created_ms);
+    range = span === Infinity ? ""
+      : ` · ${Math.max(0, Math.round(seek.rating - span))}–${Math.round(seek.rating + span)}`;
+  }
   const colour = seek.color === "random" ? "" : ` · ${seek.color === "blue" ? "plays Blue" : "plays Gray"}`;
   return { who: `${seek.player}${seek.bot ? " BOT" : ""} (${rating})`,
     what: `${seek.rules} · ${clock} · ${seek.rated ? "rated" : "casual"}${colour}${range}` };
@@ -42,16 +86,23 @@ function render() {
     item.className = "seek";
     item.dataset.seekId = seek.id;
     item.dataset.player = seek.player;
+    if (seek.quick) item.dataset.quick = seek.quick;
     const text = describe(seek);
     const who = document.createElement("strong");
     who.textContent = text.who;
     const what = document.createElement("span");
     what.textContent = ` ${text.what}`;
     item.append(who, what);
-    if (me) {
+    const own = me && seek.player.toLowerCase() === me.toLowerCase();
+    const why = me && !own ? refusal(seek) : null;
+    if (why) {
+      const note = document.createElement("span");
+      note.className = "hint out-of-range";
+      note.textContent = ` ${why}`;
+      item.append(note);
+    } else if (me) {
       const button = document.createElement("button");
       button.type = "button";
-      const own = seek.player.toLowerCase() === me.toLowerCase();
       button.className = own ? "secondary cancel-seek" : "primary accept-seek";
       button.textContent = own ? "Cancel" : "Play";
       button.addEventListener("click", () => (own ? cancel(seek.id) : accept(seek.id)));
@@ -61,9 +112,30 @@ function render() {
   }
 }
 
+// What the player is told: an error where it is seen (under the seeks), or the quick
+// pairing's news.
 function status(text, error = false) {
-  const box = error ? $("seek-error") || $("quick-status") : $("quick-status");
-  if (box) box.textContent = text;
+  $("people-error").textContent = error ? text : "";
+  if (!error) $("quick-status").textContent = text;
+}
+
+function stopWaiting() {
+  if (waiting) clearInterval(waiting.timer);
+  waiting = null;
+}
+
+// The waiting panel: whom this player can be paired with now, widening as they wait.
+function showWaiting(label, seek) {
+  stopWaiting();
+  const pressed = Date.now();
+  const tick = () => {
+    const span = seek.provisional ? Infinity : quickSpan(Date.now() - pressed);
+    const range = span === Infinity ? "any rating"
+      : `ratings ${Math.max(0, Math.round(seek.rating - span))}–${Math.round(seek.rating + span)}`;
+    status(`Waiting for someone to press ${label}… (${range})`);
+  };
+  tick();
+  waiting = { id: seek.id, timer: setInterval(tick, 1000) };
 }
 
 async function accept(id) {
@@ -122,6 +194,10 @@ function connect() {
       render();
     } else if (message.type === "seek_gone") {
       seeks.delete(message.id);
+      if (waiting && waiting.id === message.id && message.reason !== "accepted") {
+        stopWaiting();
+        status("");
+      }
       render();
     }
   });
@@ -136,14 +212,22 @@ function connect() {
 
 if (people) {
   connect();
+  // A quick seek's range widens as it waits: what it offers is looked at again.
+  let offered = "";
+  setInterval(() => {
+    const now = [...seeks.values()].filter((seek) => seek.quick)
+      .map((seek) => `${seek.id}:${refusal(seek)}:${describe(seek).what}`).join();
+    if (now !== offered) render();
+    offered = now;
+  }, 2000);
   for (const button of document.querySelectorAll(".quick-button")) {
     button.addEventListener("click", async () => {
       try {
         const result = await request("POST", "/api/lobby/quick", { pairing: button.dataset.pairing, connection });
         if (result.game) goTo(result.game.path);
-        else status(`Waiting for someone to press ${button.textContent.trim()}…`);
+        else showWaiting(button.firstChild.textContent.trim(), result.seek);
       } catch (error) {
-        status(error.message);
+        status(error.message, true);
       }
     });
   }
