@@ -27,7 +27,7 @@ class Node:
     def __init__(self, name: str, command: list[str], env: Mapping[str, str], log: Path) -> None:
         self.name = name
         self.log = log
-        self._output = log.open("w")
+        self._output = log.open("a")  # a process started again adds to its log
         self.process = subprocess.Popen(
             [sys.executable, "-m", "bluegray", *command],
             stdout=self._output,
@@ -37,8 +37,11 @@ class Node:
         )
 
     @classmethod
-    def serve(cls, name: str, env: Mapping[str, str], directory: Path) -> Node:
-        port = free_port()
+    def serve(
+        cls, name: str, env: Mapping[str, str], directory: Path, port: int | None = None
+    ) -> Node:
+        """A web process (on ``port``: to come back where a proxy expects it after a restart)."""
+        port = port or free_port()
         node = cls(
             name,
             ["serve", "--port", str(port), "--no-access-log"],
