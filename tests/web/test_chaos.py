@@ -25,11 +25,15 @@ import httpx
 import pytest
 import redis
 
-from tests.servers import PostgresServer, RedisServer, ReverseProxy
+from tests.servers import (
+    CaddyProxy,
+    PostgresServer,
+    RedisServer,
+    compose_health_uris,
+    proxy_health_uri,
+)
 from tests.web.chaos import Json, Ledger, Player, retrying
-from tests.web.cluster import Node, service_env
-
-pytestmark = pytest.mark.slow
+from tests.web.cluster import HEALTH_URI, Node, service_env
 
 HUMAN_GAMES = 10
 AI_LEVELS = (1, 2, 3, 8)
@@ -56,7 +60,7 @@ class Chaos:
     env: dict[str, str]
     postgres: PostgresServer
     redis: RedisServer
-    proxy: ReverseProxy
+    proxy: CaddyProxy
     web: dict[str, Node]
     workers: dict[str, Node]
     ledger: Ledger = field(default_factory=Ledger)
@@ -240,7 +244,8 @@ def chaos(tmp_path: Path) -> Iterator[Chaos]:
         web["B"].wait_ready()
         for name in ("W1", "W2"):
             workers[name] = Node.worker(name, env, tmp_path, processes=1)
-        proxy = stack.enter_context(ReverseProxy([web["A"].port, web["B"].port], fail_seconds=2))
+        # The shipped deploy/Caddyfile, unchanged: its address and upstreams from the environment.
+        proxy = stack.enter_context(CaddyProxy([web["A"].port, web["B"].port]))
         test = Chaos(tmp_path, env, postgres, cache, proxy, web, workers)
         try:
             yield test
@@ -273,6 +278,14 @@ def _taker_of_long_job(redis_url: str, seconds: float) -> str | None:
         queue.close()
 
 
+def test_the_chaos_test_checks_health_as_the_shipped_proxy_and_compose_file_do() -> None:
+    """The processes are deemed up by exactly the URI the shipped files' health checks ask for."""
+    assert proxy_health_uri() == HEALTH_URI
+    uris = compose_health_uris()
+    assert uris and set(uris.values()) == {HEALTH_URI}, uris
+
+
+@pytest.mark.slow
 def test_the_service_heals_itself_whatever_part_fails(chaos: Chaos) -> None:
     began = time.monotonic()
     for seed in range(HUMAN_GAMES):
