@@ -140,14 +140,19 @@ class Chaos:
         print("FINDING:", finding, flush=True)
         self.findings.append(finding)
 
-    def converged(self, fault: str, returned: float) -> float:
-        """Wait until every socket has its game's stored version; how long after ``returned``
-        (the part's return) that took. A table that took longer than allowed is a finding."""
-        self.replace_ended()
-        # The stored versions first, all at once: each socket must reach its game's.
+    def snapshot(self) -> dict[str, int]:
+        """Each game's stored version now (read when a part has just returned: every socket of
+        the game must have it within 5 s)."""
+        return {table.game_id: self.stored(table.game_id)["version"] for table in self.tables}
+
+    def converged(self, fault: str, returned: float, versions: dict[str, int]) -> float:
+        """Wait until every socket has the version its game had when the part returned
+        (``versions``); how long after ``returned`` that took. A socket that took longer than
+        allowed is a finding."""
         targets = [
-            (table, player, self.stored(table.game_id)["version"])
+            (table, player, versions[table.game_id])
             for table in list(self.tables)
+            if table.game_id in versions
             for player in table.players
             if not player.over.is_set()
         ]
@@ -187,10 +192,16 @@ class Chaos:
                 if game_id not in answered and (human.over.is_set() or not waiting):
                     answered[game_id] = time.monotonic() - returned
             time.sleep(0.05)  # polling the players' states
-        for game_id in humans:
+        for game_id, human in humans.items():
             waited = answered.get(game_id, float("inf"))
             if waited > AI_REPLY_SECONDS:
-                self.note(f"{fault}: the AI of {game_id} answered {waited:.1f} s late")
+                state = human.state
+                seen = {key: state.get(key) for key in ("version", "turn", "status", "ai_status")}
+                self.note(
+                    f"{fault}: the AI of {game_id} answered {waited:.1f} s late (its player's "
+                    f"socket on {human.process or 'no process'} has {seen}; stored: "
+                    f"{ {k: self.stored(game_id).get(k) for k in seen} })"
+                )
         return max(answered.values(), default=0.0)
 
     def ready(self, node: Node) -> bool:
@@ -198,10 +209,25 @@ class Chaos:
             return self.http.get(f"{node.url}/api/ready", timeout=5).status_code == 200
         return False
 
-    def after(self, fault: str, returned: float) -> None:
-        lag = self.converged(fault, returned)
+    def after(self, fault: str, returned: float, versions: dict[str, int] | None = None) -> None:
+        """What the fault cost, from ``returned`` (when the part was back): every socket has
+        its game's version of that moment (``versions``: read now if not given) within 5 s,
+        every AI game its reply within 15 s. Ended games are then replaced."""
+        lag = self.converged(fault, returned, self.snapshot() if versions is None else versions)
         ai = self.ai_answers(fault, returned)
+        self.replace_ended()
         print(f"{fault}: sockets converged {lag:.2f} s, AI answered {ai:.2f} s after", flush=True)
+
+    def evidence(self) -> list[str]:
+        """What the processes logged of the games the findings name (for a failure's report)."""
+        named = {table.game_id for table in self.tables if table.game_id in str(self.findings)}
+        named |= {game_id for game_id in self.ledger.finished if game_id in str(self.findings)}
+        lines = []
+        for node in [*self.web.values(), *self.workers.values()]:
+            for line in node.output().splitlines():
+                if any(game_id in line for game_id in named) or "Traceback" in line:
+                    lines.append(f"{node.name}: {line}")
+        return lines[-60:]
 
     # -- processes -----------------------------------------------------------------------------
 
@@ -309,7 +335,15 @@ def test_the_service_heals_itself_whatever_part_fails(chaos: Chaos) -> None:
         chaos.note("redis restart: /api/ready said ready while Redis was down")
     chaos.redis.resume_serving()
     returned = time.monotonic()
-    time.sleep(ABANDON_SECONDS + 1)  # long enough for a wrong abandonment claim to be granted
+    versions = chaos.snapshot()
+    while not all(chaos.ready(node) for node in chaos.web.values()):
+        if time.monotonic() > returned + CONVERGE_SECONDS:
+            chaos.note("redis restart: /api/ready not ready 5 s after Redis returned")
+            break
+        time.sleep(0.1)  # polling readiness
+    chaos.after("redis restart", returned, versions)
+    # Long enough since the restart for a wrong abandonment claim to be granted.
+    time.sleep(max(0.0, returned + ABANDON_SECONDS + 1 - time.monotonic()))
     other = "gray" if mover.seat == "blue" else "blue"
     claim = chaos.http.post(
         f"{chaos.proxy.url}/api/games/{target.game_id}/actions",
@@ -319,13 +353,6 @@ def test_the_service_heals_itself_whatever_part_fails(chaos: Chaos) -> None:
     if claim.status_code == 200 and claim.json()["status"] == "finished":
         chaos.note("redis restart: an abandonment claim against a connected player was granted")
     mover.paused.clear()
-    chaos.after("redis restart", returned)
-    deadline = time.monotonic() + CONVERGE_SECONDS
-    while not all(chaos.ready(node) for node in chaos.web.values()):
-        if time.monotonic() > deadline:
-            chaos.note("redis restart: /api/ready not ready 5 s after Redis returned")
-            break
-        time.sleep(0.1)  # polling readiness
 
     # Redis paused with SIGSTOP for 5 s: nothing waits longer than the pause plus 2 s.
     chaos.redis.freeze()
@@ -420,4 +447,4 @@ def test_the_service_heals_itself_whatever_part_fails(chaos: Chaos) -> None:
         f"{len(chaos.ledger.refusals)} refusals, {time.monotonic() - began:.0f} s",
         flush=True,
     )
-    assert not chaos.findings, "\n".join(chaos.findings)
+    assert not chaos.findings, "\n".join([*chaos.findings, *chaos.evidence()])
