@@ -202,7 +202,7 @@ class Chaos:
                     f"socket on {human.process or 'no process'} has {seen}; stored: "
                     f"{ {k: self.stored(game_id).get(k) for k in seen} })"
                 )
-        return max(answered.values(), default=0.0)
+        return max((answered.get(game_id, float("inf")) for game_id in humans), default=0.0)
 
     def ready(self, node: Node) -> bool:
         with contextlib.suppress(httpx.TransportError):
