@@ -19,6 +19,9 @@ import httpx
 from tests.servers import free_port
 
 PROCESS_HEADER = "x-bluegray-process"
+HEALTH_URI = "/api/health"
+"""What the tests ask a web process to know it is up: the URI the shipped proxy's and compose
+file's health checks ask for (``tests/web/test_chaos.py`` checks that they agree)."""
 
 
 class Node:
@@ -27,7 +30,7 @@ class Node:
     def __init__(self, name: str, command: list[str], env: Mapping[str, str], log: Path) -> None:
         self.name = name
         self.log = log
-        self._output = log.open("w")
+        self._output = log.open("a")  # a process started again adds to its log
         self.process = subprocess.Popen(
             [sys.executable, "-m", "bluegray", *command],
             stdout=self._output,
@@ -37,8 +40,11 @@ class Node:
         )
 
     @classmethod
-    def serve(cls, name: str, env: Mapping[str, str], directory: Path) -> Node:
-        port = free_port()
+    def serve(
+        cls, name: str, env: Mapping[str, str], directory: Path, port: int | None = None
+    ) -> Node:
+        """A web process (on ``port``: to come back where a proxy expects it after a restart)."""
+        port = port or free_port()
         node = cls(
             name,
             ["serve", "--port", str(port), "--no-access-log"],
@@ -59,13 +65,13 @@ class Node:
         return f"http://127.0.0.1:{self.port}"
 
     def wait_ready(self, seconds: float = 60) -> None:
-        """Until the web process answers ``/api/health``."""
+        """Until the web process answers its health check (``HEALTH_URI``)."""
         deadline = time.monotonic() + seconds
         while time.monotonic() < deadline:
             if self.process.poll() is not None:
                 raise AssertionError(f"{self.name} stopped:\n{self.output()}")
             with contextlib.suppress(httpx.TransportError):
-                if httpx.get(f"{self.url}/api/health", timeout=1).status_code == 200:
+                if httpx.get(f"{self.url}{HEALTH_URI}", timeout=1).status_code == 200:
                     return
             time.sleep(0.1)
         raise AssertionError(f"{self.name} did not start:\n{self.output()}")
