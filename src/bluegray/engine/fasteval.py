@@ -1,6 +1,9 @@
 """The static evaluation compiled with numba: ``evaluation``'s sum (the weights' dot product with
 ``evaluation.features``), read from ``fastboard``'s piece codes instead of bitboards. The tests
-check it equal to ``evaluation.Evaluator.evaluate``, exactly, in every rule set."""
+check it equal to ``evaluation.Evaluator.evaluate``, exactly, in every rule set.
+
+An evaluator with engine 4's network carries it here too (``CompiledEvaluation.network``): the
+search evaluates with ``fastnet.network_value`` then (``fastnode.static_value``)."""
 
 from __future__ import annotations
 
@@ -34,6 +37,7 @@ from bluegray.engine.evaluation import (
     advancement_values,
 )
 from bluegray.engine.fastboard import CAPTAIN, GUARD, CompiledRules
+from bluegray.engine.fastnet import CompiledNetwork, compiled_network
 from bluegray.engine.records import CAPTAIN_POINT, COUNT, TURN
 from bluegray.points import CENTER, PATH_LENGTH, SIZE
 
@@ -56,6 +60,9 @@ class CompiledEvaluation(NamedTuple):
     extras: np.ndarray
     zone_points: np.ndarray
     zone_sizes: np.ndarray
+    network: CompiledNetwork
+    """Engine 4's network when the evaluator has one (``fastnet``; empty arrays when not):
+    the search then evaluates with it instead of the linear sum."""
 
 
 def compiled_evaluation(evaluator: Evaluator) -> CompiledEvaluation:
@@ -80,6 +87,7 @@ def compiled_evaluation(evaluator: Evaluator) -> CompiledEvaluation:
         extras=np.array(extras, dtype=np.float64),
         zone_points=zone_points,
         zone_sizes=zone_sizes,
+        network=compiled_network(evaluator.network, tables.impasse_plies),
     )
 
 
