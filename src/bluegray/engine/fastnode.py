@@ -297,7 +297,8 @@ def make_null(
     state[MADE] += 1
     state[COUNT] = 0
     state[TURN] ^= 1
-    push_null(state, undo, scoring.network)
+    if scoring.network.shape[WIDTH]:
+        push_null(state, undo, scoring.network)
 
 
 @compiled(inline=True)
