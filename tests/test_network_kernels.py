@@ -58,6 +58,7 @@ def search_network(rules: str) -> Network:
     return random_network(random.Random(f"kernels {rules}"), widths=NETWORK_WIDTHS)
 
 
+@pytest.mark.slow  # up to 10 s a rule set on the loaded machine: a random network's trees are big
 @pytest.mark.parametrize("rules", PRESETS)
 def test_with_a_network_both_kernels_search_the_same_tree_at_depths_one_to_six(
     rules: str,

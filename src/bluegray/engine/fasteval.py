@@ -144,14 +144,38 @@ def _path_counts(
     return near_own, near_enemy, far_own, far_enemy, run, siege
 
 
-@compiled()
+@compiled(inline=True)
 def evaluate(
     cells: np.ndarray, state: np.ndarray, rules: CompiledRules, scoring: CompiledEvaluation
 ) -> int:
     """The value of the position for the side to move (see ``evaluation.features``)."""
-    paths, advancement = rules.paths, rules.advancement
-    weights, advancement_value, extras = scoring.weights, scoring.advancement_value, scoring.extras
-    zone_points, zone_sizes = scoring.zone_points, scoring.zone_sizes
+    # The call passes the linear evaluation's arrays alone: each array passed costs time.
+    return linear_value(
+        cells,
+        state,
+        rules.paths,
+        rules.advancement,
+        scoring.weights,
+        scoring.advancement_value,
+        scoring.extras,
+        scoring.zone_points,
+        scoring.zone_sizes,
+    )
+
+
+@compiled()
+def linear_value(
+    cells: np.ndarray,
+    state: np.ndarray,
+    paths: np.ndarray,
+    advancement: np.ndarray,
+    weights: np.ndarray,
+    advancement_value: np.ndarray,
+    extras: np.ndarray,
+    zone_points: np.ndarray,
+    zone_sizes: np.ndarray,
+) -> int:
+    """``evaluate`` on the arrays it reads."""
     side = state[TURN]
     other = side ^ 1
     guards_blue = guards_gray = privates_blue = privates_gray = 0
