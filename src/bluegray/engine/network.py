@@ -1,8 +1,11 @@
 """Engine 4's learned evaluation: an efficiently updatable network (NNUE-style), in plain Python.
 
-Not used by the search yet: the linear evaluation (``evaluation``) is what the engine plays with.
-This module defines the network once, exactly, in integer arithmetic, so that a compiled twin can
-reproduce it bit for bit (docs/evaluation.md, "Engine 4's network").
+Both search kernels evaluate with a network when the evaluator has one
+(``evaluation.Evaluator(rules, network=...)``; no family ships one yet, so the engine plays with
+the linear evaluation). This module defines the network once, exactly, in integer arithmetic; its
+compiled twin (``fastnet``) reproduces it bit for bit (docs/evaluation.md, "Engine 4's network").
+The plain search computes a leaf's sums from scratch (``Network.evaluate_board``), the compiled
+one keeps accumulators up to date move by move.
 
 Inputs
     For each *perspective* (Blue's, 0, and Gray's, 1) a set of active features out of
