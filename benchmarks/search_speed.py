@@ -3,9 +3,14 @@ the rules core's perft speed, measured in the same run; and how soon ``bluegray 
 its first moves on a fresh install.
 
     python benchmarks/search_speed.py [--seconds 2] [--skip-first-answers] [--match-games 12]
+        [--network random|FILE]
 
 Each position is searched by both kernels: the numba-compiled one (the default when numba is
-installed, ``pip install ".[fast]"``) and the plain Python one. Nodes per CPU second (the
+installed, ``pip install ".[fast]"``) and the plain Python one. With ``--network``, each is
+searched again by both kernels evaluating with engine 4's network instead of the linear
+evaluation: a network file (``network_file.write_network``), or ``random`` for random
+parameters of the shipped widths (the cost of a network does not depend on its values, but the
+tree it searches does). Nodes per CPU second (the
 process's own CPU time) is the figure to compare on a shared machine: wall-clock nodes per second
 drops when other jobs take the core.
 
@@ -30,6 +35,7 @@ from __future__ import annotations
 
 import argparse
 import os
+import random
 import statistics
 import subprocess
 import sys
@@ -40,8 +46,11 @@ from pathlib import Path
 
 from bluegray import Position
 from bluegray.engine.cluster import LocalCluster
+from bluegray.engine.evaluation import Evaluator
 from bluegray.engine.limits import Limits
 from bluegray.engine.match import MatchSettings, default_concurrency, run_match
+from bluegray.engine.network import FEATURE_COUNT, Layer, Network
+from bluegray.engine.network_file import DEFAULT_WIDTHS, read_network
 from bluegray.engine.search import Searcher
 from bluegray.perft import perft
 from bluegray.rules import PRESETS
@@ -58,6 +67,66 @@ MIDDLEGAMES = {
 FIRST_LEVELS = (3, 5, 7)
 READY_WAIT = 120.0
 """How long the warm round waits for the compiled kernel to be loaded (or compiled)."""
+
+
+def random_network(seed: int = 1) -> Network:
+    """A network of random parameters of the shipped widths (within the widths' bounds, small
+    enough that the activations vary)."""
+    rng = random.Random(seed)
+    width, *hidden = DEFAULT_WIDTHS
+    layers = []
+    inputs = 2 * width
+    for outputs in (*hidden, 1):
+        layers.append(
+            Layer(
+                tuple(tuple(rng.randint(-20, 20) for _ in range(inputs)) for _ in range(outputs)),
+                tuple(rng.randint(-500, 3000) for _ in range(outputs)),
+            )
+        )
+        inputs = outputs
+    return Network(
+        accumulator=tuple(
+            tuple(rng.randint(-40, 40) for _ in range(width)) for _ in range(FEATURE_COUNT)
+        ),
+        accumulator_biases=tuple(rng.randint(0, 80) for _ in range(width)),
+        hidden=tuple(layers[:-1]),
+        output=layers[-1],
+    )
+
+
+def search_speeds(seconds: float, network: Network | None) -> None:
+    """Each middlegame searched by both kernels for ``seconds``, with the linear evaluation and
+    (when given) with ``network``; the medians of nodes per CPU second."""
+    cores = {"compiled": True, "python": False}  # the two kernels
+    evaluations: dict[str, Network | None] = {"linear": None}
+    if network is not None:
+        evaluations["network"] = network
+    cpu_rates: dict[tuple[str, str], list[float]] = {}
+    for rules, text in MIDDLEGAMES.items():
+        position = Position.parse(text, rules)
+        for evaluation, chosen in evaluations.items():
+            evaluator = Evaluator(position.rules, network=chosen)
+            for core, compiled in cores.items():
+                searcher = Searcher(position.rules, evaluator=evaluator, compiled=compiled)
+                cpu_started = time.process_time()
+                result = searcher.search(position.board(), Limits(time=seconds))
+                cpu_rate = result.nodes / max(time.process_time() - cpu_started, 1e-9)
+                cpu_rates.setdefault((core, evaluation), []).append(cpu_rate)
+                print(
+                    f"search: {rules:<14} {core:<8} {evaluation:<7} depth {result.depth:>2}  "
+                    f"{result.nodes:>9,} nodes  {result.nps:>9,} nodes/s  "
+                    f"{cpu_rate:>9,.0f} per CPU second"
+                )
+    for evaluation in evaluations:
+        compiled_rates = cpu_rates["compiled", evaluation]
+        python_rates = cpu_rates["python", evaluation]
+        ratios = [fast / slow for fast, slow in zip(compiled_rates, python_rates, strict=True)]
+        print(
+            f"search ({evaluation}): median {statistics.median(compiled_rates):,.0f} nodes per "
+            f"CPU second compiled, {statistics.median(python_rates):,.0f} in Python; "
+            f"compiled/Python median ratio {statistics.median(ratios):.1f} over "
+            f"{len(ratios)} positions"
+        )
 
 
 def first_answers(
@@ -185,6 +254,11 @@ def main() -> None:
         action="store_true",
         help="do not time the engine's first answers on a fresh install",
     )
+    parser.add_argument(
+        "--network",
+        metavar="random|FILE",
+        help="also search with engine 4's network: random parameters, or a network file",
+    )
     args = parser.parse_args()
 
     started = time.perf_counter()
@@ -192,29 +266,12 @@ def main() -> None:
     perft_rate = nodes / (time.perf_counter() - started)
     print(f"rules core: perft 5 (sackson start) {perft_rate:,.0f} nodes/s")
 
-    cores = {"compiled": True, "python": False}  # the two kernels
-    cpu_rates: dict[str, list[float]] = {core: [] for core in cores}
-    for rules, text in MIDDLEGAMES.items():
-        position = Position.parse(text, rules)
-        for core, compiled in cores.items():
-            searcher = Searcher(position.rules, compiled=compiled)
-            cpu_started = time.process_time()
-            result = searcher.search(position.board(), Limits(time=args.seconds))
-            cpu_rate = result.nodes / max(time.process_time() - cpu_started, 1e-9)
-            cpu_rates[core].append(cpu_rate)
-            print(
-                f"search: {rules:<14} {core:<8} depth {result.depth:>2}  {result.nodes:>9,} "
-                f"nodes  {result.nps:>9,} nodes/s  {cpu_rate:>9,.0f} per CPU second"
-            )
-    medians = {core: statistics.median(rates) for core, rates in cpu_rates.items()}
-    ratios = [
-        fast / slow for fast, slow in zip(cpu_rates["compiled"], cpu_rates["python"], strict=True)
-    ]
-    print(
-        f"search: median {medians['compiled']:,.0f} nodes per CPU second compiled, "
-        f"{medians['python']:,.0f} in Python; compiled/Python median ratio "
-        f"{statistics.median(ratios):.1f} over {len(ratios)} positions"
-    )
+    network = None
+    if args.network == "random":
+        network = random_network()
+    elif args.network:
+        network = read_network(Path(args.network))[0]
+    search_speeds(args.seconds, network)
     if not args.skip_first_answers:
         print_first_answers()
     if args.match_games:

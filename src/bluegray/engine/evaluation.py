@@ -23,6 +23,7 @@ from importlib import resources
 from typing import Final
 
 from bluegray.bitboard import Board
+from bluegray.engine.network import Network
 from bluegray.points import PATH_LENGTH, SIZE
 from bluegray.position import Position
 from bluegray.rule_tables import RuleTables, rule_tables
@@ -344,14 +345,29 @@ class Evaluator:
     it is the engine's hottest function. ``features`` is its plain twin.
     """
 
-    def __init__(self, rules: RuleSet, weights: dict[str, float] | None = None) -> None:
+    def __init__(
+        self,
+        rules: RuleSet,
+        weights: dict[str, float] | None = None,
+        *,
+        network: Network | None = None,
+    ) -> None:
+        """``weights``: the linear evaluation's (else the family's, ``weights_for``);
+        ``network``: engine 4's network to evaluate with instead of the linear sum (both
+        kernels then use it; ``network_file.network_for`` finds a family's shipped one)."""
         self.rules = rules
         self.weights = weights_for(rules) if weights is None else weights
         missing = set(FEATURES) - set(self.weights)
         if missing:
             raise ValueError(f"evaluation weights miss the features {sorted(missing)}")
         self.vector = [float(self.weights[name]) for name in FEATURES]
-        self.evaluate: Callable[[Board], int] = _evaluation(self.vector, rule_tables(rules))
+        self.network = network
+        """The network the evaluation is, or ``None`` for the linear evaluation."""
+        self.evaluate: Callable[[Board], int] = (
+            _evaluation(self.vector, rule_tables(rules))
+            if network is None
+            else network.evaluate_board
+        )
 
 
 def _evaluation(w: list[float], tables: RuleTables) -> Callable[[Board], int]:

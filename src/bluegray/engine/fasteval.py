@@ -1,6 +1,9 @@
 """The static evaluation compiled with numba: ``evaluation``'s sum (the weights' dot product with
 ``evaluation.features``), read from ``fastboard``'s piece codes instead of bitboards. The tests
-check it equal to ``evaluation.Evaluator.evaluate``, exactly, in every rule set."""
+check it equal to ``evaluation.Evaluator.evaluate``, exactly, in every rule set.
+
+An evaluator with engine 4's network carries it here too (``CompiledEvaluation.network``): the
+search evaluates with ``fastnet.network_value`` then (``fastnode.static_value``)."""
 
 from __future__ import annotations
 
@@ -34,6 +37,7 @@ from bluegray.engine.evaluation import (
     advancement_values,
 )
 from bluegray.engine.fastboard import CAPTAIN, GUARD, CompiledRules
+from bluegray.engine.fastnet import CompiledNetwork, compiled_network
 from bluegray.engine.records import CAPTAIN_POINT, COUNT, TURN
 from bluegray.points import CENTER, PATH_LENGTH, SIZE
 
@@ -56,6 +60,9 @@ class CompiledEvaluation(NamedTuple):
     extras: np.ndarray
     zone_points: np.ndarray
     zone_sizes: np.ndarray
+    network: CompiledNetwork
+    """Engine 4's network when the evaluator has one (``fastnet``; empty arrays when not):
+    the search then evaluates with it instead of the linear sum."""
 
 
 def compiled_evaluation(evaluator: Evaluator) -> CompiledEvaluation:
@@ -80,6 +87,7 @@ def compiled_evaluation(evaluator: Evaluator) -> CompiledEvaluation:
         extras=np.array(extras, dtype=np.float64),
         zone_points=zone_points,
         zone_sizes=zone_sizes,
+        network=compiled_network(evaluator.network, tables.impasse_plies),
     )
 
 
@@ -136,14 +144,38 @@ def _path_counts(
     return near_own, near_enemy, far_own, far_enemy, run, siege
 
 
-@compiled()
+@compiled(inline=True)
 def evaluate(
     cells: np.ndarray, state: np.ndarray, rules: CompiledRules, scoring: CompiledEvaluation
 ) -> int:
     """The value of the position for the side to move (see ``evaluation.features``)."""
-    paths, advancement = rules.paths, rules.advancement
-    weights, advancement_value, extras = scoring.weights, scoring.advancement_value, scoring.extras
-    zone_points, zone_sizes = scoring.zone_points, scoring.zone_sizes
+    # The call passes the linear evaluation's arrays alone: each array passed costs time.
+    return linear_value(
+        cells,
+        state,
+        rules.paths,
+        rules.advancement,
+        scoring.weights,
+        scoring.advancement_value,
+        scoring.extras,
+        scoring.zone_points,
+        scoring.zone_sizes,
+    )
+
+
+@compiled()
+def linear_value(
+    cells: np.ndarray,
+    state: np.ndarray,
+    paths: np.ndarray,
+    advancement: np.ndarray,
+    weights: np.ndarray,
+    advancement_value: np.ndarray,
+    extras: np.ndarray,
+    zone_points: np.ndarray,
+    zone_sizes: np.ndarray,
+) -> int:
+    """``evaluate`` on the arrays it reads."""
     side = state[TURN]
     other = side ^ 1
     guards_blue = guards_gray = privates_blue = privates_gray = 0

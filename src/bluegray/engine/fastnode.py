@@ -48,6 +48,7 @@ from bluegray.engine.fastframes import (
     SearchArrays,
 )
 from bluegray.engine.fastmoves import generate_captures, generate_moves, has_capture
+from bluegray.engine.fastnet import WIDTH, network_value, push_null
 from bluegray.engine.fastorder import order_moves
 from bluegray.engine.fasttable import (
     entry_depth,
@@ -143,7 +144,10 @@ def static_value(
         buffer = arrays.buffers[FRAMES - 1]
         if generate_moves(cells, state, rules, buffer, arrays.work) == 0:
             return -terminal_score(STALEMATE, ply, side ^ 1, state, rules, control)
-    value = evaluate(cells, state, rules, scoring)
+    if scoring.network.shape[WIDTH]:
+        value = network_value(state, scoring.network)
+    else:
+        value = evaluate(cells, state, rules, scoring)
     if control[FADE] > 0:
         value = faded(value, state[COUNT], control[IMPASSE_PLIES], control[FADE])
     static_keys[slot] = key
@@ -278,9 +282,14 @@ def enter(
 
 @compiled(inline=True)
 def make_null(
-    state: np.ndarray, history: np.ndarray, undo: np.ndarray, zobrist_gray: np.uint64
+    state: np.ndarray,
+    history: np.ndarray,
+    undo: np.ndarray,
+    zobrist_gray: np.uint64,
+    scoring: CompiledEvaluation,
 ) -> None:
-    """Pass the turn (as ``Board.push_null``): the count restarts."""
+    """Pass the turn (as ``Board.push_null``): the count restarts (and the network's
+    accumulators follow it)."""
     row = undo[state[MADE]]
     row[UNDO_COUNT] = state[COUNT]
     history[state[HISTORY_LENGTH]] = history[state[HISTORY_LENGTH] - 1] ^ zobrist_gray
@@ -288,6 +297,8 @@ def make_null(
     state[MADE] += 1
     state[COUNT] = 0
     state[TURN] ^= 1
+    if scoring.network.shape[WIDTH]:
+        push_null(state, undo, scoring.network)
 
 
 @compiled(inline=True)

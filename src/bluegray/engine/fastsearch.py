@@ -73,6 +73,7 @@ from bluegray.engine.fastframes import (
     SearchArrays,
 )
 from bluegray.engine.fastmoves import capture_stack, generate_moves
+from bluegray.engine.fastnet import WIDTH, push_move, refresh
 from bluegray.engine.fastnode import enter, make_null, terminal_score, unmake_null
 from bluegray.engine.fastorder import reward_cutoff
 from bluegray.engine.fasttable import position_key, store_entry
@@ -137,6 +138,8 @@ def _search(
     zobrist, zobrist_gray = rules.zobrist, rules.zobrist_gray
     control, buffers, frames, orders = arrays.control, arrays.buffers, arrays.frames, arrays.orders
     killers, history_table = arrays.killers, arrays.history
+    # Checked here, not in ``push_move``: a call with the network's arrays costs time.
+    with_network = scoring.network.shape[WIDTH] > 0
     value = enter(board, rules, scoring, arrays, base, 0, depth, alpha, beta, 0)
     if value != PENDING or control[STOPPED]:
         return value
@@ -192,7 +195,7 @@ def _search(
                 frames[ply, INDEX] = frames[ply, MOVES] if cutoff else index + 1
         if not launch and frames[ply, STAGE] == NULL_PENDING:
             frames[ply, STAGE] = NULL_OUT
-            make_null(state, history, undo, zobrist_gray)
+            make_null(state, history, undo, zobrist_gray, scoring)
             launch = True
             child_depth = frames[ply, DEPTH] - 1 - NULL_MOVE_REDUCTION
             child_alpha, child_beta = -frames[ply, BETA], -frames[ply, BETA] + 1
@@ -233,6 +236,8 @@ def _search(
                 frames[ply, INDEX] = frames[ply, MOVES]
                 continue
             make(cells, state, history, undo, moves[move], zobrist, zobrist_gray)
+            if with_network:
+                push_move(cells, state, undo, moves[move], advancement, scoring.network)
             code = end_by_move(state, history, switches, advancement)
             if code:
                 score = terminal_score(code, ply + 1, side, state, rules, control)
@@ -301,6 +306,8 @@ def _score_root_move(
     move = arrays.buffers[0][index]
     side = state[TURN]
     make(cells, state, history, undo, move, rules.zobrist, rules.zobrist_gray)
+    if scoring.network.shape[WIDTH]:
+        push_move(cells, state, undo, move, rules.advancement, scoring.network)
     code = end_by_move(state, history, rules.switches, rules.advancement)
     if code:
         score = terminal_score(code, 1, side, state, rules, arrays.control)
@@ -377,6 +384,7 @@ class CompiledKernel(Kernel):
         self.nodes = self.seldepth = 0
         self.stopped = False
         cells, state, _, _ = self._board
+        refresh(cells, state, self._rules.advancement, self._scoring.network)
         n = generate_moves(cells, state, self._rules, arrays.buffers[0], arrays.work)
         if n < 0:
             raise KernelOverflowError(f"a root position with more than {SEARCH_MOVES} moves")

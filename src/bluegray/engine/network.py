@@ -1,8 +1,11 @@
 """Engine 4's learned evaluation: an efficiently updatable network (NNUE-style), in plain Python.
 
-Not used by the search yet: the linear evaluation (``evaluation``) is what the engine plays with.
-This module defines the network once, exactly, in integer arithmetic, so that a compiled twin can
-reproduce it bit for bit (docs/evaluation.md, "Engine 4's network").
+Both search kernels evaluate with a network when the evaluator has one
+(``evaluation.Evaluator(rules, network=...)``; no family ships one yet, so the engine plays with
+the linear evaluation). This module defines the network once, exactly, in integer arithmetic; its
+compiled twin (``fastnet``) reproduces it bit for bit (docs/evaluation.md, "Engine 4's network").
+The plain search computes a leaf's sums from scratch (``Network.evaluate_board``), the compiled
+one keeps accumulators up to date move by move.
 
 Inputs
     For each *perspective* (Blue's, 0, and Gray's, 1) a set of active features out of
@@ -39,6 +42,7 @@ import sys
 from array import array
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
+from functools import cached_property
 from operator import mul
 from typing import Final
 
@@ -252,7 +256,10 @@ class Network:
     def evaluate(self, accumulators: Accumulators, side_to_move: int) -> int:
         """The value of the position for ``side_to_move``, in Elo-like units (module
         docstring: every step is integer arithmetic with the widths given there)."""
-        totals = accumulators.sums
+        return self._value(accumulators.sums, side_to_move)
+
+    def _value(self, totals: Sequence[int], side_to_move: int) -> int:
+        """``evaluate`` on both perspectives' packed sums."""
         width = len(self.accumulator_biases)
         inputs = _clipped(totals[side_to_move], width) + _clipped(totals[side_to_move ^ 1], width)
         for (columns, biases), layer in zip(self.packed_hidden, self.hidden, strict=True):
@@ -268,8 +275,35 @@ class Network:
         return max(-EVAL_LIMIT, min(EVAL_LIMIT, value))
 
     def evaluate_board(self, board: Board) -> int:
-        """The value of ``board`` for its side to move, from scratch."""
-        return self.evaluate(self.accumulators(board), board.turn)
+        """The value of ``board`` for its side to move, from scratch: the sums of both
+        perspectives at once, read from ``BoardTables`` a byte of each bitboard at a time (the
+        plain search evaluates its leaves so, rather than updating accumulators at every node:
+        the same numbers, as additions are exact)."""
+        tables = self.board_tables
+        total = (
+            tables.biases
+            + tables.captains[0][board.captains[0]]
+            + tables.captains[1][board.captains[1]]
+        )
+        for chunks, soldiers in zip(
+            tables.soldiers,
+            (board.guards[0], board.privates[0], board.guards[1], board.privates[1]),
+            strict=True,
+        ):
+            if soldiers:
+                total += sum(map(list.__getitem__, chunks, soldiers.to_bytes(CHUNKS, "little")))
+        advancement = board.tables.advancement
+        difference = advancement[0][board.captains[0]] - advancement[1][board.captains[1]]
+        total += tables.race[RACE_REACH + max(-RACE_REACH, min(RACE_REACH, difference))]
+        for feature in count_features(board.count, board.tables.impasse_plies):
+            total += tables.marks[feature - COUNT_BASE]
+        shift = tables.shift
+        return self._value((total & ((1 << shift) - 1), total >> shift), board.turn)
+
+    @cached_property
+    def board_tables(self) -> BoardTables:
+        """The tables ``evaluate_board`` reads (made at its first use)."""
+        return BoardTables(self)
 
 
 def evaluate(network: Network, accumulators: Accumulators, side_to_move: int) -> int:
@@ -311,6 +345,52 @@ def check_widths(network: Network) -> None:
     if len(network.output.biases) != 1:
         raise NetworkError("the output layer has more than one output")
     _check_range([network.output_multiplier], 1 << 16, "the output multiplier")
+
+
+# -- the sums from scratch, fast ----------------------------------------------------------------
+
+CHUNKS: Final = (POINTS + 7) // 8
+"""A bitboard's bytes."""
+
+
+class BoardTables:
+    """Both perspectives' packed sums (perspective 1's shifted above perspective 0's ``shift``
+    bits: each half's lanes stay within their 16 bits, so neither borrows from the other) of the
+    features of every piece, race and no-progress mark, and of every byte of a soldier
+    bitboard: ``soldiers[b][c][v]`` sums the features of board ``b``'s (Blue's guards and
+    privates, then Gray's) soldiers on the points of byte ``c`` whose bits ``v`` has."""
+
+    def __init__(self, network: Network) -> None:
+        packed = network.packed
+        self.shift = shift = LANE_BITS * len(network.accumulator_biases)
+
+        def both(owner: int, kind: int, point: int) -> int:
+            return packed[piece_feature(0, owner, kind, point)] + (
+                packed[piece_feature(1, owner, kind, point)] << shift
+            )
+
+        self.biases = network.packed_biases + (network.packed_biases << shift)
+        self.captains = [[both(owner, CAPTAIN, q) for q in range(POINTS)] for owner in (0, 1)]
+        self.soldiers: list[list[list[int]]] = []
+        for owner in (0, 1):
+            for kind in (GUARD, PRIVATE):
+                chunks = []
+                for chunk in range(CHUNKS):
+                    table = [0] * 256
+                    for v in range(1, 256):
+                        point = 8 * chunk + (v & -v).bit_length() - 1
+                        single = both(owner, kind, point) if point < POINTS else 0
+                        table[v] = table[v & (v - 1)] + single
+                    chunks.append(table)
+                self.soldiers.append(chunks)
+        self.race = [
+            packed[race_feature(d, 0)] + (packed[race_feature(0, d)] << shift)
+            for d in range(-RACE_REACH, RACE_REACH + 1)
+        ]
+        self.marks = [
+            packed[COUNT_BASE + i] + (packed[COUNT_BASE + i] << shift)
+            for i in range(len(NO_PROGRESS_MARKS))
+        ]
 
 
 # -- the accumulators --------------------------------------------------------------------------

@@ -21,7 +21,7 @@ from typing import Any, Final
 
 from bluegray.bitboard import Board
 from bluegray.engine import ENGINE_VERSION
-from bluegray.engine.evaluation import family
+from bluegray.engine.evaluation import Evaluator, family
 from bluegray.engine.network import (
     ACCUMULATOR_LIMIT,
     ACTIVATION_MAX,
@@ -221,3 +221,23 @@ def _shipped(family_name: str) -> Network | None:
     if not resource.is_file():
         return None
     return parse_network(resource.read_text("utf-8"))[0]
+
+
+def evaluator_for(rules: RuleSet, weights: dict[str, float] | None = None) -> Evaluator:
+    """The engine's evaluator for ``rules``: the family's shipped network when it has one, else
+    the linear evaluation (with ``weights``, or the family's)."""
+    return Evaluator(rules, weights, network=network_for(rules))
+
+
+def describe_evaluation(rules: RuleSet, network: Network | None) -> str:
+    """Which evaluation ``rules`` gets with ``network`` (its family's shipped one, another, or
+    none), in a line for ``bluegray engine``'s ``info string``."""
+    name = family(rules)
+    if network is None:
+        return f"linear evaluation: no network for this family ({name})"
+    widths = "-".join(map(str, network.widths))
+    if network is network_for(rules):
+        where = f"networks/{name}.json"
+    else:
+        where = f"a network given for the family {name}"
+    return f"network {where} (format version {FORMAT_VERSION}, widths {widths})"

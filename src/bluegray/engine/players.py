@@ -17,6 +17,7 @@ from bluegray.engine.evaluation import DEFAULT_WEIGHTS, FEATURES, Evaluator, wei
 from bluegray.engine.levels import LEVELS, level_config
 from bluegray.engine.limits import DECIDED, Limits, SearchResult
 from bluegray.engine.mcts_player import mcts_player_from_options
+from bluegray.engine.network_file import evaluator_for
 from bluegray.engine.player import (
     InvalidPlayerError,
     Player,
@@ -81,7 +82,7 @@ class GreedyPlayer(Player):
         legal_moves(game)
         evaluator = self._evaluators.get(game.rules)
         if evaluator is None:
-            evaluator = self._evaluators[game.rules] = Evaluator(game.rules)
+            evaluator = self._evaluators[game.rules] = evaluator_for(game.rules)
         board = game.board()
         mover = board.turn
         best: list[Move] = []
@@ -145,11 +146,18 @@ class SearchPlayer(Player):
         else:
             self._searcher = Searcher(
                 rules,
-                evaluator=Evaluator(rules, self._weights_for(rules)),
+                evaluator=self._evaluator_for(rules),
                 hash_entries=self._hash_entries,
                 contempt=self._contempt,
                 fade=self._fade,
             )
+
+    def _evaluator_for(self, rules: RuleSet) -> Evaluator:
+        """The family's network when it ships one and no weights were given (they are for
+        measuring the linear evaluation), else the linear evaluation with the weights."""
+        if self._weights is None and self._weight_table is None:
+            return evaluator_for(rules)
+        return Evaluator(rules, self._weights_for(rules))
 
     def _weights_for(self, rules: RuleSet) -> dict[str, float]:
         weights = weights_for(rules, self._weight_table)

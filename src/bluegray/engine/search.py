@@ -40,6 +40,7 @@ from bluegray.engine.limits import (
     SearchResult,
     mate_distance,
 )
+from bluegray.engine.network_file import evaluator_for
 from bluegray.engine.parameters import counted_from, faded
 from bluegray.engine.plainsearch import PlainKernel
 from bluegray.engine.records import GENERATIONS
@@ -122,7 +123,7 @@ class Searcher:
         ``False`` searches with the plain one; ``None`` (the default) leaves it to
         ``BLUEGRAY_SEARCH``, whose default uses the compiled kernel once it is ready."""
         self.rules = rules
-        self.evaluator = evaluator or Evaluator(rules)
+        self.evaluator = evaluator or evaluator_for(rules)
         self.hash_entries = hash_entries
         tables = bitboard.rule_tables(rules)
         # Both options only mean something where an impasse is a draw.

@@ -18,6 +18,7 @@ from bluegray import __version__
 from bluegray.engine import readiness
 from bluegray.engine.levels import LEVELS, TOP_LEVEL
 from bluegray.engine.limits import Iteration, Limits, mate_distance
+from bluegray.engine.network_file import describe_evaluation, network_for
 from bluegray.engine.players import SearchPlayer
 from bluegray.engine.search import SEARCH_ENVIRONMENT, Searcher, search_choice, warm_up
 from bluegray.errors import BlueGrayError, quoted
@@ -36,6 +37,7 @@ from bluegray.protocol import (
     Score,
     parse_integer,
 )
+from bluegray.rules import PRESETS
 
 ENGINE_NAME: Final = f"bluegray {__version__}"
 ENGINE_AUTHOR: Final = "The bluegray developers"
@@ -203,6 +205,11 @@ class EngineServer:
         lines = [f"id name {ENGINE_NAME}", f"id author {ENGINE_AUTHOR}"]
         lines.append(f"id protocol {PROTOCOL_VERSION}")
         lines += [str(option) for option in OPTIONS]
+        # Which evaluation each preset plays with: its family's network, or the linear sum.
+        lines += [
+            f"info string evaluation {name}: {describe_evaluation(rules, network_for(rules))}"
+            for name, rules in PRESETS.items()
+        ]
         lines.append("bgiok")
         with self._lock:
             for line in lines:
