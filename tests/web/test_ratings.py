@@ -314,3 +314,54 @@ def test_a_rated_game_that_ends_after_a_player_s_account_is_closed_is_not_rated(
     ended = resign(ada, game_id, ada_token)
     assert ended["status"] == "finished" and ended["ratings"] is None
     assert rows(app, "ratings") == [] and rows(app, "rating_history") == []
+
+
+def test_the_preview_of_each_result_is_the_change_the_game_s_end_applies(
+    make_client: Callable[..., TestClient],
+) -> None:
+    app = app_of(make_client)
+    ada, bob = Browser(app), Browser(app)
+    sign_up(ada, "ada")
+    sign_up(bob, "bob")
+    casual_id, _, _ = friend_game(ada, bob)
+    assert error_of(app.get(f"/api/games/{casual_id}/rating-preview")) == (404, "not_found")
+    # A win for Ada (Blue), then a draw, then a loss, each from the ratings the last one left.
+    for result, ada_key, bob_key in (
+        ("win", "win", "loss"),
+        ("draw", "draw", "draw"),
+        ("loss", "loss", "win"),
+    ):
+        game_id, ada_token, bob_token = friend_game(ada, bob, **RATED, moved=True)
+        answer = app.get(f"/api/games/{game_id}/rating-preview")
+        assert answer.status_code == 200, answer.text
+        preview = answer.json()
+        assert preview["pool"] == "sackson/real-time"
+        if result == "win":
+            state = resign(bob, game_id, bob_token)
+        elif result == "loss":
+            state = resign(ada, game_id, ada_token)
+        else:
+            post_action = {"Authorization": f"Bearer {ada_token}"}
+            offered = ada.post(
+                f"/api/games/{game_id}/actions", json={"action": "offer_draw"}, headers=post_action
+            )
+            assert offered.status_code == 200, offered.text
+            state = resign_like(bob, game_id, bob_token, "accept_draw")
+        applied = state["ratings"]
+        for side, key in (("blue", ada_key), ("gray", bob_key)):
+            shown = preview[side]
+            assert shown["rating"] == applied[side]["rating"], (result, side)
+            assert abs(shown[key] - applied[side]["change"]) < 0.01, (result, side, shown)
+            assert round(shown[key]) == round(applied[side]["change"])
+    assert preview["blue"]["win"] > 0 > preview["blue"]["loss"]
+
+
+def resign_like(client: Browser, game_id: str, token: str, action: str) -> Json:
+    answer = client.post(
+        f"/api/games/{game_id}/actions",
+        json={"action": action},
+        headers={"Authorization": f"Bearer {token}"},
+    )
+    assert answer.status_code == 200, answer.text
+    state: Json = answer.json()
+    return state
