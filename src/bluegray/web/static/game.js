@@ -422,7 +422,9 @@ function render(previous, event) {
     const token = localStorage.getItem(SEAT_KEY(gameId));
     // A rematch keeps each player's token: the same secret plays the new game.
     if (token) localStorage.setItem(SEAT_KEY(state.rematch_id), token);
-    if (event && event.kind === "rematch" && token) {
+    // Both players go to the rematch at once, as on lichess: a seat held by its token or by the
+    // account logged in (a spectator stays, with the link).
+    if (event && event.kind === "rematch" && (token || mySide !== null)) {
       location.assign(`/game/${encodeURIComponent(state.rematch_id)}`);
     }
   } else {
