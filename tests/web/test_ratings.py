@@ -12,7 +12,9 @@ from sqlalchemy import Connection, insert, select
 
 from bluegray.cli.main import main
 from bluegray.game import Game
+from bluegray.web.account_schemas import RatingPoint
 from bluegray.web.glicko import DEFAULT_SETTINGS, Rating
+from bluegray.web.leaderboards import CHART_LABELS, CHART_MARGIN, rating_chart
 from bluegray.web.models import Base
 from bluegray.web.ratings import NEW_STANDING, Standing, rate_pair
 from tests.web.accounts import Browser, friend_game, post, sign_up
@@ -365,3 +367,19 @@ def resign_like(client: Browser, game_id: str, token: str, action: str) -> Json:
     assert answer.status_code == 200, answer.text
     state: Json = answer.json()
     return state
+
+
+def test_the_chart_of_a_single_game_runs_from_the_rating_before_it_clear_of_the_labels() -> None:
+    one_win = [RatingPoint(at_ms=1, rating=1673.0, change=173.0, game_id="g1")]
+    chart = rating_chart(one_win)
+    assert chart is not None
+    assert (chart.low, chart.high) == (1500, 1673)  # two labels, not the same one twice
+    points = [tuple(float(n) for n in point.split(",")) for point in chart.points.split()]
+    assert len(points) == 2 and points[0][1] > points[1][1]  # up, from 1500 to 1673
+    assert all(x > CHART_MARGIN + CHART_LABELS - 1 for x, _ in points)  # right of the labels
+    # A draw that left the rating where it was: a level line across the middle, one label.
+    level = rating_chart([RatingPoint(at_ms=1, rating=1500.0, change=0.0, game_id="g1")])
+    assert level is not None and level.low == level.high == 1500
+    assert {y for _, y in (point.split(",") for point in level.points.split())} == {
+        f"{level.height / 2:g}"
+    }
