@@ -293,3 +293,12 @@ class RatingPreview(BaseModel):
     pool: str = Field(examples=["sackson/real-time"])
     blue: SidePreview
     gray: SidePreview
+
+
+class SeekPreview(BaseModel):
+    """What a rated seek or challenge would do to the rating of the player who accepts it
+    (``you``) and to its poster's (``them``), whatever the game's result."""
+
+    pool: str = Field(examples=["sackson/real-time"])
+    you: SidePreview
+    them: SidePreview

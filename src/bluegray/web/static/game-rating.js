@@ -51,15 +51,19 @@ export function showPreview(box, state, preview, mySide, over) {
   box.dataset.win = String(Math.round(mine.win));
   box.dataset.draw = String(Math.round(mine.draw));
   box.dataset.loss = String(Math.round(mine.loss));
-  box.textContent = `Your rating ${ratingText(mine)}: win ${signed(mine.win)}, `
-    + `draw ${signed(mine.draw)}, loss ${signed(mine.loss)}`;
+  box.textContent = `Your rating ${ratingText(mine)}: ${changesText(mine)}`;
 }
 
-/** The preview of a rated game with both seats taken (null: none, or not reachable now). */
-export async function fetchPreview(gameId) {
+/** A side's preview in words: "win +12, draw 0, loss −8" (the lobby's seeks say it too). */
+export function changesText(mine) {
+  return `win ${signed(mine.win)}, draw ${signed(mine.draw)}, loss ${signed(mine.loss)}`;
+}
+
+/** A preview from `path`: a rated game's with both seats taken, or a rated seek's (null: none,
+ * or not reachable now). */
+export async function fetchPreview(path) {
   try {
-    const response = await fetch(`/api/games/${encodeURIComponent(gameId)}/rating-preview`,
-      { credentials: "same-origin" });
+    const response = await fetch(path, { credentials: "same-origin" });
     return response.ok ? await response.json() : null;
   } catch {
     return null;

@@ -456,7 +456,7 @@ function renderInvite() {
 async function askPreview() {
   if (previewAsked || !state.rated || !state.seats.blue.account || !state.seats.gray.account) return;
   previewAsked = true;
-  preview = await fetchPreview(gameId);
+  preview = await fetchPreview(`/api/games/${encodeURIComponent(gameId)}/rating-preview`);
   if (!preview) previewAsked = false; // not reachable now: asked again with the next state
   const over = Boolean(state.outcome) || state.status === "aborted";
   showPreview($("rating-preview"), state, preview, mySide, over);
