@@ -91,6 +91,10 @@ def test_two_strangers_meet_in_the_lobby_and_play_a_rated_game(
     seek = bob.locator('#seeks li.seek[data-player="Ada_L"]')
     expect(seek).to_contain_text("sackson · 5+3 · rated")
     expect(seek).to_contain_text("Ada_L (1500?)")
+    # What a win, a draw or a loss would do to Bob's rating, beside the seek.
+    seek_preview = seek.locator(".rating-preview")
+    expect(seek_preview).to_contain_text(re.compile(r"win \+\d+, draw 0, loss \u2212\d+"))
+    bob_loss = seek_preview.get_attribute("data-loss")
     assert bob.evaluate(TOO_WIDE) == []
     game_loads = {page: loads_of_a_game(page) for page in (ada, bob)}
     seek.locator(".accept-seek").click()
@@ -105,6 +109,12 @@ def test_two_strangers_meet_in_the_lobby_and_play_a_rated_game(
         expect(page.locator("#main")).to_have_attribute("data-status", "active")
         assert game_loads[page] == [f"{live_url}/game/{game_id}"]
     expect(ada.locator("#main")).to_have_attribute("data-my-turn", "true")
+    # The game page says it is rated, with each rating by the name and each player's preview.
+    for page in (ada, bob):
+        expect(page.locator("#rated-line")).to_have_text("Rated · 5+3")
+        expect(page.locator("#rating-preview")).to_contain_text("Your rating 1500?: win +")
+    expect(bob.locator("#rating-preview")).to_have_attribute("data-loss", bob_loss or "")
+    ada_win = ada.locator("#rating-preview").get_attribute("data-win")
 
     # Before both sides have moved the game can be aborted, not resigned (nor drawn).
     for page in (ada, bob):
@@ -137,6 +147,11 @@ def test_two_strangers_meet_in_the_lobby_and_play_a_rated_game(
         ada.locator('#rating-changes li[data-side="blue"]').get_attribute("data-change") or 0
     )
     assert gain > 100
+    # The changes applied are the ones previewed.
+    assert str(gain) == ada_win
+    expect(bob.locator('#rating-changes li[data-side="gray"]')).to_have_attribute(
+        "data-change", bob_loss or ""
+    )
 
     # Ada's profile shows the rating, its change and its chart.
     ada.goto(live_url + "/player/Ada_L")

@@ -20,6 +20,8 @@ from bluegray.points import point_name
 from bluegray.web import service as service_module
 
 MOVES = ["d2-d3", "f8-f7", "e2-e3", "e8-e7"]
+CENTRE_REACHED = "ggggcgggg/ggggggggg/9/9/4C4/9/9/GGGGGGGGG/GGGG1GGGG g 1 1"
+"""A finished position: Blue's captain has reached the centre."""
 
 
 def positions_of(rules: str, moves: list[str]) -> list[Position]:
@@ -235,3 +237,18 @@ def test_my_games_shows_older_games_made_in_the_same_millisecond(
     expect(page.locator("#more-games")).to_have_count(0)
     shown = rows.evaluate_all("rows => rows.map(row => row.dataset.gameId)")
     assert sorted(shown) == sorted(ids)
+
+
+def test_the_analysis_of_a_finished_position_says_who_won(
+    live_url: str, new_page: Callable[..., Page]
+) -> None:
+    page = new_page()
+    page.goto(f"{live_url}/study?rules=cooper")
+    page.locator("#position").fill(CENTRE_REACHED)
+    page.locator("#show").click()
+    expect(page.locator("#board")).to_have_attribute("data-position", CENTRE_REACHED)
+    page.locator("#analyse").click()
+    facts = page.locator("#analysis dl")
+    expect(facts).to_contain_text("Blue won")
+    expect(facts).not_to_contain_text("+1")
+    expect(facts).to_contain_text("Blue's expected score")

@@ -396,3 +396,34 @@ def test_a_seek_left_by_a_stopped_server_goes_when_it_starts_again(
     second = make_server(rate_limits=False)
     left = [seek["id"] for seek in Player(second.url, "ada", ada.token).get("/api/seeks")["seeks"]]
     assert left == [kept["id"]] and tied["id"] not in left
+
+
+def test_a_rated_seek_previews_the_changes_its_game_then_applies(
+    make_server: Callable[..., LiveServer],
+) -> None:
+    server = make_server(rate_limits=False)
+    ada, bob = Player(server.url, "ada"), Player(server.url, "bob")
+    set_ratings(server, {"ada": 1600.0, "bob": 1450.0})
+    seek = ada.seek(rules="sackson", clock=CLOCK, rated=True, color="blue")
+    assert code_of(ada.http.get(f"/api/seeks/{seek['id']}/rating-preview")) == (404, "not_found")
+    casual = bob.seek(rules="sackson", clock=CLOCK, rated=False)
+    assert code_of(ada.http.get(f"/api/seeks/{casual['id']}/rating-preview")) == (
+        404,
+        "not_found",
+    )
+    preview = bob.get(f"/api/seeks/{seek['id']}/rating-preview")
+    assert preview["pool"] == "sackson/real-time"
+    assert (preview["you"]["rating"], preview["them"]["rating"]) == (1450.0, 1600.0)
+    # The lower rated player gains more by a win than they lose by a loss.
+    assert preview["you"]["win"] > -preview["you"]["loss"] > 0
+    assert preview["you"]["draw"] > 0 > preview["them"]["draw"]
+    answer = bob.post(f"/api/seeks/{seek['id']}/accept")
+    assert answer.status_code == 200, answer.text
+    game_id = answer.json()["game_id"]
+    first_moves({"ada": ada, "bob": bob}, {"game_id": game_id, "blue": "ada", "gray": "bob"})
+    ended = ada.post(f"/api/games/{game_id}/actions", {"action": "resign"})
+    assert ended.status_code == 200, ended.text
+    applied = ended.json()["ratings"]
+    # Bob (Gray) won: his change is the preview's win, Ada's its loss.
+    assert round(applied["gray"]["change"]) == round(preview["you"]["win"])
+    assert round(applied["blue"]["change"]) == round(preview["them"]["loss"])

@@ -20,6 +20,7 @@ SCRIPTS = [
     "board.js",
     "game.js",
     "game-bars.js",
+    "game-rating.js",
     "game-words.js",
     "lobby.js",
     "play-outcome.js",

@@ -12,7 +12,9 @@ from sqlalchemy import Connection, insert, select
 
 from bluegray.cli.main import main
 from bluegray.game import Game
+from bluegray.web.account_schemas import RatingPoint
 from bluegray.web.glicko import DEFAULT_SETTINGS, Rating
+from bluegray.web.leaderboards import CHART_LABELS, CHART_MARGIN, rating_chart
 from bluegray.web.models import Base
 from bluegray.web.ratings import NEW_STANDING, Standing, rate_pair
 from tests.web.accounts import Browser, friend_game, post, sign_up
@@ -314,3 +316,70 @@ def test_a_rated_game_that_ends_after_a_player_s_account_is_closed_is_not_rated(
     ended = resign(ada, game_id, ada_token)
     assert ended["status"] == "finished" and ended["ratings"] is None
     assert rows(app, "ratings") == [] and rows(app, "rating_history") == []
+
+
+def test_the_preview_of_each_result_is_the_change_the_game_s_end_applies(
+    make_client: Callable[..., TestClient],
+) -> None:
+    app = app_of(make_client)
+    ada, bob = Browser(app), Browser(app)
+    sign_up(ada, "ada")
+    sign_up(bob, "bob")
+    casual_id, _, _ = friend_game(ada, bob)
+    assert error_of(app.get(f"/api/games/{casual_id}/rating-preview")) == (404, "not_found")
+    # A win for Ada (Blue), then a draw, then a loss, each from the ratings the last one left.
+    for result, ada_key, bob_key in (
+        ("win", "win", "loss"),
+        ("draw", "draw", "draw"),
+        ("loss", "loss", "win"),
+    ):
+        game_id, ada_token, bob_token = friend_game(ada, bob, **RATED, moved=True)
+        answer = app.get(f"/api/games/{game_id}/rating-preview")
+        assert answer.status_code == 200, answer.text
+        preview = answer.json()
+        assert preview["pool"] == "sackson/real-time"
+        if result == "win":
+            state = resign(bob, game_id, bob_token)
+        elif result == "loss":
+            state = resign(ada, game_id, ada_token)
+        else:
+            post_action = {"Authorization": f"Bearer {ada_token}"}
+            offered = ada.post(
+                f"/api/games/{game_id}/actions", json={"action": "offer_draw"}, headers=post_action
+            )
+            assert offered.status_code == 200, offered.text
+            state = resign_like(bob, game_id, bob_token, "accept_draw")
+        applied = state["ratings"]
+        for side, key in (("blue", ada_key), ("gray", bob_key)):
+            shown = preview[side]
+            assert shown["rating"] == applied[side]["rating"], (result, side)
+            assert abs(shown[key] - applied[side]["change"]) < 0.01, (result, side, shown)
+            assert round(shown[key]) == round(applied[side]["change"])
+    assert preview["blue"]["win"] > 0 > preview["blue"]["loss"]
+
+
+def resign_like(client: Browser, game_id: str, token: str, action: str) -> Json:
+    answer = client.post(
+        f"/api/games/{game_id}/actions",
+        json={"action": action},
+        headers={"Authorization": f"Bearer {token}"},
+    )
+    assert answer.status_code == 200, answer.text
+    state: Json = answer.json()
+    return state
+
+
+def test_the_chart_of_a_single_game_runs_from_the_rating_before_it_clear_of_the_labels() -> None:
+    one_win = [RatingPoint(at_ms=1, rating=1673.0, change=173.0, game_id="g1")]
+    chart = rating_chart(one_win)
+    assert chart is not None
+    assert (chart.low, chart.high) == (1500, 1673)  # two labels, not the same one twice
+    points = [tuple(float(n) for n in point.split(",")) for point in chart.points.split()]
+    assert len(points) == 2 and points[0][1] > points[1][1]  # up, from 1500 to 1673
+    assert all(x > CHART_MARGIN + CHART_LABELS - 1 for x, _ in points)  # right of the labels
+    # A draw that left the rating where it was: a level line across the middle, one label.
+    level = rating_chart([RatingPoint(at_ms=1, rating=1500.0, change=0.0, game_id="g1")])
+    assert level is not None and level.low == level.high == 1500
+    assert {y for _, y in (point.split(",") for point in level.points.split())} == {
+        f"{level.height / 2:g}"
+    }

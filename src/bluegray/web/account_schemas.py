@@ -273,3 +273,32 @@ class RatedPairList(BaseModel):
     since_ms: int
     per_day: int = Field(description="The rated games two accounts may play together a day.")
     pairs: list[RatedPair]
+
+
+class SidePreview(BaseModel):
+    """One side's rating before a rated game and what a win, a draw or a loss would change it by
+    (computed as the game's end computes it)."""
+
+    rating: float = Field(description="The rating now (before the game).")
+    deviation: float
+    provisional: bool = Field(description="Whether it is provisional (shown with a '?').")
+    win: float = Field(description="The change a win would make (rating points).")
+    draw: float
+    loss: float
+
+
+class RatingPreview(BaseModel):
+    """What a rated game between two accounts would do to each rating, whatever its result."""
+
+    pool: str = Field(examples=["sackson/real-time"])
+    blue: SidePreview
+    gray: SidePreview
+
+
+class SeekPreview(BaseModel):
+    """What a rated seek or challenge would do to the rating of the player who accepts it
+    (``you``) and to its poster's (``them``), whatever the game's result."""
+
+    pool: str = Field(examples=["sackson/real-time"])
+    you: SidePreview
+    them: SidePreview

@@ -39,6 +39,9 @@ from bluegray.web.ratings import split_pool
 CHART_WIDTH: Final = 320
 CHART_HEIGHT: Final = 120
 CHART_MARGIN: Final = 6
+CHART_LABELS: Final = 36
+"""The width kept clear on the left for the highest and lowest ratings' labels: the line starts
+right of them, never through them."""
 HISTORY_LIMIT: Final = 500
 """The most history points a rating shows (its newest)."""
 
@@ -195,7 +198,8 @@ async def rated_pools(db: Database) -> list[str]:
 @dataclass(frozen=True)
 class Chart:
     """A rating's history drawn as an SVG polyline: its points (``x,y ...`` in the view box),
-    the lowest and highest ratings, and the last point (for its dot)."""
+    the lowest and highest ratings (one label when they are the same), and the last point (for
+    its dot)."""
 
     points: str
     low: int
@@ -207,22 +211,25 @@ class Chart:
 
 
 def rating_chart(history: list[RatingPoint]) -> Chart | None:
-    """The chart of a rating's history, one step per game (``None``: no history)."""
+    """The chart of a rating's history (``None``: no history): as on lichess, from the rating
+    before the first game, then one step per game, so that a single game draws a line from
+    where it started to where it left the rating. A history that never moved is a level line
+    across the middle."""
     if not history:
         return None
-    ratings = [point.rating for point in history]
+    ratings = [history[0].rating - history[0].change, *(point.rating for point in history)]
     low, high = min(ratings), max(ratings)
-    span = max(high - low, 1.0)
-    inner_w = CHART_WIDTH - 2 * CHART_MARGIN
+    span = high - low
+    left = CHART_MARGIN + CHART_LABELS
+    inner_w = CHART_WIDTH - CHART_MARGIN - left
     inner_h = CHART_HEIGHT - 2 * CHART_MARGIN
-    steps = max(len(history) - 1, 1)
+    steps = len(ratings) - 1
     coordinates = []
     for index, rating in enumerate(ratings):
-        x = CHART_MARGIN + inner_w * (index / steps if len(history) > 1 else 0.5)
-        y = CHART_MARGIN + inner_h * (1 - (rating - low) / span)
+        x = left + inner_w * index / steps
+        height = 0.5 if span < 0.5 else (rating - low) / span
+        y = CHART_MARGIN + inner_h * (1 - height)
         coordinates.append((round(x, 1), round(y, 1)))
-    if len(coordinates) == 1:
-        coordinates.insert(0, (CHART_MARGIN, coordinates[0][1]))
     return Chart(
         points=" ".join(f"{x:g},{y:g}" for x, y in coordinates),
         low=round(low),

@@ -31,6 +31,7 @@ from sqlalchemy import Connection, Row, delete, select, update
 from bluegray.game import Game
 from bluegray.pieces import Side
 from bluegray.rules import RuleSet
+from bluegray.web.account_schemas import RatingPreview, SidePreview
 from bluegray.web.clocks import TIME_CLASSES, TimeClass
 from bluegray.web.db import upsert
 from bluegray.web.errors import ApiError
@@ -269,6 +270,63 @@ def _change(before: Rating, after: Rating, settings: RatingSettings) -> RatingCh
         provisional=is_provisional(before, settings),
         change=round(after.rating - before.rating, 2),
     )
+
+
+# -- the preview before a game ends --------------------------------------------------------------
+
+
+def preview_standings(
+    pool: str, blue: Standing, gray: Standing, now_ms: int, settings: RatingSettings
+) -> RatingPreview:
+    """What a game ending now would do to each rating, for each result: ``rate_pair``, the
+    function that rates the game at its end, run for a Blue win, a draw and a Blue loss."""
+    after = {score: rate_pair(blue, gray, score, now_ms, settings) for score in (1.0, 0.5, 0.0)}
+
+    def side(standing: Standing, index: int, win: float, loss: float) -> SidePreview:
+        before = standing.rating.rating
+
+        def change(score: float) -> float:
+            return round(after[score][index].rating - before, 2)
+
+        return SidePreview(
+            rating=round(before, 2),
+            deviation=round(standing.rating.deviation, 2),
+            provisional=is_provisional(standing.rating, settings),
+            win=change(win),
+            draw=change(0.5),
+            loss=change(loss),
+        )
+
+    return RatingPreview(pool=pool, blue=side(blue, 0, 1.0, 0.0), gray=side(gray, 1, 0.0, 1.0))
+
+
+def rating_preview(
+    connection: Connection,
+    pool: str,
+    blue_id: int,
+    gray_id: int,
+    now_ms: int,
+    settings: RatingSettings = DEFAULT_SETTINGS,
+) -> RatingPreview:
+    """The preview of a rated game in ``pool`` between two accounts, from their ratings now."""
+    known = _standings(connection, pool, (blue_id, gray_id))
+    return preview_standings(
+        pool,
+        known.get(blue_id, NEW_STANDING),
+        known.get(gray_id, NEW_STANDING),
+        now_ms,
+        settings,
+    )
+
+
+def game_preview(connection: Connection, live: LiveGame, now_ms: int) -> RatingPreview | None:
+    """The preview of a rated game (``None``: not rated, or a seat without an account)."""
+    pool = pool_name(live.rules, live.time_class())
+    blue_id = live.seats[Side.BLUE].account_id
+    gray_id = live.seats[Side.GRAY].account_id
+    if not live.rated or pool is None or blue_id is None or gray_id is None:
+        return None
+    return rating_preview(connection, pool, blue_id, gray_id, now_ms)
 
 
 # -- voiding an account's results ------------------------------------------------------------------

@@ -16,9 +16,12 @@ from typing import Any, Final
 from sqlalchemy import ColumnElement, Connection, Row, and_, delete, func, insert, or_, select
 from sqlalchemy.orm import Session
 
+from bluegray.web.account_schemas import SeekPreview
 from bluegray.web.db import ConflictError
+from bluegray.web.errors import ApiError
 from bluegray.web.lobby_schemas import SeekInfo
 from bluegray.web.models import Base, SeekRow
+from bluegray.web.ratings import rating_preview
 from bluegray.web.schemas import ClockSettings, CorrespondenceSettings
 
 _SEEKS: Final = Base.metadata.tables["seeks"]
@@ -120,6 +123,19 @@ def by_id(seek_id: str) -> ColumnElement[bool]:
 def read_seek(session: Session, seek_id: str, now: int) -> SeekRow | None:
     row = session.get(SeekRow, seek_id)
     return None if row is None or row.expires_ms <= now else row
+
+
+def seek_preview(session: Session, seek_id: str, account_id: int, now: int) -> SeekPreview:
+    """What accepting a rated seek or challenge would do to both ratings (404: no such seek, or
+    one not rated, or the player's own)."""
+    row = read_seek(session, seek_id, now)
+    if row is None or not row.rated or row.account_id == account_id:
+        raise ApiError(404, "not_found", "no rated seek by another player with this id")
+    if row.target_id is not None and row.target_id != account_id:
+        raise ApiError(404, "not_found", "no rated seek by another player with this id")
+    pool = f"{row.rules}/{row.time_class}"
+    both = rating_preview(session.connection(), pool, account_id, row.account_id, now)
+    return SeekPreview(pool=pool, you=both.blue, them=both.gray)
 
 
 def open_seeks(session: Session, now: int) -> list[SeekInfo]:

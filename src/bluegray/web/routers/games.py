@@ -8,6 +8,8 @@ from typing import Annotated, Any
 from fastapi import APIRouter, Header, Query
 
 from bluegray.pieces import Side
+from bluegray.web.account_schemas import RatingPreview
+from bluegray.web.clocks import now_ms
 from bluegray.web.deps import (
     Address,
     BeforeId,
@@ -17,7 +19,9 @@ from bluegray.web.deps import (
     SeatSides,
     Service,
 )
+from bluegray.web.errors import ApiError
 from bluegray.web.idempotency import HEADER
+from bluegray.web.ratings import game_preview
 from bluegray.web.schemas import (
     ActionRequest,
     CreatedGame,
@@ -92,6 +96,24 @@ async def list_games(
 @router.get("/{game_id}", response_model=GameState, summary="A game's state", responses=ERRORS)
 async def get_game(game_id: GameId, service: Service) -> GameState:
     return await service.state(game_id)
+
+
+@router.get(
+    "/{game_id}/rating-preview",
+    response_model=RatingPreview,
+    summary="What each result of a rated game would change each rating by",
+    responses=ERRORS,
+)
+async def get_rating_preview(game_id: GameId, service: Service) -> RatingPreview:
+    """Each player's rating now and the change a win, a draw or a loss would make, computed
+    as the game's end computes it (404: the game is not rated, or a seat is
+    still open)."""
+    live = await service.snapshot(game_id)
+    now = now_ms()
+    preview = await service.db.read(lambda session: game_preview(session.connection(), live, now))
+    if preview is None:
+        raise ApiError(404, "not_found", "this game is not rated between two accounts")
+    return preview
 
 
 @router.post(

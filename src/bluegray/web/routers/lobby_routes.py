@@ -12,7 +12,7 @@ from typing import Annotated, Any, Final
 
 from fastapi import APIRouter, Depends, Path, Request, Response, WebSocket, WebSocketDisconnect
 
-from bluegray.web.account_schemas import TurnGame
+from bluegray.web.account_schemas import SeekPreview, TurnGame
 from bluegray.web.callers import Caller, Callers, csrf_refusal
 from bluegray.web.clocks import now_ms
 from bluegray.web.deps import CurrentCaller
@@ -37,6 +37,7 @@ from bluegray.web.lobby_schemas import (
 from bluegray.web.players import Account
 from bluegray.web.schemas import ErrorResponse
 from bluegray.web.security import origin_allowed
+from bluegray.web.seeks import seek_preview
 from bluegray.web.turns import your_turn
 from bluegray.web.ws import Connection
 
@@ -101,6 +102,23 @@ async def post_seek(body: SeekRequest, caller: CurrentCaller, lobby: LobbyServic
 async def cancel_seek(seek_id: SeekId, caller: CurrentCaller, lobby: LobbyService) -> Response:
     await lobby.cancel(_player(caller), seek_id)
     return Response(status_code=204)
+
+
+@router.get(
+    "/api/seeks/{seek_id}/rating-preview",
+    response_model=SeekPreview,
+    summary="What a rated seek or challenge would change both ratings by",
+    responses=ERRORS,
+)
+async def get_seek_preview(
+    seek_id: SeekId, caller: CurrentCaller, lobby: LobbyService
+) -> SeekPreview:
+    """The caller's rating and the seek's poster's now, and what a win, a draw or a loss would
+    change each by, computed as the game's end computes it (404: no such rated seek or
+    challenge by another player, or one sent to someone else)."""
+    player = _player(caller)
+    now = now_ms()
+    return await lobby.db.read(lambda session: seek_preview(session, seek_id, player.id, now))
 
 
 @router.post(

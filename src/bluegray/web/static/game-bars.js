@@ -6,10 +6,12 @@ import { other, title } from "./play-outcome.js";
 
 /** Who plays `side`, as `mySide` ("blue", "gray", "both" or null) sees it: "you", "AI level
  * 3", "waiting for a player", "hot-seat" or the player's name and whether they are online. */
-function seatLabel(state, side, mySide) {
+function seatLabel(state, side, mySide, rating) {
   const seat = state.seats[side];
-  // The account that plays the seat, if any (set as text: a name is never HTML).
-  const name = seat.account ? `${seat.account.name}${seat.account.bot ? " BOT" : ""}` : "";
+  // The account that plays the seat, if any (set as text: a name is never HTML), and its rating
+  // in a rated game ("ada 1500?").
+  const name = seat.account
+    ? `${seat.account.name}${seat.account.bot ? " BOT" : ""}${rating ? ` ${rating}` : ""}` : "";
   if (mySide === side) return name ? `you, ${name}` : "you";
   if (seat.player === "ai") return `AI level ${seat.level}`;
   if (seat.player === "open") return "waiting for a player";
@@ -37,8 +39,9 @@ function formatMs(ms) {
 }
 
 /** Fill the bar above the board and the one below it (Gray above, unless `flipped`); each gets
- * an empty clock box (`data-clock`), which `showClocks` fills. */
-export function showBars([top, bottom], state, mySide, flipped) {
+ * an empty clock box (`data-clock`), which `showClocks` fills. `ratings`: each side's rating
+ * text by its name, in a rated game. */
+export function showBars([top, bottom], state, mySide, flipped, ratings = {}) {
   const [upper, lower] = flipped ? ["blue", "gray"] : ["gray", "blue"];
   for (const [bar, side] of [[top, upper], [bottom, lower]]) {
     bar.replaceChildren();
@@ -50,7 +53,8 @@ export function showBars([top, bottom], state, mySide, flipped) {
     swatch.className = `swatch ${side}`;
     swatch.setAttribute("aria-hidden", "true");
     const label = document.createElement("span");
-    label.textContent = `${title(side)} (${seatLabel(state, side, mySide)})`;
+    label.textContent = `${title(side)} (${seatLabel(state, side, mySide, ratings[side])})`;
+    if (ratings[side]) label.dataset.rating = ratings[side];
     name.append(swatch, label);
 
     const taken = document.createElement("div");

@@ -5,6 +5,7 @@ import { readJson, request } from "./api.js";
 import { Board, lastMoveView, movePoints, parsePosition, travelled } from "./board.js";
 import { notifyTurn, setUpNotifyButton } from "./correspondence.js";
 import { showBars, showClocks } from "./game-bars.js";
+import { fetchPreview, showPreview, showRatedLine, sideRatings } from "./game-rating.js";
 import {
   aiWaiting, cleanMessage, describeEvent, hintWords, seatText, showEnd, showHint, showMoveForm,
   showMoves, statusText, suggestion, whyNotThis,
@@ -36,6 +37,8 @@ let flipChosen = false;
 let hint = null; // the engine's suggestion: {version, move, points, path, words}, for one version
 let hintPending = false;
 let typed = null; // a typed move sent to the server: {ref, text}, until it is answered
+let preview = null; // a rated game's rating preview (game-rating.js), asked for once both play
+let previewAsked = false;
 
 const board = new Board($("board"), { onPoint: pointChosen });
 const speech = setUpSpeech(board, () => (state ? state.position : ""));
@@ -390,6 +393,9 @@ function render(previous, event) {
   const over = Boolean(state.outcome) || state.status === "aborted";
   showEnd($("game-over"), state, mySide, over);
   main.dataset.rated = String(Boolean(state.rated));
+  showRatedLine($("rated-line"), state);
+  askPreview();
+  showPreview($("rating-preview"), state, preview, mySide, over);
   // A game asked for as rated but played unrated (the daily limit between two accounts) says why.
   $("unrated-reason").hidden = !state.unrated_reason;
   $("unrated-reason").textContent = state.unrated_reason ? `Unrated: ${state.unrated_reason}.` : "";
@@ -416,7 +422,9 @@ function render(previous, event) {
     const token = localStorage.getItem(SEAT_KEY(gameId));
     // A rematch keeps each player's token: the same secret plays the new game.
     if (token) localStorage.setItem(SEAT_KEY(state.rematch_id), token);
-    if (event && event.kind === "rematch" && token) {
+    // Both players go to the rematch at once, as on lichess: a seat held by its token or by the
+    // account logged in (a spectator stays, with the link).
+    if (event && event.kind === "rematch" && (token || mySide !== null)) {
       location.assign(`/game/${encodeURIComponent(state.rematch_id)}`);
     }
   } else {
@@ -444,9 +452,20 @@ function renderInvite() {
   $("new-invite").hidden = Boolean(invite);
 }
 
+/** Ask for a rated game's preview once both seats are an account's (then show it). */
+async function askPreview() {
+  if (previewAsked || !state.rated || !state.seats.blue.account || !state.seats.gray.account) return;
+  previewAsked = true;
+  preview = await fetchPreview(`/api/games/${encodeURIComponent(gameId)}/rating-preview`);
+  if (!preview) previewAsked = false; // not reachable now: asked again with the next state
+  const over = Boolean(state.outcome) || state.status === "aborted";
+  showPreview($("rating-preview"), state, preview, mySide, over);
+  renderBars();
+}
+
 function renderBars() {
   if (!state) return;
-  showBars([$("bar-top"), $("bar-bottom")], state, mySide, flipped);
+  showBars([$("bar-top"), $("bar-bottom")], state, mySide, flipped, sideRatings(state, preview));
   renderClocks();
 }
 

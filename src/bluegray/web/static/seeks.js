@@ -6,6 +6,7 @@
 
 import { request } from "./api.js";
 import { timeControlText } from "./correspondence.js";
+import { changesText, fetchPreview } from "./game-rating.js";
 import { goTo } from "./navigate.js";
 
 const $ = (id) => document.getElementById(id);
@@ -26,6 +27,17 @@ let connection = null;
 let socket = null;
 let retry = 500;
 let waiting = null; // this page's seek in a quick pairing: {id, timer}
+// Each rated seek's rating preview for this player (seek id → preview, or null while asked):
+// what a win, a draw or a loss would change their rating by, as the game's end computes it.
+const previews = new Map();
+
+async function askPreview(seek) {
+  previews.set(seek.id, null);
+  const preview = await fetchPreview(`/api/seeks/${encodeURIComponent(seek.id)}/rating-preview`);
+  if (!preview) return;
+  previews.set(seek.id, preview);
+  if (seeks.has(seek.id)) render();
+}
 
 // How far from a rating a quick pairing reaches after waiting `ms` (quick_pairings.py's quick_span).
 function quickSpan(ms) {
@@ -101,6 +113,19 @@ function render() {
       note.textContent = ` ${why}`;
       item.append(note);
     } else if (me) {
+      if (seek.rated && !own) {
+        if (!previews.has(seek.id)) askPreview(seek);
+        const preview = previews.get(seek.id);
+        if (preview) {
+          const note = document.createElement("span");
+          note.className = "hint rating-preview";
+          note.dataset.win = String(Math.round(preview.you.win));
+          note.dataset.draw = String(Math.round(preview.you.draw));
+          note.dataset.loss = String(Math.round(preview.you.loss));
+          note.textContent = ` ${changesText(preview.you)}`;
+          item.append(note);
+        }
+      }
       const button = document.createElement("button");
       button.type = "button";
       button.className = own ? "secondary cancel-seek" : "primary accept-seek";

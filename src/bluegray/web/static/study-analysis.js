@@ -11,6 +11,12 @@ function signed(score) {
   return score > 0 ? `+${score}` : String(score);
 }
 
+// A finished game's score in words: who won, or a draw, with the result ("Blue won, 1-0").
+function finalScore(outcome) {
+  if (outcome.winner === null) return `a draw, ${outcome.result}`;
+  return `${outcome.winner === "blue" ? "Blue" : "Gray"} won, ${outcome.result}`;
+}
+
 // The headline: the game's end, a forced win, or the engine's own words.
 function verdict(result) {
   if (result.outcome) return result.outcome.description;
@@ -29,14 +35,18 @@ export function showAnalysis(box, result) {
   const add = (term, value) => {
     list.append(element("dt", term), element("dd", value));
   };
-  add("Score", `${signed(result.score)} (Blue's advantage; negative favours Gray)`);
+  // A finished position has no evaluation: its score says who won, not "+1" (nothing searched).
+  add("Score", result.outcome ? finalScore(result.outcome)
+    : `${signed(result.score)} (Blue's advantage; negative favours Gray)`);
   add("Blue's expected score", `${result.blue_expected.toFixed(2)} (${Math.round(result.blue_expected * 100)}%)`);
   if (result.outcome) {
     add("Result", `${result.outcome.result}: ${result.outcome.description}`);
-  } else {
-    add("Best move", result.best_move || "none");
-    add("Best line", result.pv.length ? result.pv.join(" ") : "—");
+    box.append(list);
+    box.dataset.bestMove = "";
+    return;
   }
+  add("Best move", result.best_move || "none");
+  add("Best line", result.pv.length ? result.pv.join(" ") : "—");
   if (result.plies_to_end !== null) add("Moves to the end", String(result.plies_to_end));
   add("Search", `depth ${result.depth}, ${result.nodes.toLocaleString("en")} nodes, ${result.seconds.toFixed(2)} s`);
   box.append(list);
