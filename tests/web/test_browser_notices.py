@@ -1,0 +1,84 @@
+"""What tells a player in the browser that something waits for them, on whatever page they have
+open: the count of games waiting for their move by their name in the header (kept live), and the
+browser's notification when one more comes while the page is hidden."""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+
+from playwright.sync_api import Page, expect
+
+from tests.web.conftest import LiveServer
+from tests.web.test_browser_lobby import person
+from tests.web.test_browser_newcomer import DESKTOP
+
+# A stand-in for the browser's Notification API (a headless browser shows none): the permission
+# is given, the page counts as hidden, and each notification is kept for the test to read.
+FAKE_NOTIFICATIONS = """
+window.shownNotifications = [];
+window.Notification = class {
+  static permission = "granted";
+  static requestPermission() { return Promise.resolve("granted"); }
+  constructor(title, options) { window.shownNotifications.push({ title, ...options }); }
+  close() {}
+};
+Object.defineProperty(document, "hidden", { get: () => true });
+"""
+
+
+def a_game_of(url: str, blue: Page, red: Page, red_name: str) -> str:
+    """A game ``blue`` challenges ``red`` to and ``red`` accepts: its id."""
+    token = blue.request.get(f"{url}/api/account").json()["csrf_token"]
+    body = {"to": red_name, "rules": "sackson", "correspondence": {"days": 3}, "color": "blue"}
+    sent = blue.request.post(f"{url}/api/challenges", data=body, headers={"X-CSRF-Token": token})
+    assert sent.ok, sent.text()
+    red_token = red.request.get(f"{url}/api/account").json()["csrf_token"]
+    accepted = red.request.post(
+        f"{url}/api/challenges/{sent.json()['id']}/accept", headers={"X-CSRF-Token": red_token}
+    )
+    assert accepted.ok, accepted.text()
+    game_id: str = accepted.json()["game_id"]
+    return game_id
+
+
+def move_in(page: Page, url: str, game_id: str) -> None:
+    """``page``'s player plays the first legal move in the game."""
+    token = page.request.get(f"{url}/api/account").json()["csrf_token"]
+    path = f"{url}/api/games/{game_id}"
+    state = page.request.get(path).json()
+    moved = page.request.post(
+        f"{path}/moves",
+        data={"move": state["legal_moves"][0], "version": state["version"]},
+        headers={"X-CSRF-Token": token},
+    )
+    assert moved.ok, moved.text()
+
+
+def test_the_header_counts_the_games_waiting_for_a_move_live_and_notifies_when_hidden(
+    live_server: LiveServer, new_page: Callable[..., Page]
+) -> None:
+    """A correspondence move by the opponent reaches the count by the player's name on any page
+    within 5 s (``account_turn_seconds`` is 4 s), and a notification while the page is hidden."""
+    url = live_server.url
+    kim = person(new_page, DESKTOP, url, "kim")
+    lou = person(new_page, DESKTOP, url, "lou")
+    lou.add_init_script(FAKE_NOTIFICATIONS)
+    game_id = a_game_of(url, kim, lou, "lou")
+    lou.goto(url + "/learn")
+    expect(lou.locator("#notices")).to_have_attribute("data-connected", "true")
+    count = lou.locator("#turn-count")
+    expect(count).to_be_hidden()
+
+    move_in(kim, url, game_id)  # Kim (Blue) moves: it is Lou's move
+    expect(count).to_be_visible(timeout=5_000)  # before the fix: no count
+    expect(count).to_have_text("1 games wait for your move")
+    expect(count).to_have_attribute("href", "/account#turn-section")
+    shown = lou.evaluate("window.shownNotifications")
+    assert [note["tag"] for note in shown] == [f"/game/{game_id}"]
+    assert shown[0]["body"] == "Your move against kim (sackson)."
+
+    # The count is on every page, at once; Lou moves and it is gone.
+    lou.goto(url + "/games")
+    expect(lou.locator("#turn-count .turn-count-number")).to_have_text("1")
+    move_in(lou, url, game_id)
+    expect(lou.locator("#turn-count")).to_be_hidden(timeout=5_000)
