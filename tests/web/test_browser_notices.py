@@ -1,15 +1,16 @@
-"""What tells a player in the browser that something waits for them, on whatever page they have
-open: the count of games waiting for their move by their name in the header (kept live), and the
-browser's notification when one more comes while the page is hidden."""
+"""Nobody stranded, in the browser: the count of games waiting for a player's move by their name
+in the header (kept live), with the browser's notification when one more comes while the page is
+hidden; and an account's games in My games and on the home page in any browser it logs in."""
 
 from __future__ import annotations
 
+import re
 from collections.abc import Callable
 
 from playwright.sync_api import Page, expect
 
 from tests.web.conftest import LiveServer
-from tests.web.test_browser_lobby import person
+from tests.web.test_browser_lobby import PASSWORD, person
 from tests.web.test_browser_newcomer import DESKTOP
 
 # A stand-in for the browser's Notification API (a headless browser shows none): the permission
@@ -82,3 +83,33 @@ def test_the_header_counts_the_games_waiting_for_a_move_live_and_notifies_when_h
     expect(lou.locator("#turn-count .turn-count-number")).to_have_text("1")
     move_in(lou, url, game_id)
     expect(lou.locator("#turn-count")).to_be_hidden(timeout=5_000)
+
+
+def test_an_account_s_games_are_listed_in_any_browser_it_logs_in(
+    live_server: LiveServer, new_page: Callable[..., Page]
+) -> None:
+    """A game started in one browser is in My games and on the home page of another browser once
+    the account logs in there (before the fix: "No games yet")."""
+    url = live_server.url
+    mia = person(new_page, DESKTOP, url, "mia")
+    token = mia.request.get(f"{url}/api/account").json()["csrf_token"]
+    created = mia.request.post(
+        f"{url}/api/games",
+        data={"rules": "cooper", "opponent": {"type": "friend"}, "color": "blue"},
+        headers={"X-CSRF-Token": token},
+    )
+    assert created.ok, created.text()
+    game_id = created.json()["game"]["id"]
+
+    elsewhere = new_page(viewport=DESKTOP)
+    elsewhere.goto(f"{url}/login?next=/games")
+    elsewhere.fill("#name", "mia")
+    elsewhere.fill("#password", PASSWORD)
+    elsewhere.locator("#login-button").click()
+    elsewhere.wait_for_url(re.compile(r"/games$"))
+    row = elsewhere.locator(f'#games-body tr[data-game-id="{game_id}"]')
+    expect(row).to_be_visible()  # before the fix: "No games yet in this browser"
+    expect(row.locator('[data-label="You"]')).to_have_text("blue")
+    expect(row.locator('[data-label="Rules"]')).to_have_text("cooper")
+    elsewhere.goto(url + "/")
+    expect(elsewhere.locator(f'#games a[href="/game/{game_id}"]')).to_be_visible()
