@@ -46,7 +46,7 @@ async def list_games(
 
     def query(session: Session) -> list[tuple[GameRow, str]]:
         listed = select(ListingRow.game_id).where(ListingRow.browser_hash == browser)
-        mine = GameRow.id.in_(listed)
+        mine: ColumnElement[bool] = GameRow.id.in_(listed)
         if account_id is not None:
             seated = select(SeatRow.game_id).where(SeatRow.account_id == account_id)
             mine = or_(mine, GameRow.id.in_(seated))
