@@ -113,3 +113,34 @@ def test_an_account_s_games_are_listed_in_any_browser_it_logs_in(
     expect(row.locator('[data-label="Rules"]')).to_have_text("cooper")
     elsewhere.goto(url + "/")
     expect(elsewhere.locator(f'#games a[href="/game/{game_id}"]')).to_be_visible()
+
+
+def test_a_rated_invite_opened_logged_out_leads_to_the_login_and_back_into_the_game(
+    live_server: LiveServer, new_page: Callable[..., Page]
+) -> None:
+    """A friend's rated invite opened by someone not logged in offers a login that comes back to
+    the game and takes the seat (before the fix: the invite was lost, only "You are watching")."""
+    url = live_server.url
+    ned = person(new_page, DESKTOP, url, "ned")
+    person(new_page, DESKTOP, url, "ola").close()  # Ola's account, made elsewhere
+    token = ned.request.get(f"{url}/api/account").json()["csrf_token"]
+    body = {
+        "opponent": {"type": "friend"},
+        "color": "blue",
+        "rated": True,
+        "clock": {"minutes": 10},
+    }
+    created = ned.request.post(f"{url}/api/games", data=body, headers={"X-CSRF-Token": token})
+    assert created.ok, created.text()
+    game_id, code = created.json()["game"]["id"], created.json()["invite"]["code"]
+
+    ola = new_page(viewport=DESKTOP)
+    ola.goto(f"{url}/game/{game_id}#join={code}")
+    expect(ola.locator("#message")).to_contain_text("log in to an account to join it")
+    ola.locator("#login-to-join").click()
+    ola.wait_for_url(re.compile(r"/login\?next="))
+    ola.fill("#name", "ola")
+    ola.fill("#password", PASSWORD)
+    ola.locator("#login-button").click()
+    ola.wait_for_url(re.compile(rf"/game/{game_id}$"))
+    expect(ola.locator("#seat")).to_have_text("You play Gray.")
