@@ -7,11 +7,12 @@ from __future__ import annotations
 import re
 from collections.abc import Callable
 
-from playwright.sync_api import Page, expect
+import pytest
+from playwright.sync_api import Page, ViewportSize, expect
 
 from tests.web.conftest import LiveServer
 from tests.web.test_browser_lobby import PASSWORD, person
-from tests.web.test_browser_newcomer import DESKTOP
+from tests.web.test_browser_newcomer import DESKTOP, PHONE
 
 # A stand-in for the browser's Notification API (a headless browser shows none): the permission
 # is given, the page counts as hidden, and each notification is kept for the test to read.
@@ -144,3 +145,24 @@ def test_a_rated_invite_opened_logged_out_leads_to_the_login_and_back_into_the_g
     ola.locator("#login-button").click()
     ola.wait_for_url(re.compile(rf"/game/{game_id}$"))
     expect(ola.locator("#seat")).to_have_text("You play Gray.")
+
+
+@pytest.mark.parametrize("viewport", [DESKTOP, PHONE], ids=["desktop", "phone"])
+def test_the_email_checkboxes_line_up_with_the_address_and_their_words(
+    live_url: str, new_page: Callable[..., Page], viewport: ViewportSize
+) -> None:
+    """On the account page each Email checkbox is a box (not stretched to the address field's
+    width), at the form's left edge with the address, its words beside it on its first line."""
+    page = person(new_page, viewport, live_url, "pia")
+    page.goto(live_url + "/account")
+    field = page.locator("#notify-email").bounding_box()
+    assert field is not None
+    for box_id in ("#notify-turn", "#notify-time"):
+        box = page.locator(box_id).bounding_box()
+        assert box is not None
+        assert box["width"] < 30, box  # before the fix: 24rem wide, the words far off
+        assert abs(box["x"] - field["x"]) < 2, (box, field)
+        words = page.locator(f"label:has({box_id}) span").bounding_box()
+        assert words is not None
+        assert 0 < words["x"] - (box["x"] + box["width"]) < 16, (box, words)
+        assert abs(box["y"] - words["y"]) < 8, (box, words)  # on the words' first line
