@@ -12,15 +12,16 @@ from playwright.sync_api import Page, ViewportSize, expect
 
 from tests.web.conftest import LiveServer
 from tests.web.test_browser_lobby import PASSWORD, person
-from tests.web.test_browser_newcomer import DESKTOP, PHONE
+from tests.web.test_browser_newcomer import DESKTOP, PHONE, TOO_WIDE
 
-# A stand-in for the browser's Notification API (a headless browser shows none): the permission
-# is given, the page counts as hidden, and each notification is kept for the test to read.
+# A stand-in for the browser's Notification API (a headless browser shows none): not asked yet
+# until the page asks (then given), the page counts as hidden, and each notification is kept for
+# the test to read.
 FAKE_NOTIFICATIONS = """
 window.shownNotifications = [];
 window.Notification = class {
-  static permission = "granted";
-  static requestPermission() { return Promise.resolve("granted"); }
+  static permission = "default";
+  static requestPermission() { Notification.permission = "granted"; return Promise.resolve("granted"); }
   constructor(title, options) { window.shownNotifications.push({ title, ...options }); }
   close() {}
 };
@@ -56,34 +57,46 @@ def move_in(page: Page, url: str, game_id: str) -> None:
     assert moved.ok, moved.text()
 
 
+@pytest.mark.parametrize("viewport", [DESKTOP, PHONE], ids=["desktop", "phone"])
 def test_the_header_counts_the_games_waiting_for_a_move_live_and_notifies_when_hidden(
-    live_server: LiveServer, new_page: Callable[..., Page]
+    live_server: LiveServer, new_page: Callable[..., Page], viewport: ViewportSize
 ) -> None:
     """A correspondence move by the opponent reaches the count by the player's name on any page
-    within 5 s (``account_turn_seconds`` is 4 s), and a notification while the page is hidden."""
+    within 5 s (``account_turn_seconds`` is 4 s); once the player lets the browser notify ("Notify
+    me", a click), a game that joins the count while the page is hidden is notified."""
     url = live_server.url
     kim = person(new_page, DESKTOP, url, "kim")
-    lou = person(new_page, DESKTOP, url, "lou")
+    lou = person(new_page, viewport, url, "lou")
     lou.add_init_script(FAKE_NOTIFICATIONS)
-    game_id = a_game_of(url, kim, lou, "lou")
+    first = a_game_of(url, kim, lou, "lou")
     lou.goto(url + "/learn")
     expect(lou.locator("#notices")).to_have_attribute("data-connected", "true")
     count = lou.locator("#turn-count")
     expect(count).to_be_hidden()
 
-    move_in(kim, url, game_id)  # Kim (Blue) moves: it is Lou's move
+    move_in(kim, url, first)  # Kim (Blue) moves: it is Lou's move
     expect(count).to_be_visible(timeout=5_000)  # before the fix: no count
     expect(count).to_have_text("1 games wait for your move")
     expect(count).to_have_attribute("href", "/account#turn-section")
+    ask = lou.locator("#turn-notify")
+    expect(ask).to_be_visible()
+    assert lou.evaluate(TOO_WIDE) == []
+    assert lou.evaluate("window.shownNotifications") == []  # not allowed yet
+    ask.click()
+    expect(ask).to_be_hidden()
+
+    second = a_game_of(url, kim, lou, "lou")
+    move_in(kim, url, second)
+    expect(lou.locator("#turn-count .turn-count-number")).to_have_text("2", timeout=5_000)
     shown = lou.evaluate("window.shownNotifications")
-    assert [note["tag"] for note in shown] == [f"/game/{game_id}"]
+    assert [note["tag"] for note in shown] == [f"/game/{second}"]
     assert shown[0]["body"] == "Your move against kim (sackson)."
 
-    # The count is on every page, at once; Lou moves and it is gone.
+    # The count is on every page, at once; Lou moves and it counts one game less.
     lou.goto(url + "/games")
-    expect(lou.locator("#turn-count .turn-count-number")).to_have_text("1")
-    move_in(lou, url, game_id)
-    expect(lou.locator("#turn-count")).to_be_hidden(timeout=5_000)
+    expect(lou.locator("#turn-count .turn-count-number")).to_have_text("2")
+    move_in(lou, url, first)
+    expect(lou.locator("#turn-count .turn-count-number")).to_have_text("1", timeout=5_000)
 
 
 def test_an_account_s_games_are_listed_in_any_browser_it_logs_in(
