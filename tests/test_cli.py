@@ -9,7 +9,8 @@ from pathlib import Path
 
 import pytest
 
-from bluegray.cli.main import main
+from bluegray.cli.main import build_parser, main
+from bluegray.protocol.client import Engine
 from tests.paths import CONFORMANCE, VECTOR_FILES
 
 
@@ -163,3 +164,14 @@ def test_show_refuses_an_unwritable_svg(tmp_path: Path, capsys: pytest.CaptureFi
     code, _, err = run(["show", "--svg", str(tmp_path / "missing" / "board.svg")], capsys)
     assert code == 2
     assert "cannot write" in err
+
+
+def test_the_bot_s_default_engine_starts_without_bluegray_on_the_path(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """``bluegray bot`` run from a virtualenv that is not activated (no ``bluegray`` on the PATH)
+    starts its default engine: this installation's, by the Python running the bot."""
+    args = build_parser().parse_args(["bot"])
+    monkeypatch.setenv("PATH", str(tmp_path))  # an empty directory: no bluegray, no python
+    with Engine(args.engine) as engine:  # before the fix: 'bluegray' not found
+        assert engine.protocol is not None

@@ -132,6 +132,23 @@ def test_an_illegal_move_shows_an_error_and_changes_nothing() -> None:
     run(hotseat(), script)
 
 
+def test_typing_after_a_refused_move_replaces_it() -> None:
+    """The refused text stays, selected: the next move typed replaces it rather than being
+    appended to it (before the fix: "e1-e9d2-d3", refused again)."""
+
+    async def script(pilot: Pilot[None], app: PlayApp) -> None:
+        await type_text(pilot, "e1-e9")
+        await pilot.press("enter")
+        assert text_of(app, "#message").startswith("error: illegal move 'e1-e9'")
+        await type_text(pilot, "d2-d3")
+        assert app.query_one("#entry", Input).value == "d2-d3"
+        await pilot.press("enter")
+        assert [str(move) for move in app.session.game.moves] == ["d2-d3"]
+        assert app.query_one("#entry", Input).value == ""
+
+    run(hotseat(), script)
+
+
 def test_the_engine_replies_and_undo_takes_back_both_moves() -> None:
     async def script(pilot: Pilot[None], app: PlayApp) -> None:
         start = board_of(app)

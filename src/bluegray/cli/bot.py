@@ -4,11 +4,17 @@ from __future__ import annotations
 
 import argparse
 import os
+import shlex
+import sys
 from typing import Any
 
 from bluegray.cli.common import fail
 
 DAYS_PER_MOVE = (1, 2, 3, 5, 7, 14)
+
+DEFAULT_ENGINE = shlex.join([sys.executable, "-m", "bluegray", "engine"])
+"""The engine of the installation running the bot (by its own Python: ``bluegray`` need not be
+on the PATH, as in a virtualenv run without activating it)."""
 """The days per move a correspondence game may have: the site's ``web.clocks.DAYS_PER_MOVE``,
 repeated because the command line does not import the web app (its own layer, an extra); a test
 keeps the two equal."""
@@ -17,7 +23,7 @@ HELP = "play a bot account's games on a bluegray site with an engine (its API to
 
 DESCRIPTION = """\
 Play the games of a bot's account on a bluegray site (bluegray serve) with an engine: any
-program that speaks BGI (docs/protocol.md), by default this package's own ('bluegray engine').
+program that speaks BGI (docs/protocol.md), by default this installation's own engine.
 The bot acts with the account's API token (made on the site's account page; the account must be
 a bot's: 'Make this a bot's account' there, or 'bluegray user bot NAME' on the server).
 
@@ -63,8 +69,9 @@ def register(subparsers: Any) -> None:
     parser.add_argument(
         "--engine",
         metavar="COMMAND",
-        default="bluegray engine",
-        help="the engine's command line (default: 'bluegray engine')",
+        default=DEFAULT_ENGINE,
+        help="the engine's command line (default: this installation's own engine, "
+        "'python -m bluegray engine' with the Python running the bot)",
     )
     parser.add_argument(
         "--movetime",

@@ -274,6 +274,8 @@ class PlayApp(App[None]):
                 self._command(command)
         except (BlueGrayError, ValueError, OSError) as error:
             self.say(str(error), error=True)
+            # The refused text stays to correct, selected: what is typed next replaces it.
+            event.input.select_all()
             return
         event.input.value = ""
 

@@ -1,5 +1,6 @@
-"""Questions about many games at once: a browser's list of games, and how many games there are.
-They read the database, never a process's copies, so every process gives the same answers."""
+"""Questions about many games at once: a browser's (and its account's) list of games, and how
+many games there are. They read the database, never a process's copies, so every process gives
+the same answers."""
 
 from __future__ import annotations
 
@@ -10,7 +11,7 @@ from bluegray.outcome import Outcome, Termination
 from bluegray.pieces import Side
 from bluegray.rules import RuleSet, Stalemate
 from bluegray.web.db import Database
-from bluegray.web.models import GameRow, ListingRow
+from bluegray.web.models import GameRow, ListingRow, SeatRow
 from bluegray.web.schemas import GameList, GameSummary, OutcomeInfo
 
 
@@ -32,25 +33,48 @@ def older_than(
 
 
 async def list_games(
-    db: Database, browser: str, limit: int, before_ms: int | None, before_id: str | None = None
+    db: Database,
+    browser: str,
+    limit: int,
+    before_ms: int | None,
+    before_id: str | None = None,
+    account_id: int | None = None,
 ) -> GameList:
-    """A browser's games, newest first, ``limit`` at a time (``before_ms`` and ``before_id``, the
-    last game of the page before, page back)."""
+    """A browser's games, and with ``account_id`` that account's too (its seats', from whatever
+    browser they were played), newest first, ``limit`` at a time (``before_ms`` and
+    ``before_id``, the last game of the page before, page back)."""
 
     def query(session: Session) -> list[tuple[GameRow, str]]:
+        listed = select(ListingRow.game_id).where(ListingRow.browser_hash == browser)
+        mine: ColumnElement[bool] = GameRow.id.in_(listed)
+        if account_id is not None:
+            seated = select(SeatRow.game_id).where(SeatRow.account_id == account_id)
+            mine = or_(mine, GameRow.id.in_(seated))
         statement = (
-            select(GameRow, ListingRow.role)
-            .join(ListingRow, ListingRow.game_id == GameRow.id)
-            .where(ListingRow.browser_hash == browser)
-        )
-        statement = (
-            statement.where(
-                older_than(ListingRow.created_ms, ListingRow.game_id, before_ms, before_id)
-            )
-            .order_by(ListingRow.created_ms.desc(), ListingRow.game_id.desc())
+            select(GameRow)
+            .where(mine, older_than(GameRow.created_ms, GameRow.id, before_ms, before_id))
+            .order_by(GameRow.created_ms.desc(), GameRow.id.desc())
             .limit(limit + 1)
         )
-        return [(row, role) for row, role in session.execute(statement).all()]
+        games = list(session.scalars(statement).all())
+        ids = [game.id for game in games]
+        roles = dict(
+            session.execute(
+                select(ListingRow.game_id, ListingRow.role).where(
+                    ListingRow.browser_hash == browser, ListingRow.game_id.in_(ids)
+                )
+            ).all()
+        )
+        sides: dict[str, list[str]] = {}
+        if account_id is not None:
+            seats = session.execute(
+                select(SeatRow.game_id, SeatRow.side).where(
+                    SeatRow.account_id == account_id, SeatRow.game_id.in_(ids)
+                )
+            )
+            for game_id, side in seats.all():
+                sides.setdefault(game_id, []).append(side)
+        return [(game, roles.get(game.id) or _role_of(sides.get(game.id, []))) for game in games]
 
     rows = await db.read(query)
     games = [_summary(row, role) for row, role in rows[:limit]]
@@ -60,6 +84,11 @@ async def list_games(
         next_before_ms=games[-1].created_ms if more else None,
         next_before_id=games[-1].id if more else None,
     )
+
+
+def _role_of(sides: list[str]) -> str:
+    """An account's role in a game from the sides it holds: one side, or ``both``."""
+    return sides[0] if len(sides) == 1 else "both"
 
 
 async def count_games(db: Database) -> int:

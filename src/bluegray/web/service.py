@@ -156,9 +156,14 @@ class GameService:
         return game_state(live, Presence(), now_ms(), abandon_ms=self.abandon_ms)
 
     async def list_games(
-        self, browser: str, limit: int, before_ms: int | None, before_id: str | None = None
+        self,
+        browser: str,
+        limit: int,
+        before_ms: int | None,
+        before_id: str | None = None,
+        account_id: int | None = None,
     ) -> GameList:
-        return await list_games(self.db, browser, limit, before_ms, before_id)
+        return await list_games(self.db, browser, limit, before_ms, before_id, account_id)
 
     async def count_games(self) -> int:
         return await count_games(self.db)

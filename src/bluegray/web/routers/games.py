@@ -86,11 +86,14 @@ async def create_game(
 async def list_games(
     service: Service,
     browser: Browser,
+    caller: CurrentCaller,
     limit: Annotated[int, Query(ge=1, le=100)] = 20,
     before_ms: Annotated[int | None, Query(ge=0, le=MAX_MS)] = None,
     before_id: BeforeId = None,
 ) -> GameList:
-    return await service.list_games(browser, limit, before_ms, before_id)
+    """This browser's games, and the logged-in account's (its seats') from any browser."""
+    account_id = caller.account.id if caller.account is not None else None
+    return await service.list_games(browser, limit, before_ms, before_id, account_id)
 
 
 @router.get("/{game_id}", response_model=GameState, summary="A game's state", responses=ERRORS)

@@ -1,6 +1,7 @@
 """The pages for learning and studying: ``/learn`` (history, rules with diagrams, the fourteen
-rule sets, strategy), ``/games`` (this browser's games and importing a record), ``/replay/{id}``
-(any stored game move by move, with analysis) and ``/study`` (an analysis board for any position).
+rule sets, strategy), ``/games`` (this browser's and its account's games, and importing a
+record), ``/replay/{id}`` (any stored game move by move, with analysis) and ``/study`` (an
+analysis board for any position).
 
 They are server-rendered from ``templates/`` with their scripts in ``static/`` (no inline script
 or style: the content security policy forbids it). ``POST /api/study/position`` serves the
@@ -25,6 +26,7 @@ from bluegray.web.deps import (
     BROWSER_ID_PATTERN,
     GAME_ID_PATTERN,
     AppSettings,
+    CurrentCaller,
     Service,
     current_caller,
 )
@@ -112,13 +114,20 @@ def _status(game: GameSummary) -> str:
 
 
 @router.get("/games", response_class=HTMLResponse, include_in_schema=False)
-async def games_page(request: Request, service: Service, settings: AppSettings) -> HTMLResponse:
+async def games_page(
+    request: Request, service: Service, settings: AppSettings, caller: CurrentCaller
+) -> HTMLResponse:
+    """This browser's games, and the logged-in account's from any browser."""
     cookie = request.cookies.get(BROWSER_COOKIE, "")
     rows: list[dict[str, Any]] = []
     more: int | None = None
     more_id: str | None = None
-    if BROWSER_ID_PATTERN.fullmatch(cookie):
-        listing = await service.list_games(digest(cookie), GAMES_PER_PAGE, None)
+    browser = digest(cookie) if BROWSER_ID_PATTERN.fullmatch(cookie) else None
+    account_id = caller.account.id if caller.account is not None else None
+    if browser is not None or account_id is not None:
+        listing = await service.list_games(
+            browser or "", GAMES_PER_PAGE, None, account_id=account_id
+        )
         more, more_id = listing.next_before_ms, listing.next_before_id
         rows = [
             {

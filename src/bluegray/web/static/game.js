@@ -17,6 +17,7 @@ const main = document.getElementById("main");
 const gameId = main.dataset.gameId;
 const SEAT_KEY = (id) => `bluegray.seat.${id}`;
 const INVITE_KEY = (id) => `bluegray.invite.${id}`;
+const JOIN_KEY = (id) => `bluegray.join.${id}`; // an invite kept while its player logs in
 
 const $ = (id) => document.getElementById(id);
 
@@ -52,17 +53,28 @@ function say(text, isError = false) {
 }
 
 async function joinFromLink() {
-  // An invite arrives in the fragment (#join=CODE), which never reaches the server's logs.
+  // An invite arrives in the fragment (#join=CODE), which never reaches the server's logs; or it
+  // was kept while its player logged in to join a rated game (JOIN_KEY).
   const match = location.hash.match(/^#join=([A-Za-z0-9_-]+)$/);
-  if (!match) return;
-  history.replaceState(null, "", location.pathname);
+  const invite = match ? match[1] : localStorage.getItem(JOIN_KEY(gameId));
+  if (!invite) return;
+  if (match) history.replaceState(null, "", location.pathname);
+  localStorage.removeItem(JOIN_KEY(gameId));
   if (localStorage.getItem(SEAT_KEY(gameId))) return;
   try {
     // With the page's CSRF token a logged-in player who joins takes the seat for their account.
-    const joined = await request("POST", `/api/games/${encodeURIComponent(gameId)}/join`, { invite: match[1] });
+    const joined = await request("POST", `/api/games/${encodeURIComponent(gameId)}/join`, { invite });
     localStorage.setItem(SEAT_KEY(gameId), joined.seat.token);
   } catch (error) {
     say(`Could not join: ${error.message}. You are watching.`, true);
+    if (error.code === "forbidden" && !document.querySelector(".account-link[data-account]")) {
+      localStorage.setItem(JOIN_KEY(gameId), invite); // a rated game: back here once logged in
+      const back = encodeURIComponent(location.pathname);
+      const login = Object.assign(document.createElement("a"), { id: "login-to-join", href: `/login?next=${back}` });
+      login.textContent = "Log in to join";
+      $("message").append(" ", login, " (or ", Object.assign(document.createElement("a"), {
+        href: `/signup?next=${back}`, textContent: "make an account" }), ").");
+    }
   }
 }
 

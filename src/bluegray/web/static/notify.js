@@ -2,11 +2,13 @@
 // in the header), a game that starts for it (on the lobby page, and on its tournament's page for
 // a tournament's game, it goes there at once; elsewhere a link says so), and the games waiting
 // for its move. The socket's first news is what waits now (the challenges not yet answered, the
-// games to move in), so a page shows them however long ago they came. Names are set as text,
+// games to move in), so a page shows them however long ago they came. By the account's name, the
+// count of games waiting for its move; where the browser lets it (asked on a click of "Notify
+// me"), a notification when a game joins them while the page is hidden. Names are set as text,
 // never as HTML.
 
 import { request } from "./api.js";
-import { timeControlText } from "./correspondence.js";
+import { askNotifications, notifyTurn, timeControlText } from "./correspondence.js";
 import { goTo, leadToGame } from "./navigate.js";
 
 const box = document.getElementById("notices");
@@ -63,9 +65,45 @@ function opponentText(opponent) {
   return "in your own game";
 }
 
+const count = document.getElementById("turn-count");
+const askButton = document.getElementById("turn-notify");
+let waitingIds = null; // the games known to wait for a move (null until the first news)
+
+// The count by the account's name (every game waiting, this page's own too), and "Notify me"
+// while the browser has not been asked yet.
+function showCount(games) {
+  if (!count) return;
+  count.hidden = games.length === 0;
+  count.querySelector(".turn-count-number").textContent = String(games.length);
+  count.title = `${games.length} game${games.length === 1 ? "" : "s"} wait${games.length === 1 ? "s" : ""} for your move`;
+  if (askButton) {
+    askButton.hidden = games.length === 0 || !("Notification" in window)
+      || Notification.permission !== "default";
+  }
+}
+
+// A notification for each game that has just joined the list (not for those the page found).
+function notifyNew(games) {
+  const before = waitingIds;
+  waitingIds = new Set(games.map((game) => game.id));
+  if (before === null) return;
+  for (const game of games) {
+    if (!before.has(game.id)) notifyTurn("Blue and Gray: your move", `Your move ${opponentText(game.opponent)} (${game.rules}).`, game.path);
+  }
+}
+
+if (askButton) {
+  askButton.addEventListener("click", async () => {
+    await askNotifications();
+    askButton.hidden = true;
+  });
+}
+
 // The games waiting for the account's move (this page's own game aside), the most urgent
 // first: a link to each of the first few, and to the account's list for the rest.
 function turns(games) {
+  showCount(games);
+  notifyNew(games);
   const waiting = games.filter((game) => game.path !== location.pathname);
   for (const item of box.querySelectorAll(".notice.turn")) item.remove();
   for (const game of waiting.slice(0, TURNS_SHOWN)) {
