@@ -121,12 +121,16 @@ class Settings(BaseSettings):
     """Logins per second per client address, good or bad."""
     login_burst: int = Field(default=20, ge=1)
     login_failures_per_name: int = Field(default=10, ge=1)
-    """Failed logins to one name within ``login_failure_seconds``, from anywhere, before that
-    name's logins are refused until the window has moved on (this limit holds even with
-    ``rate_limits`` off: it does not count by address)."""
+    """Failed logins to one name within ``login_failure_seconds``, from anywhere, before each
+    further try on that name waits (1 s, then twice as long after each failure, up to
+    ``login_slowdown_max_seconds``), except from a browser that has logged in to the account
+    before (this holds even with ``rate_limits`` off: it does not count by address)."""
     login_failures_per_address: int = Field(default=30, ge=1)
-    """Failed logins from one client address within ``login_failure_seconds``."""
+    """Failed logins from one client address within ``login_failure_seconds``, before its
+    logins wait as above."""
     login_failure_seconds: float = Field(default=900.0, gt=0, le=86_400)
+    login_slowdown_max_seconds: float = Field(default=900.0, gt=0, le=86_400)
+    """The longest wait between tries that failed logins make."""
     seek_rate: float = Field(default=0.2, gt=0)
     """Seeks and quick pairings posted per second per account (12 a minute) ..."""
     seek_burst: int = Field(default=10, ge=1)
