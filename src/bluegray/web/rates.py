@@ -31,6 +31,10 @@ log = logging.getLogger("bluegray.web")
 
 REDIS_SECONDS: Final = 1.0
 """How long a count may wait for Redis (connecting or answering) before it is counted here."""
+SOCKET_COUNT_SECONDS: Final = 3600
+"""How long a client's count of open sockets is kept from its first socket, then started afresh:
+a process killed without closing its sockets leaves them counted until then at most (and a
+client holding sockets longer may then open some more, until the next fresh start)."""
 RETRY_SECONDS: Final = 1.0
 """How long the counts stay in the process after Redis failed, before Redis is tried again."""
 
@@ -163,6 +167,25 @@ class RateLimits:
 
         await self._counted(forget)
         await forget(self.fallback)
+
+    async def open_socket(self, client: str, most: int) -> bool:
+        """Count a socket opened by ``client``; whether it is allowed (at most ``most`` open at
+        once, across the processes). Each allowed one is given back by ``close_socket``."""
+
+        async def open_socket(limiter: SlidingWindowCounterRateLimiter) -> bool:
+            key = f"sockets/{client}"
+            if await limiter.storage.incr(key, SOCKET_COUNT_SECONDS) <= most:
+                return True
+            await limiter.storage.incr(key, SOCKET_COUNT_SECONDS, amount=-1)
+            return False
+
+        return await self._counted(open_socket)
+
+    async def close_socket(self, client: str) -> None:
+        """Give back a socket ``open_socket`` allowed."""
+        await self._counted(
+            lambda limiter: limiter.storage.incr(f"sockets/{client}", SOCKET_COUNT_SECONDS, -1)
+        )
 
     async def take_message(self, socket: str) -> bool:
         """Count a message of a socket; whether it is allowed."""

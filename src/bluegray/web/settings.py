@@ -113,7 +113,12 @@ class Settings(BaseSettings):
     """WebSocket messages per second per connection."""
     ws_burst: int = Field(default=40, ge=1)
     ws_connections_per_client: int = Field(default=64, ge=1)
-    """Open game sockets per client address, in each web process."""
+    """Open WebSockets per client address, all kinds together (games, lobby, account,
+    tournaments), counted across the web processes (in Redis when it is set); one more is
+    refused at its handshake (429)."""
+    ws_connections_per_process: int = Field(default=10_000, ge=1)
+    """Open WebSockets in one web process, from everyone; one more is closed at once with code
+    1013 (try again later). This holds with ``rate_limits`` off too."""
     signup_rate: float = Field(default=0.002, gt=0)
     """New accounts per second per client address (about 7 an hour) ..."""
     signup_burst: int = Field(default=5, ge=1)
