@@ -219,6 +219,15 @@ class Settings(BaseSettings):
     """How long a web process keeps an idle HTTP connection open for the next request. Above
     the reverse proxy's own idle timeout (deploy/Caddyfile: 60 s), so that the proxy always
     closes an idle connection first and never sends a request on one the server is closing."""
+    header_timeout_seconds: float = Field(default=10.0, gt=0, le=3600)
+    """How long a client may take to send a request's headers (from its connection, or from the
+    first byte of a later request on it) before the connection is dropped."""
+    body_min_bytes_per_second: int = Field(default=1000, ge=1)
+    """The slowest a request's body may come, once ``header_timeout_seconds`` has passed again
+    since its headers, before the connection is dropped."""
+    max_connections: int = Field(default=12_000, ge=1)
+    """Connections one web process serves at once (WebSockets included); past it, a new
+    request is answered 503."""
 
     # -- email -----------------------------------------------------------------------------------
 
