@@ -11,6 +11,7 @@ import time
 from collections.abc import Callable
 from pathlib import Path
 
+import pytest
 from argon2 import PasswordHasher
 from sqlalchemy import select, update
 
@@ -291,7 +292,7 @@ def test_a_failed_login_says_the_same_and_takes_as_long_for_any_reason(
 # -- brute force and sign-ups ----------------------------------------------------------------------
 
 
-def test_failed_logins_to_a_name_lock_it_for_a_while_from_anywhere(
+def test_failed_logins_to_a_name_slow_it_down_from_anywhere_but_the_owners_browser(
     make_client: Callable[..., TestClient],
 ) -> None:
     app = make_client(login_failures_per_name=3, rate_limits=False)
@@ -300,24 +301,68 @@ def test_failed_logins_to_a_name_lock_it_for_a_while_from_anywhere(
     post(owner, "/api/account/logout")
     for _ in range(3):
         assert log_in(attacker, "TARGET", "guess").status_code == 401
-    locked = log_in(owner, "target")  # even the right password, from another browser
-    assert locked.status_code == 429 and locked.json()["error"]["code"] == "rate_limited"
-    assert int(locked.headers["retry-after"]) > 0
-    assert "too many failed logins to this name" in locked.json()["error"]["message"]
-    # An unknown name locks the same way (the lock says nothing of who exists).
+    slowed = log_in(other, "target")  # even the right password, from another browser
+    assert slowed.status_code == 429 and slowed.json()["error"]["code"] == "rate_limited"
+    assert int(slowed.headers["retry-after"]) > 0
+    assert "too many failed logins to this name" in slowed.json()["error"]["message"]
+    # The owner's browser (it has logged in to the account: its device cookie) is not slowed.
+    assert log_in(owner, "target").status_code == 200
+    post(owner, "/api/account/logout")
+    # The waits grow with each failure, and nothing is ever locked.
+    time.sleep(int(slowed.headers["retry-after"]))  # the wait the answer asked for
+    assert log_in(attacker, "target", "guess").status_code == 401
+    again = log_in(attacker, "target", "guess")
+    assert again.status_code == 429
+    assert int(again.headers["retry-after"]) > int(slowed.headers["retry-after"])
+    # An unknown name slows the same way (the wait says nothing of who exists).
     for _ in range(3):
         assert log_in(attacker, "ghost", "guess").status_code == 401
     assert log_in(attacker, "ghost", "guess").status_code == 429
-    # Other names are not locked, and a good login forgets the failures before it.
+    # Other names are not slowed, and a good login forgets the failures before it.
     sign_up(other, "neighbour")
     post(other, "/api/account/logout")
+    other.cookies.delete("bluegray_device")  # as a browser that never logged in to it
     for _ in range(2):
         assert log_in(other, "neighbour", "typo").status_code == 401
     assert log_in(other, "neighbour").status_code == 200
     post(other, "/api/account/logout")
+    other.cookies.delete("bluegray_device")
     for _ in range(2):
         assert log_in(other, "neighbour", "typo").status_code == 401
     assert log_in(other, "neighbour").status_code == 200
+
+
+@pytest.mark.slow
+def test_the_owners_browser_logs_in_at_once_while_a_thousand_guesses_are_refused(
+    make_client: Callable[..., TestClient],
+) -> None:
+    app = make_client(trusted_proxies="*", http_rate=10_000.0, http_burst=10_000)
+    owner, attacker = Browser(app), Browser(app)
+    sign_up(owner, "besieged")
+    post(owner, "/api/account/logout")
+    token = csrf(attacker)
+    refused = 0
+    for index in range(1000):
+        address = f"10.0.{index // 200}.{index % 200}"  # each guess from its own address
+        guess = {"name": "besieged", "password": f"guess{index}"}
+        sent = {"X-CSRF-Token": token, "X-Forwarded-For": address}
+        answer = attacker.post("/api/account/login", json=guess, headers=sent)
+        assert answer.status_code in (401, 429), answer.text
+        if answer.status_code == 429:
+            refused += 1
+            assert int(answer.headers["retry-after"]) >= 1
+        if index % 100 == 50:  # the owner, at home, in the middle of the attack
+            started = time.perf_counter()
+            mine = post(
+                owner,
+                "/api/account/login",
+                {"name": "besieged", "password": PASSWORD},
+                **{"X-Forwarded-For": "192.0.2.7"},
+            )
+            assert mine.status_code == 200, mine.text
+            assert time.perf_counter() - started < 2
+            post(owner, "/api/account/logout")
+    assert refused > 950  # slowed down: a handful of the guesses were even tried
 
 
 def test_failed_logins_from_an_address_are_limited_whatever_the_names(

@@ -174,8 +174,9 @@ def test_limits_hold_in_each_process_while_redis_is_down(
         codes = [answer.status_code for answer in logins]
         assert all(code < 500 for code in codes), codes
         failed = [answer for answer in logins if answer.status_code == 401]
-        assert 1 <= len(failed) <= 3, codes  # then the name is locked, as with Redis
-        assert codes.count(429) >= 27
+        # Then the name's tries wait (1 s, 2 s, ...), as with Redis: a few more may be tried.
+        assert 1 <= len(failed) <= 5, codes
+        assert codes.count(429) >= 25
         # Redis back: the limits are counted there again (a new client starts afresh there).
         own_redis.resume_serving()
         assert _until(lambda: _post(server, "/api/games", body).status_code == 429, 5)

@@ -32,6 +32,7 @@ from bluegray.web.logs import log_config
 from bluegray.web.models import ApiTokenRow, SessionRow
 from bluegray.web.rated_pairs import DAY_MS, capped_pairs
 from bluegray.web.settings import InvalidSettingError, Settings, process_name
+from bluegray.web.slow_clients import slow_client_protocol
 from bluegray.web.worker import supervise, worker_slots
 
 
@@ -109,6 +110,10 @@ def serve(args: argparse.Namespace) -> int:
         ws_per_message_deflate=False,
         server_header=False,
         timeout_keep_alive=settings.keep_alive_seconds,
+        # uvicorn's h11 protocol with deadlines for slow headers and bodies (it has none), and
+        # a cap on the connections served at once (503 past it).
+        http=slow_client_protocol(settings),
+        limit_concurrency=settings.max_connections,
         timeout_graceful_shutdown=5,
     )
     server = uvicorn.Server(config)

@@ -2,10 +2,12 @@
 played before it had an account, marking a bot, and what moderators do (closing an account).
 
 Every limit that guards an account is here: new accounts and logins per client address, and
-failed logins per name and per address (brute force), all counted by the site's ``RateLimits``
-(in Redis when scaled out, so they hold across processes). A failed login says the same thing
-whether the name exists or not, and takes as long: an unknown name's password is checked against
-a dummy hash (``passwords``).
+failed logins per name and per address (brute force), which slow further tries down (growing
+waits, never a lock), all counted by the site's ``RateLimits`` (in Redis when scaled out, so
+they hold across processes). A browser that has logged in to an account before (its signed
+device cookie, ``security.device_cookie``) is not slowed by failures from elsewhere. A failed
+login says the same thing whether the name exists or not, and takes as long: an unknown name's
+password is checked against a dummy hash (``passwords``).
 
 The database work that needs no running server (``find_account``, ``set_moderator``,
 ``close_account``, ``make_bot``) is plain functions on a connection, which ``bluegray user``
@@ -34,6 +36,7 @@ from bluegray.web.rates import RateLimits
 from bluegray.web.ratings import void_rated_results
 from bluegray.web.runtime import Games
 from bluegray.web.schemas import GameEvent
+from bluegray.web.security import device_cookie, device_knows
 from bluegray.web.seeks import drop_seeks_of
 from bluegray.web.sessions import Sessions, end_sessions
 from bluegray.web.settings import Settings
@@ -185,46 +188,67 @@ class Accounts:
             raise AccountError(409, "name_taken", f"the name {name} is taken: choose another")
         return Account(id=account_id, name=name, created_ms=now)
 
-    async def log_in(self, name: str, password: str, address: str) -> Account:
+    async def log_in(
+        self, name: str, password: str, address: str, device: str | None = None
+    ) -> Account:
         """The account whose name and password these are; 401 ``login_failed`` with the same
         words and after the same work for an unknown name, a wrong password and a closed
-        account; 429 after too many failures for the name or the address."""
+        account; 429 with the seconds to wait while failures slow the name or the address down.
+
+        A browser that has logged in to the account before (its ``device`` cookie) is never
+        slowed by failures from elsewhere: its own failures slow only itself."""
         key = name_key(name)
-        rates = self.rates
-        if self.settings.rate_limits:
+        rates, settings = self.rates, self.settings
+        if settings.rate_limits:
             wait = await rates.take(rates.logging_in, address)
             if wait:
                 raise rate_limited(wait, "too many logins from your address")
-            wait = await rates.wait(rates.failures_by_address, address)
+            wait = await rates.slowed("address", address)
             if wait:
                 raise rate_limited(wait, "too many failed logins from your address")
-        wait = await rates.wait(rates.failures_by_name, key)
-        if wait:
-            raise rate_limited(wait, "too many failed logins to this name")
         row = None
         if is_name(name):  # anything else is nobody's (and is not looked up)
             row = await self.db.read(lambda session: find_account(session, name))
+        known = row is not None and device_knows(device, row.id, row.password_hash)
+        slowed = f"{key}/{device}" if known else key
+        wait = await rates.slowed("name", slowed)
+        if wait:
+            raise rate_limited(wait, "too many failed logins to this name")
         stored = None if row is None or row.closed_ms is not None else row.password_hash
         if not await self.hashing.verify(stored, password) or row is None:
-            await rates.count(rates.failures_by_name, key)
-            if self.settings.rate_limits:
-                await rates.count(rates.failures_by_address, address)
+            await self._failed("name", slowed, settings.login_failures_per_name)
+            if settings.rate_limits:
+                await self._failed("address", address, settings.login_failures_per_address)
             raise AccountError(401, "login_failed", LOGIN_FAILED)
-        await rates.forget(rates.failures_by_name, key)
+        # What this browser failed is forgotten (not the failures elsewhere, if it is known).
+        await rates.forget_failures("name", slowed)
         if needs_rehash(row.password_hash):  # made with older parameters: today's from now on
             await self._store_password(row.id, await self.hashing.hash(password), keep_date=True)
         return account_of_row(row)
 
+    async def _failed(self, kind: str, key: str, free: int) -> None:
+        settings = self.settings
+        await self.rates.slow_down(
+            kind, key, free, settings.login_failure_seconds, settings.login_slowdown_max_seconds
+        )
+
+    async def remember_device(self, account: Account, device: str | None) -> str:
+        """The device cookie of a browser that has just logged in to the account."""
+        row = await self.db.read(lambda session: session.get(AccountRow, account.id))
+        assert row is not None  # just logged in
+        return device_cookie(device, row.id, row.password_hash)
+
     async def change_password(self, account: Account, current: str, new: str) -> None:
-        """A new password, if ``current`` is the password now (failures count as failed logins
-        to the name). The caller ends the account's other sessions."""
-        key = name_key(account.name)
-        wait = await self.rates.wait(self.rates.failures_by_name, key)
+        """A new password, if ``current`` is the password now (failures slow this down as
+        failed logins do, for the account's sessions alone). The caller ends the account's other
+        sessions."""
+        key = f"password/{account.id}"
+        wait = await self.rates.slowed("name", key)
         if wait:
             raise rate_limited(wait, "too many failed logins to this name")
         row = await self.db.read(lambda session: session.get(AccountRow, account.id))
         if row is None or not await self.hashing.verify(row.password_hash, current):
-            await self.rates.count(self.rates.failures_by_name, key)
+            await self._failed("name", key, self.settings.login_failures_per_name)
             raise AccountError(403, "wrong_password", "the current password is not that")
         check_password(new, account.name)
         await self._store_password(account.id, await self.hashing.hash(new))

@@ -13,6 +13,7 @@ hot path.
 
 from __future__ import annotations
 
+import asyncio
 import json
 import re
 import secrets
@@ -36,6 +37,7 @@ PROCESS_HEADER: Final = b"x-bluegray-process"
 _HSTS: Final = (b"strict-transport-security", b"max-age=31536000; includeSubDomains")
 _UNSAFE_METHODS: Final = frozenset({"POST", "PUT", "PATCH", "DELETE"})
 REQUEST_ID_HEADER: Final = b"x-request-id"
+CLOSE_TRY_AGAIN: Final = 1013
 _SANE_REQUEST_ID: Final = re.compile(rb"[A-Za-z0-9._:+=/@-]{1,128}")
 """An incoming request id is taken when it is short and plain (a UUID, a proxy's or a tracer's
 id): nothing that could forge a log line or a header."""
@@ -92,6 +94,8 @@ class GuardMiddleware:
         self.app = app
         self.settings = settings
         self.rates = rates
+        self.open_sockets = 0
+        """The WebSockets open in this process."""
         self.hosts = settings.hosts
         self.max_body = settings.max_body_bytes
         self.process_header = (PROCESS_HEADER, process.encode())
@@ -117,11 +121,7 @@ class GuardMiddleware:
             )
             return
         if kind == "websocket":
-            await self.app(
-                scope,
-                receive,
-                self._with_headers(send, api=False, websocket=True, https=over_https(scope)),
-            )
+            await self._socket(scope, receive, send)
             return
         path: str = scope["path"]
         method: str = scope["method"]
@@ -222,6 +222,53 @@ class GuardMiddleware:
             return
         await send({"type": "http.response.start", "status": status, "headers": all_headers})
         await send({"type": "http.response.body", "body": data})
+
+    async def _socket(self, scope: Scope, receive: Receive, send: Send) -> None:
+        """A WebSocket handshake: the HTTP rate limit, then the cap on the client's open
+        sockets (every kind, across the processes) and on this process's."""
+        client = client_key(scope)
+        limited = self.settings.rate_limits
+        if limited:
+            wait = await self.rates.take(self.rates.requests, client)
+            if wait:
+                retry = str(max(1, round(wait + 0.5)))
+                await self._refuse(
+                    scope,
+                    send,
+                    429,
+                    "rate_limited",
+                    f"too many requests: try again in {retry} s",
+                    [(b"retry-after", retry.encode())],
+                )
+                return
+        if self.open_sockets >= self.settings.ws_connections_per_process:
+            await receive()  # websocket.connect
+            await send({"type": "websocket.accept", "headers": list(self.headers)})
+            await send({"type": "websocket.close", "code": CLOSE_TRY_AGAIN})
+            return
+        if limited and not await self.rates.open_socket(
+            client, self.settings.ws_connections_per_client
+        ):
+            await self._refuse(
+                scope,
+                send,
+                429,
+                "too_many_sockets",
+                f"at most {self.settings.ws_connections_per_client} open sockets per client",
+                [(b"retry-after", b"10")],
+            )
+            return
+        self.open_sockets += 1
+        try:
+            await self.app(
+                scope,
+                receive,
+                self._with_headers(send, api=False, websocket=True, https=over_https(scope)),
+            )
+        finally:
+            self.open_sockets -= 1
+            if limited:
+                await asyncio.shield(self.rates.close_socket(client))
 
     def _host_ok(self, scope: Scope) -> bool:
         for name, value in scope.get("headers", []):

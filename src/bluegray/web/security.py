@@ -17,6 +17,11 @@ Send = Callable[[Message], Awaitable[None]]
 ASGIApp = Callable[[Scope, Receive, Send], Awaitable[None]]
 
 BROWSER_COOKIE: Final = "bluegray_browser"
+DEVICE_COOKIE: Final = "bluegray_device"
+"""A browser that has logged in to accounts: its own random id, then a mark per account (at
+most ``DEVICE_ACCOUNTS``), each signed with that account's password hash: only the server can
+make one, and they all lapse when the password changes."""
+DEVICE_ACCOUNTS: Final = 5
 COOKIE_MAX_AGE: Final = 2 * 365 * 24 * 3600
 
 CONTENT_SECURITY_POLICY: Final = (
@@ -56,6 +61,32 @@ def new_game_id() -> str:
 
 def new_browser_id() -> str:
     return secrets.token_urlsafe(24)
+
+
+def device_mark(device: str, account_id: int, password_hash: str) -> str:
+    """The mark that the browser ``device`` has logged in to the account (an HMAC keyed with
+    the account's password hash, which never leaves the database)."""
+    message = f"{device}:{account_id}".encode()
+    return hmac.new(password_hash.encode(), message, hashlib.sha256).hexdigest()[:32]
+
+
+def device_knows(cookie: str | None, account_id: int, password_hash: str) -> bool:
+    """Whether the device cookie ``cookie`` says its browser has logged in to the account."""
+    if not cookie:
+        return False
+    device, *marks = cookie.split(".")
+    expected = device_mark(device, account_id, password_hash).encode()
+    return any(hmac.compare_digest(mark.encode(), expected) for mark in marks)
+
+
+def device_cookie(cookie: str | None, account_id: int, password_hash: str) -> str:
+    """The device cookie once this browser has logged in to the account: its id kept (a new
+    one if it had none), this account's mark first, the oldest marks dropped."""
+    parts = (cookie or "").split(".")
+    device = parts[0] if parts[0] else new_browser_id()
+    mark = device_mark(device, account_id, password_hash)
+    marks = [mark, *(other for other in parts[1:] if other != mark)]
+    return ".".join([device, *marks[:DEVICE_ACCOUNTS]])
 
 
 def digest(secret: str) -> str:

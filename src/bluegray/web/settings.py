@@ -113,7 +113,12 @@ class Settings(BaseSettings):
     """WebSocket messages per second per connection."""
     ws_burst: int = Field(default=40, ge=1)
     ws_connections_per_client: int = Field(default=64, ge=1)
-    """Open game sockets per client address, in each web process."""
+    """Open WebSockets per client address, all kinds together (games, lobby, account,
+    tournaments), counted across the web processes (in Redis when it is set); one more is
+    refused at its handshake (429)."""
+    ws_connections_per_process: int = Field(default=10_000, ge=1)
+    """Open WebSockets in one web process, from everyone; one more is closed at once with code
+    1013 (try again later). This holds with ``rate_limits`` off too."""
     signup_rate: float = Field(default=0.002, gt=0)
     """New accounts per second per client address (about 7 an hour) ..."""
     signup_burst: int = Field(default=5, ge=1)
@@ -121,12 +126,16 @@ class Settings(BaseSettings):
     """Logins per second per client address, good or bad."""
     login_burst: int = Field(default=20, ge=1)
     login_failures_per_name: int = Field(default=10, ge=1)
-    """Failed logins to one name within ``login_failure_seconds``, from anywhere, before that
-    name's logins are refused until the window has moved on (this limit holds even with
-    ``rate_limits`` off: it does not count by address)."""
+    """Failed logins to one name within ``login_failure_seconds``, from anywhere, before each
+    further try on that name waits (1 s, then twice as long after each failure, up to
+    ``login_slowdown_max_seconds``), except from a browser that has logged in to the account
+    before (this holds even with ``rate_limits`` off: it does not count by address)."""
     login_failures_per_address: int = Field(default=30, ge=1)
-    """Failed logins from one client address within ``login_failure_seconds``."""
+    """Failed logins from one client address within ``login_failure_seconds``, before its
+    logins wait as above."""
     login_failure_seconds: float = Field(default=900.0, gt=0, le=86_400)
+    login_slowdown_max_seconds: float = Field(default=900.0, gt=0, le=86_400)
+    """The longest wait between tries that failed logins make."""
     seek_rate: float = Field(default=0.2, gt=0)
     """Seeks and quick pairings posted per second per account (12 a minute) ..."""
     seek_burst: int = Field(default=10, ge=1)
@@ -210,6 +219,15 @@ class Settings(BaseSettings):
     """How long a web process keeps an idle HTTP connection open for the next request. Above
     the reverse proxy's own idle timeout (deploy/Caddyfile: 60 s), so that the proxy always
     closes an idle connection first and never sends a request on one the server is closing."""
+    header_timeout_seconds: float = Field(default=10.0, gt=0, le=3600)
+    """How long a client may take to send a request's headers (from its connection, or from the
+    first byte of a later request on it) before the connection is dropped."""
+    body_min_bytes_per_second: int = Field(default=1000, ge=1)
+    """The slowest a request's body may come, once ``header_timeout_seconds`` has passed again
+    since its headers, before the connection is dropped."""
+    max_connections: int = Field(default=12_000, ge=1)
+    """Connections one web process serves at once (WebSockets included); past it, a new
+    request is answered 503."""
 
     # -- email -----------------------------------------------------------------------------------
 

@@ -131,26 +131,11 @@ class Hub:
         self.reread = reread
         self._games: dict[str, set[Connection]] = defaultdict(set)
         self._order: dict[str, _Order] = {}
-        self._per_client: dict[str, int] = defaultdict(int)
         self._tasks: set[asyncio.Task[None]] = set()
         self._behind: set[str] = set()
         """Games found behind their stored version, looked at again in a moment."""
         self.gaps = 0
         """Gaps that had to be filled by reading the game again (for tests and metrics)."""
-
-    # -- admission ---------------------------------------------------------------------------
-
-    def admit(self, client: str, limit: int) -> bool:
-        """Count a new socket from ``client``; ``False`` if it already has ``limit`` open."""
-        if self._per_client[client] >= limit:
-            return False
-        self._per_client[client] += 1
-        return True
-
-    def release(self, client: str) -> None:
-        self._per_client[client] -= 1
-        if self._per_client[client] <= 0:
-            del self._per_client[client]
 
     # -- membership --------------------------------------------------------------------------
 

@@ -53,6 +53,7 @@ from bluegray.web.players import Account
 from bluegray.web.profiles import game_counts, player_games
 from bluegray.web.rated_pairs import DAY_MS, capped_pairs
 from bluegray.web.schemas import ErrorResponse
+from bluegray.web.security import COOKIE_MAX_AGE, DEVICE_COOKIE
 from bluegray.web.sessions import SESSION_COOKIE, SESSION_MS, csrf_token
 from bluegray.web.settings import Settings
 from bluegray.web.turns import your_turn
@@ -117,6 +118,15 @@ async def _logged_in(
         account.id, replacing=request.cookies.get(SESSION_COOKIE)
     )
     _set_session(request, response, session_id, settings)
+    response.set_cookie(
+        DEVICE_COOKIE,
+        await accounts.remember_device(account, request.cookies.get(DEVICE_COOKIE)),
+        max_age=COOKIE_MAX_AGE,
+        httponly=True,
+        samesite="lax",
+        secure=secure_cookies(request, settings),
+        path="/",
+    )
     if claim and not account.bot:
         await accounts.claim_games(account, browser)
     unclaimed = 0 if account.bot else len(await accounts.unclaimed(browser))
@@ -190,9 +200,12 @@ async def log_in(
     browser: Browser,
     address: Address,
 ) -> AccountState:
-    """401 ``login_failed`` ("wrong name or password") whatever was wrong; 429 after too many
-    failures for the name (from anywhere) or from the address."""
-    account = await accounts.log_in(body.name, body.password, address)
+    """401 ``login_failed`` ("wrong name or password") whatever was wrong; 429 (with the
+    seconds to wait) after too many failures for the name (from anywhere but a browser that has
+    logged in to it before) or from the address."""
+    account = await accounts.log_in(
+        body.name, body.password, address, request.cookies.get(DEVICE_COOKIE)
+    )
     return await _logged_in(
         accounts, account, request, response, settings, browser, body.claim_games
     )

@@ -34,7 +34,7 @@ from bluegray.web.schemas import (
     SyncMessage,
     WelcomeMessage,
 )
-from bluegray.web.security import client_key, origin_allowed
+from bluegray.web.security import origin_allowed
 from bluegray.web.service import GameService
 from bluegray.web.settings import Settings
 from bluegray.web.ws import Connection
@@ -96,18 +96,13 @@ async def game_socket(websocket: WebSocket, game_id: str) -> None:
     if not _GAME_ID.fullmatch(game_id) or not origin_allowed(websocket.headers):
         await websocket.close(CLOSE_POLICY)
         return
-    client = client_key(websocket.scope)
-    if settings.rate_limits and not service.hub.admit(client, settings.ws_connections_per_client):
-        await websocket.close(CLOSE_TRY_AGAIN)
-        return
+    # The caps on open sockets (per client, per process) and the HTTP rate limit are the
+    # guard's, for every kind of socket.
     try:
         await websocket.accept()
         await _session(websocket, game_id, service, settings)
     except WebSocketDisconnect:
         pass
-    finally:
-        if settings.rate_limits:
-            service.hub.release(client)
 
 
 async def _hello(websocket: WebSocket, settings: Settings) -> HelloMessage | None:
