@@ -11,6 +11,7 @@ it re-reads every game to check that no acknowledged move was lost.
     python benchmarks/web_load.py                      # embedded: SQLite, one process
     python benchmarks/web_load.py --servers 2          # scaled: PostgreSQL, Redis, 2 processes
     python benchmarks/web_load.py --servers 2 --ai-games 40
+    python benchmarks/web_load.py --chaos --games 40   # the chaos test's faults under load
 
 With ``--servers N`` (or ``--scaled``) the benchmark starts its own PostgreSQL and Redis, N
 ``bluegray serve`` processes behind nginx (round robin) and ``--workers`` ``bluegray worker``
@@ -43,6 +44,7 @@ from websockets.exceptions import ConnectionClosed
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 from tests.servers import PostgresServer, RedisServer, ReverseProxy, free_port
+from web_chaos import run_chaos
 
 ACK_TIMEOUT = 10.0
 AI_LEVELS = (6, 7, 8)
@@ -383,8 +385,16 @@ def main() -> None:
     parser.add_argument(
         "--database-url", help="embedded: default a SQLite file in a temporary directory"
     )
+    parser.add_argument(
+        "--chaos",
+        action="store_true",
+        help="the scaled service behind the shipped Caddyfile, each of its parts failing in turn "
+        "under --games games between people (benchmarks/web_chaos.py)",
+    )
     parser.add_argument("--drive", metavar="URL", help=argparse.SUPPRESS)
     args = parser.parse_args()
+    if args.chaos:
+        raise SystemExit(run_chaos(args.games))
     if args.drive:  # the client process: drive the games and print the figures as JSON
         result = asyncio.run(
             drive(args.drive, args.games, args.seconds, args.interval, args.ai_games)

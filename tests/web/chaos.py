@@ -59,6 +59,8 @@ class Ledger:
     """(game, seat) → when each of its sockets got its first state."""
     finished: dict[str, Json] = field(default_factory=dict)
     """Games that ended, by id: their final state as the first socket saw it."""
+    round_trips: list[tuple[float, float]] = field(default_factory=list)
+    """Each acknowledged move: when its acknowledgement came, and the seconds since it was sent."""
 
     def saw(self, game_id: str, seat: str, version: int) -> None:
         now = time.monotonic()
@@ -188,10 +190,12 @@ class Player(threading.Thread):
         if sent is None or message.get("ref") != sent[0]:
             return
         self._sent = None
+        now = time.monotonic()
         with self.ledger.lock:
             self.ledger.acknowledged.append(
-                Acknowledged(self.game_id, int(message["version"]), sent[3], time.monotonic())
+                Acknowledged(self.game_id, int(message["version"]), sent[3], now)
             )
+            self.ledger.round_trips.append((now, now - sent[2]))
 
     def _maybe_move(self, socket: ClientConnection) -> None:
         state = self.state
