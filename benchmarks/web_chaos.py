@@ -18,7 +18,7 @@ import time
 from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
-from tests.web.chaos_service import AI_LEVELS, play_through_faults, running_service
+from tests.web.chaos_service import AI_LEVELS, Chaos, play_through_faults, running_service
 
 WARM_UP_SECONDS = 20.0
 """How long the games run before the first fault (the second half of it is the "before")."""
@@ -31,13 +31,47 @@ def _percentiles(seconds: list[float]) -> str:
     return f"p50 {cuts[49] * 1000:.0f} ms, p99 {cuts[98] * 1000:.0f} ms ({len(seconds)} moves)"
 
 
-def run_chaos(games: int) -> int:
-    """Run the faults under ``games`` games between people (and the chaos test's AI games);
-    print the report; 0 if nothing was lost and no finding was made, else 1."""
+def _tree(pid: int) -> list[int]:
+    """A process and its descendants (Linux)."""
+    found = [pid]
+    for child in Path(f"/proc/{pid}/task/{pid}/children").read_text().split():
+        found += _tree(int(child))
+    return found
+
+
+def _resident_mb(pid: int) -> float:
+    for line in Path(f"/proc/{pid}/status").read_text().splitlines():
+        if line.startswith("VmRSS:"):
+            return int(line.split()[1]) / 1024
+    return 0.0
+
+
+def stack_memory(chaos: Chaos) -> dict[str, float]:
+    """The resident memory (MB) of each part of the running stack, each with its children (the
+    workers' engine processes, PostgreSQL's backends): summed, so pages shared between processes
+    count once a process (an upper bound)."""
+    parts = {
+        "PostgreSQL": chaos.postgres.process,
+        "Redis": chaos.redis.process,
+        "Caddy": chaos.proxy.process,
+        **{f"web {name}": node.process for name, node in chaos.web.items()},
+        **{f"worker {name}": node.process for name, node in chaos.workers.items()},
+    }
+    memory = {}
+    for name, process in parts.items():
+        if process is not None and process.poll() is None:
+            memory[name] = sum(_resident_mb(pid) for pid in _tree(process.pid))
+    return memory
+
+
+def run_chaos(games: int, worker_processes: int) -> int:
+    """Run the faults under ``games`` games between people (and the chaos test's AI games), with
+    ``worker_processes`` engine processes per worker; print the report; 0 if nothing was lost
+    and no finding was made, else 1."""
     started = time.monotonic()
     with (
         tempfile.TemporaryDirectory(prefix="bluegray-chaos-") as directory,
-        running_service(Path(directory)) as chaos,
+        running_service(Path(directory), worker_processes) as chaos,
     ):
         checked = play_through_faults(
             chaos, human_games=games, ai_levels=AI_LEVELS, warm_up=WARM_UP_SECONDS
@@ -58,6 +92,11 @@ def run_chaos(games: int) -> int:
         after = [seconds for at, seconds in trips if at > last]
         print("round trips before the faults:", _percentiles(before))
         print("round trips after the faults: ", _percentiles(after))
+        memory = stack_memory(chaos)
+        print(f"resident memory (MB, {worker_processes} engine processes a worker):")
+        for name, megabytes in memory.items():
+            print(f"  {name:<12} {megabytes:>7.0f}")
+        print(f"  {'in all':<12} {sum(memory.values()):>7.0f}")
         for finding in chaos.findings:
             print("finding:", finding)
         print(f"took {time.monotonic() - started:.0f} s")

@@ -389,12 +389,13 @@ def main() -> None:
         "--chaos",
         action="store_true",
         help="the scaled service behind the shipped Caddyfile, each of its parts failing in turn "
-        "under --games games between people (benchmarks/web_chaos.py)",
+        "under --games games between people, two workers of --worker-processes engine "
+        "processes (benchmarks/web_chaos.py)",
     )
     parser.add_argument("--drive", metavar="URL", help=argparse.SUPPRESS)
     args = parser.parse_args()
     if args.chaos:
-        raise SystemExit(run_chaos(args.games))
+        raise SystemExit(run_chaos(args.games, args.worker_processes))
     if args.drive:  # the client process: drive the games and print the figures as JSON
         result = asyncio.run(
             drive(args.drive, args.games, args.seconds, args.interval, args.ai_games)

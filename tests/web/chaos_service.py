@@ -68,6 +68,8 @@ class Chaos:
     proxy: CaddyProxy
     web: dict[str, Node]
     workers: dict[str, Node]
+    worker_processes: int = 1
+    """Engine processes per worker."""
     ledger: Ledger = field(default_factory=Ledger)
     stop: threading.Event = field(default_factory=threading.Event)
     tables: list[Table] = field(default_factory=list)
@@ -249,12 +251,15 @@ class Chaos:
 
     def restart_worker(self, name: str) -> None:
         self.workers[name].stop()
-        self.workers[name] = Node.worker(name, self.env, self.directory, processes=1)
+        self.workers[name] = Node.worker(
+            name, self.env, self.directory, processes=self.worker_processes
+        )
 
 
 @contextlib.contextmanager
-def running_service(directory: Path) -> Iterator[Chaos]:
-    """The service started in ``directory`` (its processes' logs), stopped at the end."""
+def running_service(directory: Path, worker_processes: int = 1) -> Iterator[Chaos]:
+    """The service started in ``directory`` (its processes' logs), stopped at the end; each
+    worker with ``worker_processes`` engine processes."""
     with contextlib.ExitStack() as stack:
         postgres = stack.enter_context(PostgresServer())
         cache = stack.enter_context(RedisServer())
@@ -278,10 +283,10 @@ def running_service(directory: Path) -> Iterator[Chaos]:
         web["B"] = Node.serve("B", env, directory)
         web["B"].wait_ready()
         for name in ("W1", "W2"):
-            workers[name] = Node.worker(name, env, directory, processes=1)
+            workers[name] = Node.worker(name, env, directory, processes=worker_processes)
         # The shipped deploy/Caddyfile, unchanged: its address and upstreams from the environment.
         proxy = stack.enter_context(CaddyProxy([web["A"].port, web["B"].port]))
-        service = Chaos(directory, env, postgres, cache, proxy, web, workers)
+        service = Chaos(directory, env, postgres, cache, proxy, web, workers, worker_processes)
         try:
             yield service
         finally:
