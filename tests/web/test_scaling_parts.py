@@ -54,7 +54,7 @@ from bluegray.web.store import (
     save_text,
 )
 from bluegray.web.uptime import credit_outage, note_alive
-from bluegray.web.worker import worker_slots
+from bluegray.web.worker import slot_names, worker_slots
 from bluegray.web.ws import Connection, Hub
 
 # -- the hub: states in version order ---------------------------------------------------------
@@ -605,6 +605,34 @@ def test_a_job_its_worker_left_is_taken_whole_by_one_slot_and_dropped_if_it_kill
         assert await client.get(redis_queue.QUEUED_PREFIX + "g:1") == b"dropped"
         await _queue(client).submit_move(move_job(1), OWNER)
         assert await client.xlen(stream) == 0
+        await client.aclose()
+
+    asyncio.run(scenario())
+
+
+def test_a_worker_started_again_under_its_name_leaves_its_predecessors_job_to_others(
+    redis_url: str,
+) -> None:
+    """A supervisor starts a killed worker again under the same name (compose's fixed process
+    names): its heartbeat must not keep fresh the job its predecessor died with, which would
+    then wait for ever (the AI's move queued, but nobody computing it)."""
+
+    async def scenario() -> None:
+        client = aioredis.Redis.from_url(redis_url)
+        await redis_queue.ensure_groups(client)
+        await _queue(client).submit_move(move_job(8), OWNER)
+        (killed,) = slot_names("worker-1", 1)
+        taken = await redis_queue.Slot(
+            client, f"{killed}.0", short_only=False, abandoned_ms=300
+        ).take(100)
+        assert taken is not None  # and its worker is killed mid-search
+        (again,) = slot_names("worker-1", 1)  # started again by its supervisor
+        other = redis_queue.Slot(client, "worker-2/x/0.0", short_only=False, abandoned_ms=300)
+        for _ in range(4):
+            await asyncio.sleep(0.15)
+            await redis_queue.beat(client, [f"{again}.0"])
+        claimed = await other.take(10)
+        assert claimed is not None and claimed.entry == taken.entry
         await client.aclose()
 
     asyncio.run(scenario())

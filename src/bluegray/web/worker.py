@@ -23,6 +23,7 @@ import math
 import multiprocessing
 import os
 import queue
+import secrets
 import signal
 import time
 from dataclasses import dataclass, field
@@ -62,6 +63,15 @@ _Unreachable = (RedisError, OSError)
 again when it answers that the queue is missing)."""
 
 
+def slot_names(worker: str, count: int) -> list[str]:
+    """The names a worker's engine slots go by in the job queue (each slot's name gains a
+    generation when it is started again): the worker's name, then a mark of this run of it, so
+    that a worker started again under its name (as a supervisor does) never keeps fresh, with its
+    heartbeat, the jobs its dead predecessor left pending: those go to any free slot at once."""
+    run = secrets.token_hex(3)
+    return [f"{worker}/{run}/{index}" for index in range(count)]
+
+
 def worker_slots(settings: Settings) -> int:
     """Engine processes for a worker: the setting, else one per usable CPU, at most two."""
     return settings.ai_workers or min(DEFAULT_PROCESSES, usable_cpus())
@@ -70,6 +80,8 @@ def worker_slots(settings: Settings) -> int:
 @dataclass
 class _SlotProcess:
     index: int
+    name: str
+    """Its name in the queue, without its generation (``slot_names``)."""
     short_only: bool
     generation: int = 0
     process: BaseProcess | None = field(default=None, repr=False)
@@ -77,8 +89,8 @@ class _SlotProcess:
     """Until when (epoch seconds) the engine process has shown that it takes jobs: set after
     each answer from Redis, ``BUSY`` while it computes; only a healthy slot beats."""
 
-    def consumer(self, worker: str) -> str:
-        return f"{worker}/{self.index}.{self.generation}"
+    def consumer(self) -> str:
+        return f"{self.name}.{self.generation}"
 
     def healthy(self) -> bool:
         alive = self.process is not None and self.process.is_alive()
@@ -238,7 +250,10 @@ class _Supervisor:
         self.settings = settings
         self.name = name
         reserved = reserved_for_short(count)
-        self.slots = [_SlotProcess(index, short_only=index < reserved) for index in range(count)]
+        self.slots = [
+            _SlotProcess(index, name, short_only=index < reserved)
+            for index, name in enumerate(slot_names(name, count))
+        ]
         self.context = multiprocessing.get_context("spawn")
         self.reports: Any = self.context.Queue()
         self.settings_json = settings.model_dump_json()
@@ -247,7 +262,7 @@ class _Supervisor:
 
     def _start(self, slot: _SlotProcess) -> None:
         slot.health = self.context.Value("d", 0.0, lock=False)
-        consumer = slot.consumer(self.name)
+        consumer = slot.consumer()
         process = self.context.Process(
             target=run_slot,
             args=(
@@ -282,9 +297,7 @@ class _Supervisor:
             while not stopping.is_set():
                 for slot in self.slots:
                     if slot.process is not None and not slot.process.is_alive():
-                        log.error(
-                            "engine slot %s stopped: starting it again", slot.consumer(self.name)
-                        )
+                        log.error("engine slot %s stopped: starting it again", slot.consumer())
                         self.metrics.engine_restarts.inc()
                         slot.generation += 1
                         self._start(slot)
@@ -306,7 +319,7 @@ class _Supervisor:
         log.info("metrics at http://%s:%d/metrics", host, port)
 
     async def _beat(self, client: Any) -> None:
-        consumers = [slot.consumer(self.name) for slot in self.slots if slot.healthy()]
+        consumers = [slot.consumer() for slot in self.slots if slot.healthy()]
         self.metrics.engines.set(len(consumers))
         try:
             if consumers:
@@ -356,7 +369,7 @@ class _Supervisor:
         for slot in self.slots:
             if slot.process is not None:
                 slot.process.join(timeout=5)
-        consumers = [slot.consumer(self.name) for slot in self.slots]
+        consumers = [slot.consumer() for slot in self.slots]
         try:
             handed = await redis_queue.hand_back(client, consumers)
             await redis_queue.leave(client, consumers)
