@@ -5,6 +5,7 @@ token the site does not know, or an account that is not a bot's, is a one-line e
 
 from __future__ import annotations
 
+import argparse
 import contextlib
 import os
 import subprocess
@@ -15,7 +16,7 @@ from collections.abc import Callable, Iterator
 import httpx
 import pytest
 
-from bluegray.cli import bot
+from bluegray.cli import bot, bot_games
 from bluegray.web import clocks
 from tests.web.conftest import Json, LiveServer, Socket
 from tests.web.lobby_clients import Player
@@ -267,3 +268,22 @@ def test_a_bot_posts_a_correspondence_seek_with_days_per_move(
 
 def test_the_bot_offers_the_days_per_move_the_site_allows() -> None:
     assert bot.DAYS_PER_MOVE == clocks.DAYS_PER_MOVE
+
+
+def test_a_bot_whose_seek_was_just_accepted_posts_no_second_one(
+    make_server: Callable[..., LiveServer],
+) -> None:
+    """The race its loop runs into: it read its games (none yet), then a person accepted its
+    seek, then it reads the lobby and finds its seek gone. It must see the game that took the
+    seek, not post another (which would stay in the lobby after the bot stops)."""
+    server = make_server(rate_limits=False)
+    token = account_with_token(server, "robo", bot=True)
+    human = Player(server.url, "ada")
+    site = bot_games.Site(server.url, token)
+    seek_id = site.post_seek("cooper", (5, 3), None, True)
+    assert human.post(f"/api/seeks/{seek_id}/accept").status_code == 200
+    said: list[str] = []
+    args = argparse.Namespace(seek="cooper", accept_seeks=None, days=None, rated=True)
+    bot_games.use_the_lobby(site, args, "robo", (5, 3), said.append)
+    assert said == []
+    assert [seek["player"] for seek in human.get("/api/seeks")["seeks"]] == []

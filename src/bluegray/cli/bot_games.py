@@ -296,7 +296,7 @@ def describe_end(state: Json | None) -> str:
     return f"over: {outcome['result']}, {outcome['description']}"
 
 
-def _use_the_lobby(
+def use_the_lobby(
     site: Site,
     args: Any,
     name: str,
@@ -304,7 +304,8 @@ def _use_the_lobby(
     say: Callable[[str], None],
 ) -> None:
     """With no game going on: accept a matching open challenge (--accept-seeks), else keep one
-    of the bot's own in the lobby (--seek)."""
+    of the bot's own in the lobby (--seek), unless a game has started since the caller looked
+    (its seek was just accepted)."""
     seeks = site.open_seeks() if args.seek or args.accept_seeks is not None else []
     if args.accept_seeks is not None:
         wanted = {rules.strip() for rules in args.accept_seeks.split(",") if rules.strip()}
@@ -318,6 +319,10 @@ def _use_the_lobby(
                 say(f"accepted {seek['player']}'s challenge: game {game_id}")
                 return
     if args.seek and not any(seek["player"].lower() == name.lower() for seek in seeks):
+        # Its seek may have gone because someone accepted it since the loop last read its
+        # games: the game was stored before the seek went, so it is found now.
+        if site.games_to_play(name):
+            return
         seek_id = site.post_seek(args.seek, clock, args.days, args.rated)
         say(f"posted a challenge in the lobby: {seek_id}")
 
@@ -371,7 +376,7 @@ def run_bot(args: Any, clock: tuple[float, float] | None) -> int:
                         thread.start()
                 busy = any(thread.is_alive() for thread in playing.values())
                 if not busy:
-                    _use_the_lobby(site, args, name, clock, say)
+                    use_the_lobby(site, args, name, clock, say)
                 time.sleep(args.poll)
         finally:
             stopping.set()
