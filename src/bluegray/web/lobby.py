@@ -64,6 +64,7 @@ from bluegray.web.seeks import (
     by_id,
     challenges_of,
     expired_or_orphaned,
+    game_from_taken_seek,
     in_range,
     insert_seek,
     open_seeks,
@@ -474,10 +475,27 @@ class Lobby:
             quick=key,
             connection=connection,
         )
-        started = await self._pair_quick(account, key, rating, row)
+        started = await self._pair_quick(account, key, rating, row) or await self._taken(row)
         if started is not None:
             return QuickPairingResult(game=started, seek=None)
         return QuickPairingResult(game=None, seek=seek_info(row))
+
+    async def _taken(self, seek: SeekRow) -> StartedGame | None:
+        """The game that took the player's own quick seek while the press was looking (another
+        press or a sweep paired it), as the player's ``StartedGame``; ``None``: it waits."""
+        now = now_ms()
+        found = await self.db.read(lambda session: game_from_taken_seek(session, seek, now))
+        if found is None:
+            return None
+        game, side, opponent = found
+        return StartedGame(
+            game_id=game.id,
+            path=f"/game/{game.id}",
+            side=Side(side).value,
+            opponent=opponent,
+            rated=game.rated,
+            unrated_reason=explain(game.unrated_reason),
+        )
 
     async def _pair_quick(
         self,

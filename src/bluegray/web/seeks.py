@@ -14,13 +14,13 @@ from __future__ import annotations
 from typing import Any, Final
 
 from sqlalchemy import ColumnElement, Connection, Row, and_, delete, func, insert, or_, select
-from sqlalchemy.orm import Session
+from sqlalchemy.orm import Session, aliased
 
 from bluegray.web.account_schemas import SeekPreview
 from bluegray.web.db import ConflictError
 from bluegray.web.errors import ApiError
 from bluegray.web.lobby_schemas import SeekInfo
-from bluegray.web.models import Base, SeekRow
+from bluegray.web.models import AccountRow, Base, GameRow, SeatRow, SeekRow
 from bluegray.web.ratings import rating_preview
 from bluegray.web.schemas import ClockSettings, CorrespondenceSettings
 
@@ -185,3 +185,29 @@ def drop_seeks_of(connection: Connection, account_id: int, now: int) -> None:
     """A closing step (``accounts.CLOSING_STEPS``): the account's seeks and challenges go, and
     those sent to it."""
     connection.execute(delete(_SEEKS).where(by_account(account_id)))
+
+
+def game_from_taken_seek(
+    session: Session, seek: SeekRow, now: int
+) -> tuple[GameRow, str, str] | None:
+    """The game that took the account's ``seek`` (``None`` while the seek still waits): the
+    account's newest game with another account, started since the seek was posted, with the
+    account's side and the opponent's name. (A seek is deleted as it is taken, so the game is
+    found by its seat.)"""
+    if read_seek(session, seek.id, now) is not None:
+        return None
+    mine, theirs = aliased(SeatRow), aliased(SeatRow)
+    statement = (
+        select(GameRow, mine.side, AccountRow.name)
+        .join(mine, mine.game_id == GameRow.id)
+        .join(theirs, and_(theirs.game_id == GameRow.id, theirs.side != mine.side))
+        .join(AccountRow, AccountRow.id == theirs.account_id)
+        .where(
+            mine.account_id == seek.account_id,
+            GameRow.created_ms >= seek.created_ms,
+        )
+        .order_by(GameRow.created_ms.desc())
+        .limit(1)
+    )
+    found = session.execute(statement).first()
+    return None if found is None else (found[0], found[1], found[2])
