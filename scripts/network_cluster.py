@@ -10,19 +10,15 @@ lives on one machine only. This module's and ``network_data``'s code travel with
 
 from __future__ import annotations
 
-import logging
 import sys
 from collections.abc import Iterator, Sequence
 
 import ray
 
 import network_data
-from bluegray.engine.cluster import ClusterError, check_reachable
+from bluegray.engine.cluster import connect, results_as_finished
 from bluegray.engine.search import warm_up
 from bluegray.rules import RuleSet
-
-WAIT_SECONDS = 0.25
-"""How often the driver wakes up while it waits for shards (so that Ctrl-C is seen at once)."""
 
 
 def _play_shard(
@@ -46,22 +42,11 @@ def shards_on_cluster(
 ) -> Iterator[tuple[int, list[list[object]]]]:
     """Play the shards ``indices`` on the cluster at ``address``: each shard's index and rows,
     in the order they finish; shards not yet played are cancelled when the caller stops."""
-    check_reachable(address)
-    try:
-        ray.init(address=address, log_to_driver=False, logging_level=logging.WARNING)
-    except (ConnectionError, ValueError, RuntimeError) as error:
-        raise ClusterError(f"cannot reach the Ray cluster at {address!r}: {error}") from None
+    connect(address)
     for module in (network_data, sys.modules[__name__]):
         ray.cloudpickle.register_pickle_by_value(module)  # type: ignore[no-untyped-call]
     remote = ray.remote(num_cpus=1, scheduling_strategy="SPREAD", max_retries=1)(_play_shard)
     text = str(rules)
-    pending = [remote.remote(i, text, positions, nodes, seed, kernel) for i in indices]
-    try:
-        while pending:
-            done, pending = ray.wait(pending, num_returns=1, timeout=WAIT_SECONDS)
-            for reference in done:
-                yield ray.get(reference)
-    finally:
-        for reference in pending:
-            ray.cancel(reference, force=True)
-        ray.shutdown()
+    return results_as_finished(
+        [remote.remote(i, text, positions, nodes, seed, kernel) for i in indices]
+    )

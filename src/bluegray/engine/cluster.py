@@ -21,6 +21,7 @@ import sys
 import time
 from collections.abc import Iterator, Sequence
 from pathlib import Path
+from typing import TypeVar
 
 import ray
 
@@ -31,7 +32,9 @@ from bluegray.errors import BlueGrayError
 CONNECT_SECONDS = 10.0
 """How long to try the cluster head's port before giving up."""
 WAIT_SECONDS = 0.25
-"""How often the match wakes up while it waits for games (so that Ctrl-C is seen at once)."""
+"""How often the driver wakes up while it waits for results (so that Ctrl-C is seen at once)."""
+
+T = TypeVar("T")
 
 _prepared = False
 """Whether this Ray worker process has been set up for a match's games (once per process)."""
@@ -65,18 +68,20 @@ def check_reachable(address: str) -> None:
         ) from None
 
 
-def play_on_cluster(tasks: Sequence[GameTask], address: str) -> Iterator[MatchGame]:
-    """Play ``tasks`` on the Ray cluster at ``address``: the games in the order they finish, each
-    with the id of the node that played it; games not yet played are cancelled when the caller
-    stops early."""
+def connect(address: str) -> None:
+    """Join the Ray cluster at ``address`` as its driver (``ClusterError`` when it cannot be
+    reached); ``results_as_finished`` leaves it again."""
     check_reachable(address)
     try:
         ray.init(address=address, log_to_driver=False, logging_level=logging.WARNING)
     except (ConnectionError, ValueError, RuntimeError) as error:
         raise ClusterError(f"cannot reach the Ray cluster at {address!r}: {error}") from None
-    remote = ray.remote(num_cpus=1, scheduling_strategy="SPREAD", max_retries=0)(_play_on_node)
-    kinds = player_kinds()
-    pending = [remote.remote(task, kinds) for task in tasks]
+
+
+def results_as_finished(pending: list[ray.ObjectRef[T]]) -> Iterator[T]:
+    """The results of the tasks ``pending`` in the order they finish; when the caller stops
+    early (or is interrupted), the tasks not yet finished are cancelled. Either way the driver
+    leaves the cluster at the end."""
     try:
         while pending:
             done, pending = ray.wait(pending, num_returns=1, timeout=WAIT_SECONDS)
@@ -86,6 +91,16 @@ def play_on_cluster(tasks: Sequence[GameTask], address: str) -> Iterator[MatchGa
         for reference in pending:
             ray.cancel(reference, force=True)
         ray.shutdown()
+
+
+def play_on_cluster(tasks: Sequence[GameTask], address: str) -> Iterator[MatchGame]:
+    """Play ``tasks`` on the Ray cluster at ``address``: the games in the order they finish, each
+    with the id of the node that played it; games not yet played are cancelled when the caller
+    stops early."""
+    connect(address)
+    remote = ray.remote(num_cpus=1, scheduling_strategy="SPREAD", max_retries=0)(_play_on_node)
+    kinds = player_kinds()
+    return results_as_finished([remote.remote(task, kinds) for task in tasks])
 
 
 STARTING_SECONDS = 180.0
