@@ -85,23 +85,30 @@ def generate(args: argparse.Namespace) -> None:
     shard_args = (rules, settings["positions"], settings["nodes"], settings["seed"], args.kernel)
     with progress_bar() as progress:
         task = progress.add_task("self-play shards", total=args.shards, completed=len(done))
+
+        def finished(index: int) -> None:
+            progress.advance(task)
+            if progress.disable:  # a log, not a terminal: a line a shard
+                count = int(progress.tasks[0].completed)
+                print(f"shard {index} written: {count} of {args.shards}", flush=True)
+
         if args.cluster:
             from network_cluster import shards_on_cluster
 
             for index, rows in shards_on_cluster(missing, *shard_args, address=args.cluster):
                 write_shard(args.run, index, rows)
-                progress.advance(task)
+                finished(index)
             return
         if args.jobs <= 1:
             for index in missing:
                 make_shard(args.run, index, *shard_args)
-                progress.advance(task)
+                finished(index)
             return
         with ProcessPoolExecutor(args.jobs) as pool:
-            futures = [pool.submit(make_shard, args.run, i, *shard_args) for i in missing]
+            futures = {pool.submit(make_shard, args.run, i, *shard_args): i for i in missing}
             for future in as_completed(futures):
                 future.result()
-                progress.advance(task)
+                finished(futures[future])
 
 
 def train(args: argparse.Namespace) -> None:

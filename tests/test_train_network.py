@@ -101,10 +101,17 @@ def test_a_killed_run_resumes_without_playing_finished_shards_again(tmp_path: Pa
         process.wait(timeout=30)
     finished = shards(run)
     assert 1 <= len(finished) < 8, "the kill came in the middle of the run"
-    subprocess.run(
-        [*command, "--shards", str(len(finished) + 1)], check=True, stdout=subprocess.DEVNULL
-    )
+    log = subprocess.run(
+        [*command, "--shards", str(len(finished) + 1)],
+        check=True,
+        capture_output=True,
+        text=True,
+    ).stdout
     resumed = shards(run)
     assert len(resumed) == len(finished) + 1
+    # Written to a log rather than a terminal, the run says what it resumed and each shard.
+    total = len(finished) + 1
+    assert f"{len(finished)} shards finished, 1 to play" in log
+    assert f" written: {total} of {total}" in log
     # The finished shards are the very files written before the kill.
     assert {name: resumed[name] for name in finished} == finished
