@@ -9,8 +9,9 @@ from pathlib import Path
 
 import pytest
 
-from bluegray import bitboard
+from bluegray import Game, bitboard
 from bluegray.bitboard import Board
+from bluegray.engine.evaluation import family
 from bluegray.engine.network import (
     ACCUMULATOR_LIMIT,
     ACTIVATION_MAX,
@@ -43,6 +44,8 @@ from bluegray.engine.network_file import (
     read_network,
     write_network,
 )
+from bluegray.engine.player import InvalidPlayerError
+from bluegray.engine.players import SearchPlayer, player_from_spec
 from bluegray.position import Position
 from bluegray.rules import PRESETS, RuleSet
 from bluegray.steps import SOLDIER_SQUARES
@@ -390,3 +393,28 @@ def test_the_evaluation_is_its_definition(name: str) -> None:
     for network in networks:
         for board in boards:
             assert network.evaluate_board(board) == defined_value(network, board)
+
+
+def test_a_level_plays_with_a_network_file_or_the_linear_evaluation(tmp_path: Path) -> None:
+    """``network=FILE`` measures a network before it ships, ``network=none`` plays the linear
+    evaluation; a file of another family, or no network file, is refused clearly."""
+    network = random_network(random.Random(3))
+    path = tmp_path / "candidate.json"
+    write_network(path, network, family(PRESETS["sackson"]))
+    game = Game("sackson")
+    player = player_from_spec(f"level:2,network={path}", seed=1)
+    assert player.choose(game) in game.legal_moves
+    assert isinstance(player, SearchPlayer)
+    assert player.searcher(game.rules).evaluator.network == network
+    linear = player_from_spec("level:2,network=none", seed=1)
+    assert isinstance(linear, SearchPlayer)
+    assert linear.searcher(game.rules).evaluator.network is None
+    with pytest.raises(InvalidPlayerError, match="trained for the family"):
+        player.choose(Game("cooper"))
+    (tmp_path / "broken.json").write_text("{}", encoding="utf-8")
+    for spec, message in (
+        (f"level:2,network={tmp_path / 'missing.json'}", "cannot read the network file"),
+        (f"level:2,network={tmp_path / 'broken.json'}", "not a network file"),
+    ):
+        with pytest.raises(InvalidPlayerError, match=message):
+            player_from_spec(spec)

@@ -10,14 +10,15 @@ import json
 import random
 from collections.abc import Callable
 from pathlib import Path
-from typing import Final
+from typing import Final, Literal
 
 from bluegray import bitboard
-from bluegray.engine.evaluation import DEFAULT_WEIGHTS, FEATURES, Evaluator, weights_for
+from bluegray.engine.evaluation import DEFAULT_WEIGHTS, FEATURES, Evaluator, family, weights_for
 from bluegray.engine.levels import LEVELS, level_config
 from bluegray.engine.limits import DECIDED, Limits, SearchResult
 from bluegray.engine.mcts_player import mcts_player_from_options
-from bluegray.engine.network_file import evaluator_for
+from bluegray.engine.network import Network
+from bluegray.engine.network_file import NetworkFileError, evaluator_for, read_network
 from bluegray.engine.player import (
     InvalidPlayerError,
     Player,
@@ -122,6 +123,7 @@ class SearchPlayer(Player):
         weight_table: dict[str, dict[str, float]] | None = None,
         contempt: int | None = None,
         fade: int | None = None,
+        network: tuple[Network, str] | Literal["shipped"] | None = "shipped",
     ) -> None:
         self.config = level_config(level)
         self.level = level
@@ -135,6 +137,9 @@ class SearchPlayer(Player):
         self._weight_table = weight_table
         """A table of weights by family (``weights.json``'s ``families``) instead of the
         shipped one, for example an older one."""
+        self._network = network
+        """``shipped``: the family's shipped network, if any; ``None``: the linear evaluation; or
+        a network and the family it was trained for, to measure it before it ships."""
         self._contempt = self.config.contempt if contempt is None else contempt
         self._fade = fade or 0
         self._searcher: Searcher | None = None
@@ -155,9 +160,19 @@ class SearchPlayer(Player):
     def _evaluator_for(self, rules: RuleSet) -> Evaluator:
         """The family's network when it ships one and no weights were given (they are for
         measuring the linear evaluation), else the linear evaluation with the weights."""
-        if self._weights is None and self._weight_table is None:
-            return evaluator_for(rules)
-        return Evaluator(rules, self._weights_for(rules))
+        if self._network == "shipped":
+            if self._weights is None and self._weight_table is None:
+                return evaluator_for(rules)
+            return Evaluator(rules, self._weights_for(rules))
+        if self._network is None:
+            return Evaluator(rules, self._weights_for(rules))
+        network, trained_for = self._network
+        if trained_for != family(rules):
+            raise InvalidPlayerError(
+                f"invalid player {self.spec!r}: its network was trained for the family "
+                f"{trained_for!r}, not {rules}'s ({family(rules)})"
+            )
+        return Evaluator(rules, self._weights_for(rules), network=network)
 
     def _weights_for(self, rules: RuleSet) -> dict[str, float]:
         weights = weights_for(rules, self._weight_table)
@@ -260,6 +275,7 @@ def _level_player(spec: str, seed: int) -> Player:
     weights = options.pop("weights", "fitted")
     contempt = options.pop("contempt", None)
     fade = options.pop("fade", None)
+    network = _network_option(spec, options.pop("network", "shipped"))
     chosen_weights: dict[str, float] | None = None
     weight_table: dict[str, dict[str, float]] | None = None
     if weights == "default":
@@ -281,9 +297,25 @@ def _level_player(spec: str, seed: int) -> Player:
         fade=None
         if fade is None
         else spec_whole(spec, "fade", fade, least=0, most=MAX_IMPASSE_PLIES),
+        network=network,
     )
     player.spec = spec.strip()
     return player
+
+
+def _network_option(spec: str, value: str) -> tuple[Network, str] | Literal["shipped"] | None:
+    """A level's ``network=`` option: ``shipped`` (the default: the family's shipped network,
+    if it has one), ``none`` (the linear evaluation) or a network file to measure."""
+    if value in ("shipped", "none"):
+        return None if value == "none" else "shipped"
+    try:
+        return read_network(Path(value))
+    except OSError as error:
+        raise InvalidPlayerError(
+            f"invalid player {spec!r}: cannot read the network file {value!r}: {error.strerror}"
+        ) from None
+    except (NetworkFileError, UnicodeDecodeError) as error:
+        raise InvalidPlayerError(f"invalid player {spec!r}: {value}: {error}") from None
 
 
 for _kind in (
@@ -291,7 +323,7 @@ for _kind in (
         "level",
         _level_player,
         "level:N (1-8, e.g. level:5 or level:8,time=2; options time, nodes, depth, contempt, "
-        "fade, weights=default|FILE.json)",
+        "fade, weights=default|FILE.json, network=shipped|none|FILE.json)",
     ),
     PlayerKind("mcts", _mcts_player, "mcts (mcts:time=1 or mcts:iterations=2000)"),
     PlayerKind("greedy", _greedy_player, "greedy (one move ahead)"),
