@@ -2,8 +2,10 @@
 
 The float network of ``bluegray.engine.network_file.FloatNetwork``: a sparse first layer (the
 sum of the active features' rows, per perspective), clipped ReLUs to ``0..1``, two small dense
-layers and one output in logits. The loss is the cross-entropy between the output's expected
-score and a target that mixes the search's expected score with the game's result
+layers and one output in logits: a correction added to the linear evaluation's value (in
+logits), as the engine adds the quantised network's output to it (``network.corrected``), so a
+network that has learnt nothing plays as engine 3. The loss is the cross-entropy between the
+output's expected score and a target that mixes the search's expected score with the game's result
 (``target = mix * sigmoid(score / ELO_PER_LOGIT) + (1 - mix) * result``). Adam, minibatches,
 weights clipped after each step to what quantisation can represent (``ACCUMULATOR_LIMIT / 127``
 in the first layer, ``127 / 64`` after it). Gradients are written out by hand: four layers do
@@ -98,13 +100,15 @@ def initial_parameters(rng: np.random.Generator, widths: Sequence[int]) -> dict[
         "b2": np.full(first, 0.2),
         "w3": rng.uniform(-1, 1, (second, first)) / math.sqrt(first),
         "b3": np.full(second, 0.2),
-        "w4": rng.uniform(-1, 1, (1, second)) / math.sqrt(second),
+        # No correction at first: the evaluation starts as the linear one.
+        "w4": np.zeros((1, second)),
         "b4": np.zeros(1),
     }
 
 
 def forward(p: dict[str, Floats], data: Data) -> tuple[Floats, list[Floats]]:
-    """The output logits, and what backpropagation needs."""
+    """The evaluation in logits (the linear evaluation plus the network's correction), and what
+    backpropagation needs."""
     own = p["b1"] + p["w1"][data.own].sum(axis=1)
     other = p["b1"] + p["w1"][data.other].sum(axis=1)
     z1 = np.concatenate([own, other], axis=1)
@@ -113,7 +117,8 @@ def forward(p: dict[str, Floats], data: Data) -> tuple[Floats, list[Floats]]:
     x2 = np.clip(z2, 0, 1)
     z3 = x2 @ p["w3"].T + p["b3"]
     x3 = np.clip(z3, 0, 1)
-    out = (x3 @ p["w4"].T + p["b4"])[:, 0]
+    # The network corrects the linear evaluation: its output is added to the linear value.
+    out = (x3 @ p["w4"].T + p["b4"])[:, 0] + data.linear / ELO_PER_LOGIT
     return out, [z1, x1, z2, x2, z3, x3]
 
 
@@ -193,6 +198,19 @@ def save_state(path: Path, state: State) -> None:
     os.replace(partial, path)
 
 
+def save_parameters(path: Path, parameters: dict[str, Floats], epoch: int) -> None:
+    """Save one epoch's parameters alone, atomically (the best epoch's, for ``write``)."""
+    partial = path.with_name(f".{path.name}.{os.getpid()}.partial.npz")
+    np.savez(partial, epoch=np.array(epoch), **parameters)  # type: ignore[arg-type]
+    os.replace(partial, path)
+
+
+def load_parameters(path: Path) -> tuple[dict[str, Floats], int]:
+    """The parameters ``save_parameters`` saved, and their epoch."""
+    with np.load(path) as stored:
+        return {name: stored[name] for name in NAMES}, int(stored["epoch"])
+
+
 def load_state(path: Path) -> State:
     with np.load(path) as archive:
         meta = json.loads(str(archive["meta"]))
@@ -240,13 +258,19 @@ def train_epoch(
 
 
 def evaluation_losses(p: dict[str, Floats], data: Data) -> dict[str, float]:
-    """How well each evaluation predicts the games' results (log loss), and the loss the
-    network is trained on."""
+    """How well each evaluation predicts the games' results (log loss): engine 4's (the linear
+    evaluation corrected by the network) and the linear one alone; and the loss trained on."""
     out, _ = forward(p, data)
     return {
         "target": log_loss(sigmoid(out), data.target),
         "network_result": log_loss(sigmoid(out), data.result),
         "linear_result": log_loss(sigmoid(data.linear / ELO_PER_LOGIT), data.result),
+        # The linear evaluation is not calibrated: at its best scale on these positions it
+        # predicts better than as it is, and that is the bar a correction must clear.
+        "linear_scaled_result": min(
+            log_loss(sigmoid(scale * data.linear / ELO_PER_LOGIT), data.result)
+            for scale in np.arange(0.1, 2.0, 0.05)
+        ),
     }
 
 

@@ -37,12 +37,16 @@ from network_training import (
     as_data,
     evaluation_losses,
     float_network,
+    load_parameters,
     load_state,
     new_state,
+    save_parameters,
     save_state,
     train_epoch,
 )
 
+BEST = "best.npz"
+"""The parameters of the epoch with the lowest held-out loss so far, the ones ``write`` uses."""
 SETTINGS = ("rules", "positions", "nodes", "seed")
 """The settings that make a run's shards what they are: fixed once the run has started."""
 
@@ -152,7 +156,10 @@ def train(args: argparse.Namespace) -> None:
             )
             progress.remove_task(batches)
             held_out = evaluation_losses(state.parameters, validation) if len(validation) else {}
+            earlier = [entry["target"] for entry in state.losses if "target" in entry]
             state.losses.append({"epoch": state.epoch, "train": loss, **held_out})
+            if not held_out or held_out["target"] < min(earlier, default=float("inf")):
+                save_parameters(args.run / BEST, state.parameters, state.epoch)
             save_state(checkpoint, state)
             progress.advance(epochs)
             print(json.dumps(state.losses[-1]), flush=True)
@@ -164,10 +171,15 @@ def write(args: argparse.Namespace) -> Path:
     if not checkpoint.exists():
         raise SystemExit(f"{args.run} has no trained network: train first")
     state = load_state(checkpoint)
-    network = quantise(float_network(state.parameters))
+    # The epoch whose network predicted the held-out positions best (early stopping), else the
+    # last one.
+    parameters, epoch = state.parameters, state.epoch
+    if (args.run / BEST).exists():
+        parameters, epoch = load_parameters(args.run / BEST)
+    network = quantise(float_network(parameters))
     rules = RuleSet.parse(settings["rules"])
     out: Path = args.out or args.run / "network.json"
-    training = {**settings, "engine": ENGINE_VERSION, "epochs": state.epoch}
+    training = {**settings, "engine": ENGINE_VERSION, "epochs": state.epoch, "kept_epoch": epoch}
     training["shards"] = len(finished_shards(args.run))
     training["losses"] = state.losses
     write_network(out, network, family(rules), training)

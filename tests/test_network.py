@@ -11,7 +11,7 @@ import pytest
 
 from bluegray import Game, bitboard
 from bluegray.bitboard import Board
-from bluegray.engine.evaluation import family
+from bluegray.engine.evaluation import Evaluator, family
 from bluegray.engine.network import (
     ACCUMULATOR_LIMIT,
     ACTIVATION_MAX,
@@ -30,6 +30,7 @@ from bluegray.engine.network import (
     Network,
     NetworkError,
     active_features,
+    corrected,
     evaluate,
     move_delta,
 )
@@ -418,3 +419,19 @@ def test_a_level_plays_with_a_network_file_or_the_linear_evaluation(tmp_path: Pa
     ):
         with pytest.raises(InvalidPlayerError, match=message):
             player_from_spec(spec)
+
+
+@pytest.mark.parametrize("name", ["sackson", "cooper", "super-turbo"])
+def test_engine_4s_evaluation_is_the_linear_one_corrected_by_the_network(name: str) -> None:
+    """The network's output is added to the linear evaluation (clamped), so a network whose
+    output is always zero plays exactly as engine 3."""
+    rules = PRESETS[name]
+    network = random_network(random.Random(11))
+    linear = Evaluator(rules)
+    engine_4 = Evaluator(rules, network=network)
+    silent = Evaluator(rules, network=uniform_network(0, 0, 0, 0))
+    for board in random_games(rules, random.Random(12), 4, 30):
+        expected = corrected(linear.evaluate(board), network.evaluate_board(board))
+        assert engine_4.evaluate(board) == expected
+        assert silent.evaluate(board) == linear.evaluate(board)
+    assert corrected(29_000, 5_000) == EVAL_LIMIT and corrected(-29_000, -5_000) == -EVAL_LIMIT

@@ -23,7 +23,7 @@ from importlib import resources
 from typing import Final
 
 from bluegray.bitboard import Board
-from bluegray.engine.network import Network
+from bluegray.engine.network import Network, corrected
 from bluegray.points import PATH_LENGTH, SIZE
 from bluegray.position import Position
 from bluegray.rule_tables import RuleTables, rule_tables
@@ -353,8 +353,9 @@ class Evaluator:
         network: Network | None = None,
     ) -> None:
         """``weights``: the linear evaluation's (else the family's, ``weights_for``);
-        ``network``: engine 4's network to evaluate with instead of the linear sum (both
-        kernels then use it; ``network_file.network_for`` finds a family's shipped one)."""
+        ``network``: engine 4's network, whose output is added to the linear sum as a correction
+        (both kernels then use it; ``network_file.network_for`` finds a family's shipped
+        one)."""
         self.rules = rules
         self.weights = weights_for(rules) if weights is None else weights
         missing = set(FEATURES) - set(self.weights)
@@ -362,12 +363,18 @@ class Evaluator:
             raise ValueError(f"evaluation weights miss the features {sorted(missing)}")
         self.vector = [float(self.weights[name]) for name in FEATURES]
         self.network = network
-        """The network the evaluation is, or ``None`` for the linear evaluation."""
-        self.evaluate: Callable[[Board], int] = (
-            _evaluation(self.vector, rule_tables(rules))
-            if network is None
-            else network.evaluate_board
-        )
+        """The network that corrects the linear evaluation, or ``None`` for the linear
+        evaluation alone."""
+        linear = _evaluation(self.vector, rule_tables(rules))
+        self.evaluate: Callable[[Board], int] = linear
+        if network is not None:
+            correction = network.evaluate_board
+
+            def evaluate(board: Board) -> int:
+                """The linear evaluation plus the network's correction (``corrected``)."""
+                return corrected(linear(board), correction(board))
+
+            self.evaluate = evaluate
 
 
 def _evaluation(w: list[float], tables: RuleTables) -> Callable[[Board], int]:

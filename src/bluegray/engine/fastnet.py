@@ -328,9 +328,21 @@ def network_value(state: np.ndarray, net: CompiledNetwork) -> int:
     return value
 
 
+@compiled(inline=True)
+def corrected(linear: int, correction: int) -> int:
+    """``network.corrected``: the linear evaluation plus the network's correction, clamped."""
+    value = linear + correction
+    if value > EVAL_LIMIT:
+        return EVAL_LIMIT
+    if value < -EVAL_LIMIT:
+        return -EVAL_LIMIT
+    return value
+
+
 __all__ = [
     "CompiledNetwork",
     "compiled_network",
+    "corrected",
     "network_value",
     "push_move",
     "push_null",

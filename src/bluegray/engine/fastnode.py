@@ -48,7 +48,7 @@ from bluegray.engine.fastframes import (
     SearchArrays,
 )
 from bluegray.engine.fastmoves import generate_captures, generate_moves, has_capture
-from bluegray.engine.fastnet import WIDTH, network_value, push_null
+from bluegray.engine.fastnet import WIDTH, corrected, network_value, push_null
 from bluegray.engine.fastorder import order_moves
 from bluegray.engine.fasttable import (
     entry_depth,
@@ -144,10 +144,9 @@ def static_value(
         buffer = arrays.buffers[FRAMES - 1]
         if generate_moves(cells, state, rules, buffer, arrays.work) == 0:
             return -terminal_score(STALEMATE, ply, side ^ 1, state, rules, control)
+    value = evaluate(cells, state, rules, scoring)
     if scoring.network.shape[WIDTH]:
-        value = network_value(state, scoring.network)
-    else:
-        value = evaluate(cells, state, rules, scoring)
+        value = corrected(value, network_value(state, scoring.network))
     if control[FADE] > 0:
         value = faded(value, state[COUNT], control[IMPASSE_PLIES], control[FADE])
     static_keys[slot] = key

@@ -306,6 +306,12 @@ class Network:
         return BoardTables(self)
 
 
+def corrected(linear: int, correction: int) -> int:
+    """Engine 4's evaluation: the linear evaluation plus the network's correction, clamped to
+    ``±EVAL_LIMIT`` (``fastnet.corrected`` is its compiled twin)."""
+    return max(-EVAL_LIMIT, min(EVAL_LIMIT, linear + correction))
+
+
 def evaluate(network: Network, accumulators: Accumulators, side_to_move: int) -> int:
     """``network.evaluate``: the value for ``side_to_move`` of the accumulated position."""
     return network.evaluate(accumulators, side_to_move)
