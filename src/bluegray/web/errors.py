@@ -31,7 +31,6 @@ from bluegray.errors import (
 from bluegray.web.guard import PROCESS_HEADER, REQUEST_ID_HEADER
 from bluegray.web.logs import request_id_var
 from bluegray.web.metrics import Metrics
-from bluegray.web.schemas import ErrorMessage
 from bluegray.web.security import SECURITY_HEADERS
 
 log = logging.getLogger("bluegray.web")
@@ -125,20 +124,6 @@ def refused_while_down() -> Iterator[None]:
         if refusal is None:
             raise
         raise refusal from error
-
-
-def socket_error(error: ApiError, ref: str | None) -> str:
-    """An ``ApiError`` as a socket's error message: with the game's version when it has one
-    (a stale version), and when to send it again (an outage)."""
-    details = error.details or {}
-    version, retry_after = details.get("version"), details.get("retry_after")
-    return ErrorMessage(
-        code=error.code,
-        message=error.message,
-        ref=ref,
-        version=version if isinstance(version, int) else None,
-        retry_after=retry_after if isinstance(retry_after, int) else None,
-    ).model_dump_json()
 
 
 def from_library(error: BlueGrayError) -> ApiError:
