@@ -18,7 +18,7 @@ from typing import Any, Final
 from fastapi.testclient import TestClient
 
 from bluegray.web.app import create_app
-from bluegray.web.settings import Settings
+from bluegray.web.platform.settings import Settings
 
 DATA: Final = Path(__file__).parent / "data"
 OPENAPI: Final = DATA / "openapi.json"

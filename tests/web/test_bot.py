@@ -16,7 +16,7 @@ import httpx
 import pytest
 
 from bluegray.cli import bot
-from bluegray.web import clocks
+from bluegray.web.platform import clocks
 from tests.web.conftest import Json, LiveServer, Socket
 from tests.web.lobby_clients import Player
 

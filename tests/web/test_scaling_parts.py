@@ -23,9 +23,7 @@ from bluegray import Game
 from bluegray.pieces import Side
 from bluegray.web import actions, local_queue, redis_queue
 from bluegray.web.bus import LocalBus, News
-from bluegray.web.clocks import now_ms
 from bluegray.web.cpus import quota_cpus, usable_cpus
-from bluegray.web.db import Database
 from bluegray.web.deadlines import DONE, Due, Timers, Verdict
 from bluegray.web.jobs import (
     AiBusyError,
@@ -41,10 +39,12 @@ from bluegray.web.jobs import (
 )
 from bluegray.web.live import LiveGame, Seat
 from bluegray.web.local_queue import LocalQueue
-from bluegray.web.metrics import WorkerMetrics
 from bluegray.web.models import Base, GameRow
+from bluegray.web.platform.clocks import now_ms
+from bluegray.web.platform.db import Database
+from bluegray.web.platform.metrics import WorkerMetrics
+from bluegray.web.platform.settings import Settings
 from bluegray.web.presence import LocalPresence
-from bluegray.web.settings import Settings
 from bluegray.web.store import (
     apply_save,
     change_save,

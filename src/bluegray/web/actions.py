@@ -17,13 +17,13 @@ from typing import Final
 
 from bluegray.game import Game
 from bluegray.pieces import Side
-from bluegray.web.clocks import Clock, Correspondence
-from bluegray.web.errors import ApiError
 from bluegray.web.live import LiveGame, Played
+from bluegray.web.platform.clocks import Clock, Correspondence
+from bluegray.web.platform.errors import ApiError
+from bluegray.web.platform.security import new_game_id
 from bluegray.web.presence import Presence
 from bluegray.web.rated_pairs import limit_rated
 from bluegray.web.schemas import Action, GameEvent
-from bluegray.web.security import new_game_id
 from bluegray.web.view import claim_win_at
 
 

@@ -8,10 +8,10 @@ import hashlib
 import logging
 
 from bluegray.web import actions
-from bluegray.web.clocks import now_ms
-from bluegray.web.errors import ApiError
 from bluegray.web.jobs import MoveJob
 from bluegray.web.live import LiveGame
+from bluegray.web.platform.clocks import now_ms
+from bluegray.web.platform.errors import ApiError
 from bluegray.web.runtime import Games
 from bluegray.web.schemas import GameEvent
 

@@ -17,12 +17,13 @@ from bluegray import __version__
 from bluegray.web.accounts import Accounts
 from bluegray.web.backends import backends
 from bluegray.web.callers import Callers
-from bluegray.web.clocks import set_time_offset
-from bluegray.web.db import Database
-from bluegray.web.errors import install_handlers
-from bluegray.web.guard import GuardMiddleware
 from bluegray.web.lobby import Lobby
-from bluegray.web.rates import RateLimits
+from bluegray.web.platform.clocks import set_time_offset
+from bluegray.web.platform.db import Database
+from bluegray.web.platform.errors import install_handlers
+from bluegray.web.platform.guard import GuardMiddleware
+from bluegray.web.platform.rates import RateLimits
+from bluegray.web.platform.settings import Settings, process_name
 from bluegray.web.routers import (
     account_pages,
     accounts,
@@ -43,7 +44,6 @@ from bluegray.web.routers import (
 )
 from bluegray.web.schemas import ErrorResponse
 from bluegray.web.service import GameService
-from bluegray.web.settings import Settings, process_name
 from bluegray.web.tournaments.service import Tournaments
 
 STATIC: Final = Path(__file__).resolve().parent / "static"

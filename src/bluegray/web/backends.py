@@ -14,9 +14,9 @@ from bluegray.web.bus import Bus, LocalBus, RedisBus
 from bluegray.web.cpus import usable_cpus
 from bluegray.web.jobs import Bounds, JobQueue, MoveSink
 from bluegray.web.local_queue import LocalQueue
+from bluegray.web.platform.settings import Settings
 from bluegray.web.presence import LocalPresence, PresenceBook, RedisPresence
 from bluegray.web.redis_queue import RedisQueue
-from bluegray.web.settings import Settings
 
 
 @dataclass

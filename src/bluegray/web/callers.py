@@ -23,9 +23,9 @@ from typing import Final, Literal
 from starlette.requests import HTTPConnection
 
 from bluegray.web.api_tokens import ApiTokens, is_api_token
-from bluegray.web.errors import ApiError
+from bluegray.web.platform.errors import ApiError
+from bluegray.web.platform.security import BROWSER_COOKIE, origin_allowed
 from bluegray.web.players import Account
-from bluegray.web.security import BROWSER_COOKIE, origin_allowed
 from bluegray.web.sessions import (
     CSRF_HEADER,
     SESSION_COOKIE,

@@ -24,7 +24,6 @@ from bluegray.web.account_schemas import (
     RatingInfo,
     RatingPoint,
 )
-from bluegray.web.db import Database
 from bluegray.web.glicko import (
     DEFAULT_SETTINGS,
     Rating,
@@ -34,6 +33,7 @@ from bluegray.web.glicko import (
     with_inactivity,
 )
 from bluegray.web.models import AccountRow, RatingHistoryRow, RatingRow
+from bluegray.web.platform.db import Database
 from bluegray.web.ratings import split_pool
 
 CHART_WIDTH: Final = 320

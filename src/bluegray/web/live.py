@@ -13,7 +13,7 @@ from bluegray.moves import Move
 from bluegray.outcome import Outcome
 from bluegray.pieces import Side
 from bluegray.rules import RuleSet
-from bluegray.web.clocks import Clock, Correspondence, TimeClass, time_class
+from bluegray.web.platform.clocks import Clock, Correspondence, TimeClass, time_class
 from bluegray.web.schemas import Mode, SideCounts, Status
 
 SeatKind = Literal["human", "ai"]

@@ -30,8 +30,6 @@ from bluegray.errors import BlueGrayError
 from bluegray.pieces import Side
 from bluegray.rules import RuleSet
 from bluegray.web.bus import News
-from bluegray.web.clocks import Clock, Correspondence, now_ms, time_class
-from bluegray.web.errors import ApiError, from_library, rate_limited
 from bluegray.web.glicko import DEFAULT_SETTINGS, Rating, is_provisional
 from bluegray.web.leaderboards import shown_rating
 from bluegray.web.lobby_hub import ACCOUNT_PREFIX, LOBBY, LobbyHub
@@ -50,13 +48,16 @@ from bluegray.web.lobby_schemas import (
     StartedGame,
 )
 from bluegray.web.models import AccountRow, RatingRow, SeekRow
+from bluegray.web.platform.clocks import Clock, Correspondence, now_ms, time_class
+from bluegray.web.platform.errors import ApiError, from_library, rate_limited
+from bluegray.web.platform.rates import RateLimits
+from bluegray.web.platform.security import new_game_id
+from bluegray.web.platform.settings import Settings
 from bluegray.web.players import Account, account_of_row, name_key
 from bluegray.web.quick_pairings import QUICK_BY_KEY, QUICK_PAIRINGS, quick_match, quick_span
 from bluegray.web.rated_pairs import explain
-from bluegray.web.rates import RateLimits
 from bluegray.web.ratings import pool_name
 from bluegray.web.schemas import ClockSettings, CorrespondenceSettings
-from bluegray.web.security import new_game_id
 from bluegray.web.seeks import (
     SeekGoneError,
     TooManySeeksError,
@@ -75,7 +76,6 @@ from bluegray.web.seeks import (
     waiting_quick,
 )
 from bluegray.web.service import GameService
-from bluegray.web.settings import Settings
 
 log = logging.getLogger("bluegray.web")
 

@@ -18,7 +18,7 @@ from email.message import EmailMessage
 from email.utils import formatdate, make_msgid
 
 from bluegray.errors import BlueGrayError
-from bluegray.web.settings import Settings
+from bluegray.web.platform.settings import Settings
 
 
 class MailError(BlueGrayError):

@@ -22,14 +22,14 @@ from typing import Final
 from sqlalchemy import Connection, update
 from sqlalchemy.orm import Session
 
-from bluegray.web.clocks import now_ms
-from bluegray.web.db import Database
 from bluegray.web.deadlines import DONE, Due, Verdict
 from bluegray.web.live import LiveGame
 from bluegray.web.mail import MailError, compose, send
 from bluegray.web.models import AccountRow
+from bluegray.web.platform.clocks import now_ms
+from bluegray.web.platform.db import Database
+from bluegray.web.platform.settings import Settings
 from bluegray.web.runtime import Games
-from bluegray.web.settings import Settings
 
 log = logging.getLogger("bluegray.web")
 

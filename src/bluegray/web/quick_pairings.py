@@ -9,8 +9,8 @@ from typing import Final
 
 from bluegray.web.lobby_schemas import QuickPairing
 from bluegray.web.models import SeekRow
+from bluegray.web.platform.settings import Settings
 from bluegray.web.schemas import ClockSettings
-from bluegray.web.settings import Settings
 
 QUICK_PAIRINGS: Final = (
     QuickPairing(

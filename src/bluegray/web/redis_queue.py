@@ -34,7 +34,6 @@ from typing import Any, Final
 import redis.asyncio as aioredis
 from redis.exceptions import ResponseError
 
-from bluegray.web.clocks import now_ms
 from bluegray.web.jobs import (
     LONG_WAIT_SECONDS,
     AiBusyError,
@@ -51,6 +50,7 @@ from bluegray.web.jobs import (
     encode_job,
     encode_output,
 )
+from bluegray.web.platform.clocks import now_ms
 
 log = logging.getLogger("bluegray.web")
 

@@ -26,14 +26,16 @@ from bluegray.record import read_record
 from bluegray.rules import RuleSet
 from bluegray.web import actions
 from bluegray.web.bus import Bus
-from bluegray.web.clocks import Clock, Correspondence, now_ms
-from bluegray.web.db import ConflictError, Database
 from bluegray.web.duties import Duties
-from bluegray.web.errors import ApiError, from_library, refused_while_down
 from bluegray.web.idempotency import Keyed, new_salt, remember, remembered
 from bluegray.web.jobs import JobQueue, MoveSink
 from bluegray.web.live import LiveGame, Played, Seat
-from bluegray.web.metrics import Metrics
+from bluegray.web.platform.clocks import Clock, Correspondence, now_ms
+from bluegray.web.platform.db import ConflictError, Database
+from bluegray.web.platform.errors import ApiError, from_library, refused_while_down
+from bluegray.web.platform.metrics import Metrics
+from bluegray.web.platform.security import digest, new_game_id, new_invite_code, new_token
+from bluegray.web.platform.settings import Settings
 from bluegray.web.players import Account
 from bluegray.web.presence import Presence, PresenceBook
 from bluegray.web.queries import count_games, list_games
@@ -51,8 +53,6 @@ from bluegray.web.schemas import (
     SeatGrant,
     StateMessage,
 )
-from bluegray.web.security import digest, new_game_id, new_invite_code, new_token
-from bluegray.web.settings import Settings
 from bluegray.web.store import Save, new_game_save
 from bluegray.web.tournaments.ending import tournament_ended
 from bluegray.web.uptime import credit_store_outage

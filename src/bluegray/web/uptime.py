@@ -20,9 +20,9 @@ from typing import Final
 from sqlalchemy import Connection, case, literal, select, update
 from sqlalchemy.orm import Session
 
-from bluegray.web.db import upsert
 from bluegray.web.live import LiveGame
 from bluegray.web.models import Base, GameRow
+from bluegray.web.platform.db import upsert
 
 HEARTBEAT_KEY: Final = "heartbeat_ms"
 STORE_OUTAGE_KEY: Final = "store_outage_ms"

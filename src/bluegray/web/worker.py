@@ -36,17 +36,17 @@ from bluegray.web import redis_queue
 from bluegray.web.ai_moves import play_ai_move
 from bluegray.web.backends import redis_client, stale_ms
 from bluegray.web.bus import RedisBus
-from bluegray.web.clocks import now_ms, set_time_offset
 from bluegray.web.cpus import usable_cpus
-from bluegray.web.db import Database
 from bluegray.web.jobs import AnalysisOutput, MoveJob, prepare_engine_process, reserved_for_short
 from bluegray.web.jobs import run_job as run_engine_job
-from bluegray.web.logs import log_config
-from bluegray.web.metrics import WorkerMetrics
+from bluegray.web.platform.clocks import now_ms, set_time_offset
+from bluegray.web.platform.db import Database
+from bluegray.web.platform.logs import log_config
+from bluegray.web.platform.metrics import WorkerMetrics
+from bluegray.web.platform.settings import Settings
 from bluegray.web.presence import RedisPresence
 from bluegray.web.ratings import rate_ended
 from bluegray.web.runtime import Games
-from bluegray.web.settings import Settings
 
 log = logging.getLogger("bluegray.worker")
 

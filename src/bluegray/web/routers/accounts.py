@@ -33,7 +33,6 @@ from bluegray.web.account_schemas import (
     YourTurn,
 )
 from bluegray.web.api_tokens import TokenInfo as StoredToken
-from bluegray.web.clocks import now_ms
 from bluegray.web.deps import (
     AccountService,
     Address,
@@ -46,16 +45,17 @@ from bluegray.web.deps import (
     browser_secret,
     secure_cookies,
 )
-from bluegray.web.errors import ApiError
 from bluegray.web.leaderboards import player_ratings
 from bluegray.web.notices import Preferences, preferences, store_preferences
+from bluegray.web.platform.clocks import now_ms
+from bluegray.web.platform.errors import ApiError
+from bluegray.web.platform.security import COOKIE_MAX_AGE, DEVICE_COOKIE
+from bluegray.web.platform.settings import Settings
 from bluegray.web.players import Account
 from bluegray.web.profiles import game_counts, player_games
 from bluegray.web.rated_pairs import DAY_MS, capped_pairs
 from bluegray.web.schemas import ErrorResponse
-from bluegray.web.security import COOKIE_MAX_AGE, DEVICE_COOKIE
 from bluegray.web.sessions import SESSION_COOKIE, SESSION_MS, csrf_token
-from bluegray.web.settings import Settings
 from bluegray.web.turns import your_turn
 
 router = APIRouter(tags=["accounts"])

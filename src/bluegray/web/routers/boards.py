@@ -15,7 +15,7 @@ from bluegray.position import Position
 from bluegray.rules import RuleSet
 from bluegray.svg import board_svg
 from bluegray.web.deps import GameId, Service
-from bluegray.web.errors import ApiError, from_library
+from bluegray.web.platform.errors import ApiError, from_library
 from bluegray.web.schemas import (
     MOVE_TEXT_LIMIT,
     POSITION_TEXT_LIMIT,

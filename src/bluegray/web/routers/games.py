@@ -9,7 +9,6 @@ from fastapi import APIRouter, Header, Query
 
 from bluegray.pieces import Side
 from bluegray.web.account_schemas import RatingPreview
-from bluegray.web.clocks import now_ms
 from bluegray.web.deps import (
     Address,
     BeforeId,
@@ -19,8 +18,9 @@ from bluegray.web.deps import (
     SeatSides,
     Service,
 )
-from bluegray.web.errors import ApiError
 from bluegray.web.idempotency import HEADER
+from bluegray.web.platform.clocks import now_ms
+from bluegray.web.platform.errors import ApiError
 from bluegray.web.ratings import game_preview
 from bluegray.web.schemas import (
     ActionRequest,

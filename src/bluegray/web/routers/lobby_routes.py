@@ -14,9 +14,7 @@ from fastapi import APIRouter, Depends, Path, Request, Response, WebSocket, WebS
 
 from bluegray.web.account_schemas import SeekPreview, TurnGame
 from bluegray.web.callers import Caller, Callers, csrf_refusal
-from bluegray.web.clocks import now_ms
 from bluegray.web.deps import CurrentCaller
-from bluegray.web.errors import ApiError
 from bluegray.web.lobby import Lobby
 from bluegray.web.lobby_schemas import (
     ChallengeList,
@@ -34,9 +32,11 @@ from bluegray.web.lobby_schemas import (
     StartedGame,
     TurnsMessage,
 )
+from bluegray.web.platform.clocks import now_ms
+from bluegray.web.platform.errors import ApiError
+from bluegray.web.platform.security import origin_allowed
 from bluegray.web.players import Account
 from bluegray.web.schemas import ErrorResponse
-from bluegray.web.security import origin_allowed
 from bluegray.web.seeks import seek_preview
 from bluegray.web.turns import your_turn
 from bluegray.web.ws import Connection

@@ -19,9 +19,11 @@ from bluegray.errors import BlueGrayError
 from bluegray.pieces import Side
 from bluegray.web.api_tokens import is_api_token
 from bluegray.web.callers import Callers
-from bluegray.web.clocks import now_ms
-from bluegray.web.errors import ApiError, from_library
-from bluegray.web.rates import RateLimits
+from bluegray.web.platform.clocks import now_ms
+from bluegray.web.platform.errors import ApiError, from_library
+from bluegray.web.platform.rates import RateLimits
+from bluegray.web.platform.security import origin_allowed
+from bluegray.web.platform.settings import Settings
 from bluegray.web.schemas import (
     AckMessage,
     ActionMessage,
@@ -34,9 +36,7 @@ from bluegray.web.schemas import (
     SyncMessage,
     WelcomeMessage,
 )
-from bluegray.web.security import origin_allowed
 from bluegray.web.service import GameService
-from bluegray.web.settings import Settings
 from bluegray.web.ws import Connection
 
 router = APIRouter()

@@ -30,7 +30,8 @@ from bluegray.web.deps import (
     Service,
     current_caller,
 )
-from bluegray.web.errors import ApiError
+from bluegray.web.platform.errors import ApiError
+from bluegray.web.platform.security import BROWSER_COOKIE, digest
 from bluegray.web.routers.pages import render_page
 from bluegray.web.schemas import (
     MOVE_TEXT_LIMIT,
@@ -45,7 +46,6 @@ from bluegray.web.schemas import (
 from bluegray.web.schemas import (
     Request as RequestBody,
 )
-from bluegray.web.security import BROWSER_COOKIE, digest
 from bluegray.web.view import cached_rules_info, outcome_info
 
 GAMES_PER_PAGE: Final = 50

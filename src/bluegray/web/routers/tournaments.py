@@ -10,14 +10,14 @@ from fastapi.responses import PlainTextResponse
 
 from bluegray.web.callers import Caller, csrf_refusal
 from bluegray.web.deps import AppSettings, CurrentCaller, Service
-from bluegray.web.errors import ApiError
 from bluegray.web.lobby import Lobby
 from bluegray.web.lobby_schemas import LobbyWelcome
+from bluegray.web.platform.errors import ApiError
+from bluegray.web.platform.security import origin_allowed
 from bluegray.web.players import Account
 from bluegray.web.routers.lobby_routes import CLOSE_POLICY, identify, listen
 from bluegray.web.routers.records import record_text
 from bluegray.web.schemas import ErrorResponse
-from bluegray.web.security import origin_allowed
 from bluegray.web.tournaments.schemas import (
     CreateTournamentRequest,
     Standings,

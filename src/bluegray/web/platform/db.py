@@ -42,7 +42,7 @@ from bluegray.errors import BlueGrayError
 
 T = TypeVar("T")
 
-MIGRATIONS: Final = Path(__file__).parent / "migrations"
+MIGRATIONS: Final = Path(__file__).parent.parent / "migrations"
 BATCH: Final = 128
 """The most writes that share one transaction."""
 MIGRATION_LOCK: Final = int.from_bytes(b"bluegray", "big")

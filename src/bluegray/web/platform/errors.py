@@ -28,10 +28,10 @@ from bluegray.errors import (
     InvalidRulesError,
     UnknownRulesError,
 )
-from bluegray.web.guard import PROCESS_HEADER, REQUEST_ID_HEADER
-from bluegray.web.logs import request_id_var
-from bluegray.web.metrics import Metrics
-from bluegray.web.security import SECURITY_HEADERS
+from bluegray.web.platform.guard import PROCESS_HEADER, REQUEST_ID_HEADER
+from bluegray.web.platform.logs import request_id_var
+from bluegray.web.platform.metrics import Metrics
+from bluegray.web.platform.security import SECURITY_HEADERS
 
 log = logging.getLogger("bluegray.web")
 

@@ -24,7 +24,7 @@ from limits.aio.storage import MemoryStorage, RedisStorage, Storage
 from limits.aio.strategies import SlidingWindowCounterRateLimiter
 from limits.errors import StorageError
 
-from bluegray.web.settings import Settings
+from bluegray.web.platform.settings import Settings
 
 T = TypeVar("T")
 log = logging.getLogger("bluegray.web")

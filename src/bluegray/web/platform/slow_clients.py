@@ -17,7 +17,7 @@ from typing import Any
 import h11
 from uvicorn.protocols.http.h11_impl import H11Protocol
 
-from bluegray.web.settings import Settings
+from bluegray.web.platform.settings import Settings
 
 CHECK_SECONDS = 1.0
 """How often a request's body is checked for its rate."""

@@ -19,9 +19,9 @@ import re
 import secrets
 from typing import Any, Final
 
-from bluegray.web.logs import request_id_var
-from bluegray.web.rates import RateLimits
-from bluegray.web.security import (
+from bluegray.web.platform.logs import request_id_var
+from bluegray.web.platform.rates import RateLimits
+from bluegray.web.platform.security import (
     SECURITY_HEADERS,
     ASGIApp,
     Message,
@@ -31,7 +31,7 @@ from bluegray.web.security import (
     client_key,
     over_https,
 )
-from bluegray.web.settings import Settings
+from bluegray.web.platform.settings import Settings
 
 PROCESS_HEADER: Final = b"x-bluegray-process"
 _HSTS: Final = (b"strict-transport-security", b"max-age=31536000; includeSubDomains")
