@@ -27,10 +27,10 @@ from bluegray.cli.main import main
 from bluegray.game import Game
 from bluegray.pieces import Side
 from bluegray.web.live import LiveGame, Played
-from bluegray.web.models import Base, ServerStateRow
 from bluegray.web.platform.clocks import Clock
 from bluegray.web.platform.db import ConflictError, Database
 from bluegray.web.platform.logs import game_id_var, log_config
+from bluegray.web.platform.models import Base, ServerStateRow
 from bluegray.web.platform.rates import RateLimits
 from bluegray.web.platform.security import digest, matches, new_token
 from bluegray.web.platform.settings import InvalidSettingError, Settings

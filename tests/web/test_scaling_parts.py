@@ -39,10 +39,10 @@ from bluegray.web.jobs import (
 )
 from bluegray.web.live import LiveGame, Seat
 from bluegray.web.local_queue import LocalQueue
-from bluegray.web.models import Base, GameRow
 from bluegray.web.platform.clocks import now_ms
 from bluegray.web.platform.db import Database
 from bluegray.web.platform.metrics import WorkerMetrics
+from bluegray.web.platform.models import Base, GameRow
 from bluegray.web.platform.settings import Settings
 from bluegray.web.presence import LocalPresence
 from bluegray.web.store import (

@@ -26,10 +26,10 @@ from bluegray.web.accounts import (
     set_moderator,
 )
 from bluegray.web.app import create_app
-from bluegray.web.models import ApiTokenRow, SessionRow
 from bluegray.web.platform.clocks import now_ms
 from bluegray.web.platform.db import database_url, make_engine, shown, upgrade_schema
 from bluegray.web.platform.logs import log_config
+from bluegray.web.platform.models import ApiTokenRow, SessionRow
 from bluegray.web.platform.settings import InvalidSettingError, Settings, process_name
 from bluegray.web.platform.slow_clients import slow_client_protocol
 from bluegray.web.rated_pairs import DAY_MS, capped_pairs

@@ -26,11 +26,11 @@ from sqlalchemy.orm import Session
 
 from bluegray.web.api_tokens import ApiTokens, end_tokens
 from bluegray.web.live import LiveGame
-from bluegray.web.models import AccountRow, Base, ListingRow, SeatRow
 from bluegray.web.passwords import MAX_LENGTH, MIN_LENGTH, Hashing, is_common, needs_rehash
 from bluegray.web.platform.clocks import now_ms
 from bluegray.web.platform.db import Database
 from bluegray.web.platform.errors import ApiError, rate_limited
+from bluegray.web.platform.models import AccountRow, Base, ListingRow, SeatRow
 from bluegray.web.platform.rates import RateLimits
 from bluegray.web.platform.security import device_cookie, device_knows
 from bluegray.web.platform.settings import Settings

@@ -23,9 +23,9 @@ from typing import Any, Final
 from sqlalchemy import Connection, and_, delete, not_, or_, select, update
 from sqlalchemy.orm import Session
 
-from bluegray.web.models import Base
 from bluegray.web.platform.clocks import now_ms
 from bluegray.web.platform.db import Database
+from bluegray.web.platform.models import Base
 
 log = logging.getLogger("bluegray.web")
 

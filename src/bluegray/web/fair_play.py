@@ -18,9 +18,9 @@ from sqlalchemy.orm import Session
 from bluegray.game import Game
 from bluegray.position import Position
 from bluegray.web.live import LiveGame
-from bluegray.web.models import GameRow
 from bluegray.web.platform.db import Database
 from bluegray.web.platform.errors import ApiError
+from bluegray.web.platform.models import GameRow
 
 IN_RATED_PLAY: Final = (
     "analysis is off for this position: it is on the board of a rated game being played; "

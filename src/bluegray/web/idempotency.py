@@ -22,9 +22,9 @@ from typing import Final
 from sqlalchemy import Connection, delete, insert, select
 from sqlalchemy.orm import Session
 
-from bluegray.web.models import Base, IdempotencyKeyRow
 from bluegray.web.platform.db import ConflictError
 from bluegray.web.platform.errors import ApiError
+from bluegray.web.platform.models import Base, IdempotencyKeyRow
 from bluegray.web.platform.security import digest
 from bluegray.web.players import Account
 

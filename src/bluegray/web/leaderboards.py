@@ -32,8 +32,8 @@ from bluegray.web.glicko import (
     periods_between,
     with_inactivity,
 )
-from bluegray.web.models import AccountRow, RatingHistoryRow, RatingRow
 from bluegray.web.platform.db import Database
+from bluegray.web.platform.models import AccountRow, RatingHistoryRow, RatingRow
 from bluegray.web.ratings import split_pool
 
 CHART_WIDTH: Final = 320

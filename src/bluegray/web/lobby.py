@@ -47,9 +47,9 @@ from bluegray.web.lobby_schemas import (
     SeekRequest,
     StartedGame,
 )
-from bluegray.web.models import AccountRow, RatingRow, SeekRow
 from bluegray.web.platform.clocks import Clock, Correspondence, now_ms, time_class
 from bluegray.web.platform.errors import ApiError, from_library, rate_limited
+from bluegray.web.platform.models import AccountRow, RatingRow, SeekRow
 from bluegray.web.platform.rates import RateLimits
 from bluegray.web.platform.security import new_game_id
 from bluegray.web.platform.settings import Settings

@@ -25,9 +25,9 @@ from sqlalchemy.orm import Session
 from bluegray.web.deadlines import DONE, Due, Verdict
 from bluegray.web.live import LiveGame
 from bluegray.web.mail import MailError, compose, send
-from bluegray.web.models import AccountRow
 from bluegray.web.platform.clocks import now_ms
 from bluegray.web.platform.db import Database
+from bluegray.web.platform.models import AccountRow
 from bluegray.web.platform.settings import Settings
 from bluegray.web.runtime import Games
 

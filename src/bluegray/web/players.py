@@ -14,8 +14,8 @@ import re
 from dataclasses import dataclass
 from typing import Final
 
-from bluegray.web.models import AccountRow
 from bluegray.web.platform.errors import ApiError
+from bluegray.web.platform.models import AccountRow
 
 NAME_PATTERN: Final = r"^[A-Za-z0-9_-]{3,20}$"
 _NAME: Final = re.compile(NAME_PATTERN)

@@ -19,7 +19,7 @@ from sqlalchemy.orm import aliased
 
 from bluegray.pieces import Side
 from bluegray.web.live import LiveGame
-from bluegray.web.models import AccountRow, GameRow, SeatRow
+from bluegray.web.platform.models import AccountRow, GameRow, SeatRow
 
 DAY_MS: Final = 86_400_000
 PAIR_LIMIT: Final = "pair_limit"

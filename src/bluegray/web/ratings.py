@@ -36,10 +36,10 @@ from bluegray.web.glicko import DEFAULT_SETTINGS, Rating, RatingSettings, is_pro
 from bluegray.web.glicko import periods_between as glicko_periods
 from bluegray.web.glicko import rate_game as glicko_rate_game
 from bluegray.web.live import LiveGame
-from bluegray.web.models import Base
 from bluegray.web.platform.clocks import TIME_CLASSES, TimeClass
 from bluegray.web.platform.db import upsert
 from bluegray.web.platform.errors import ApiError
+from bluegray.web.platform.models import Base
 from bluegray.web.players import Account
 from bluegray.web.schemas import CreateGameRequest, RatingChange, RatingResult
 

@@ -18,9 +18,9 @@ from sqlalchemy.orm import Session
 
 from bluegray.web.account_schemas import SeekPreview
 from bluegray.web.lobby_schemas import SeekInfo
-from bluegray.web.models import Base, SeekRow
 from bluegray.web.platform.db import ConflictError
 from bluegray.web.platform.errors import ApiError
+from bluegray.web.platform.models import Base, SeekRow
 from bluegray.web.ratings import rating_preview
 from bluegray.web.schemas import ClockSettings, CorrespondenceSettings
 

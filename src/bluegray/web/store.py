@@ -24,9 +24,9 @@ from bluegray.outcome import Outcome, Termination
 from bluegray.pieces import Side
 from bluegray.record import read_record
 from bluegray.web.live import LiveGame, Played, Seat, side_name
-from bluegray.web.models import Base, GameRow, MoveRow, SeatRow
 from bluegray.web.platform.clocks import Clock, Correspondence
 from bluegray.web.platform.db import ConflictError
+from bluegray.web.platform.models import Base, GameRow, MoveRow, SeatRow
 
 GAME_TIMERS: Final = ("flag", "ai", "abort", "mail-turn", "mail-time")
 """The kinds of timer a game's own state sets (a clock's flag or a correspondence deadline, the

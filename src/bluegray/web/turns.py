@@ -11,9 +11,9 @@ from sqlalchemy import select
 from sqlalchemy.orm import Session
 
 from bluegray.web.account_schemas import Opponent, TurnGame, YourTurn
-from bluegray.web.models import GameRow, SeatRow
 from bluegray.web.platform.clocks import time_class
 from bluegray.web.platform.db import Database
+from bluegray.web.platform.models import GameRow, SeatRow
 from bluegray.web.profiles import opponent_of
 
 TURN_LIMIT: Final = 200

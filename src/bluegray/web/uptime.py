@@ -21,8 +21,8 @@ from sqlalchemy import Connection, case, literal, select, update
 from sqlalchemy.orm import Session
 
 from bluegray.web.live import LiveGame
-from bluegray.web.models import Base, GameRow
 from bluegray.web.platform.db import upsert
+from bluegray.web.platform.models import Base, GameRow
 
 HEARTBEAT_KEY: Final = "heartbeat_ms"
 STORE_OUTAGE_KEY: Final = "store_outage_ms"

@@ -31,10 +31,10 @@ from bluegray.web.leaderboards import shown_rating
 from bluegray.web.live import LiveGame
 from bluegray.web.lobby_hub import ACCOUNT_PREFIX, TOURNAMENT_PREFIX
 from bluegray.web.lobby_schemas import GameStartedMessage, StartedGame
-from bluegray.web.models import AccountRow, Base, RatingRow
 from bluegray.web.platform.clocks import Clock, now_ms, time_class
 from bluegray.web.platform.db import ConflictError
 from bluegray.web.platform.errors import ApiError, from_library, not_found
+from bluegray.web.platform.models import AccountRow, Base, RatingRow
 from bluegray.web.platform.security import new_game_id
 from bluegray.web.players import Account, account_of_row
 from bluegray.web.rated_pairs import DAY_MS, explain

@@ -10,7 +10,7 @@ from typing import Any
 from sqlalchemy import Connection, Row, func, select
 from sqlalchemy.orm import Session
 
-from bluegray.web.models import Base
+from bluegray.web.platform.models import Base
 from bluegray.web.schemas import ClockSettings
 from bluegray.web.tournaments import arena, swiss, swiss_standings
 from bluegray.web.tournaments.results import Result
