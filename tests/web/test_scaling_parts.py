@@ -22,7 +22,6 @@ from sqlalchemy.orm import Session
 from bluegray import Game
 from bluegray.pieces import Side
 from bluegray.web import actions, local_queue, redis_queue
-from bluegray.web.bus import LocalBus, News
 from bluegray.web.cpus import quota_cpus, usable_cpus
 from bluegray.web.deadlines import DONE, Due, Timers, Verdict
 from bluegray.web.jobs import (
@@ -44,7 +43,9 @@ from bluegray.web.platform.db import Database
 from bluegray.web.platform.metrics import WorkerMetrics
 from bluegray.web.platform.models import Base, GameRow
 from bluegray.web.platform.settings import Settings
-from bluegray.web.presence import LocalPresence
+from bluegray.web.realtime.bus import LocalBus, News
+from bluegray.web.realtime.presence import LocalPresence
+from bluegray.web.realtime.sockets import Connection, Hub
 from bluegray.web.store import (
     apply_save,
     change_save,
@@ -55,7 +56,6 @@ from bluegray.web.store import (
 )
 from bluegray.web.uptime import credit_outage, note_alive
 from bluegray.web.worker import slot_names, worker_slots
-from bluegray.web.ws import Connection, Hub
 
 # -- the hub: states in version order ---------------------------------------------------------
 

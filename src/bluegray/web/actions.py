@@ -21,8 +21,8 @@ from bluegray.web.live import LiveGame, Played
 from bluegray.web.platform.clocks import Clock, Correspondence
 from bluegray.web.platform.errors import ApiError
 from bluegray.web.platform.security import new_game_id
-from bluegray.web.presence import Presence
 from bluegray.web.rated_pairs import limit_rated
+from bluegray.web.realtime.presence import Presence
 from bluegray.web.schemas import Action, GameEvent
 from bluegray.web.view import claim_win_at
 

@@ -10,12 +10,12 @@ from typing import Final
 
 import redis.asyncio as aioredis
 
-from bluegray.web.bus import Bus, LocalBus, RedisBus
 from bluegray.web.cpus import usable_cpus
 from bluegray.web.jobs import Bounds, JobQueue, MoveSink
 from bluegray.web.local_queue import LocalQueue
 from bluegray.web.platform.settings import Settings
-from bluegray.web.presence import LocalPresence, PresenceBook, RedisPresence
+from bluegray.web.realtime.bus import Bus, LocalBus, RedisBus
+from bluegray.web.realtime.presence import LocalPresence, PresenceBook, RedisPresence
 from bluegray.web.redis_queue import RedisQueue
 
 

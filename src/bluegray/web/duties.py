@@ -19,7 +19,6 @@ from sqlalchemy.orm import Session
 
 from bluegray.web import actions
 from bluegray.web.ai_moves import ai_job, play_ai_move
-from bluegray.web.bus import Bus, News
 from bluegray.web.deadlines import DONE, Due, Timers, Verdict
 from bluegray.web.jobs import AiBusyError, JobQueue, MoveJob, MoveSink, Owner
 from bluegray.web.live import LiveGame
@@ -28,7 +27,9 @@ from bluegray.web.platform.clocks import now_ms
 from bluegray.web.platform.db import Database
 from bluegray.web.platform.metrics import Metrics
 from bluegray.web.platform.settings import Settings
-from bluegray.web.presence import PresenceBook
+from bluegray.web.realtime.bus import Bus, News
+from bluegray.web.realtime.presence import PresenceBook
+from bluegray.web.realtime.sockets import Hub
 from bluegray.web.runtime import Games
 from bluegray.web.schemas import AiStatus, ReadyCheck
 from bluegray.web.store import timer_values
@@ -39,7 +40,6 @@ from bluegray.web.uptime import (
     note_alive,
     store_outage,
 )
-from bluegray.web.ws import Hub
 
 log = logging.getLogger("bluegray.web")
 

@@ -29,7 +29,6 @@ from sqlalchemy.orm import Session
 from bluegray.errors import BlueGrayError
 from bluegray.pieces import Side
 from bluegray.rules import RuleSet
-from bluegray.web.bus import News
 from bluegray.web.glicko import DEFAULT_SETTINGS, Rating, is_provisional
 from bluegray.web.leaderboards import shown_rating
 from bluegray.web.lobby_hub import ACCOUNT_PREFIX, LOBBY, LobbyHub
@@ -57,6 +56,7 @@ from bluegray.web.players import Account, account_of_row, name_key
 from bluegray.web.quick_pairings import QUICK_BY_KEY, QUICK_PAIRINGS, quick_match, quick_span
 from bluegray.web.rated_pairs import explain
 from bluegray.web.ratings import pool_name
+from bluegray.web.realtime.bus import News
 from bluegray.web.schemas import ClockSettings, CorrespondenceSettings
 from bluegray.web.seeks import (
     SeekGoneError,

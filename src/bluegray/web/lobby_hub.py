@@ -15,8 +15,8 @@ from __future__ import annotations
 from collections import defaultdict
 from typing import Final
 
-from bluegray.web.bus import News
-from bluegray.web.ws import Connection
+from bluegray.web.realtime.bus import News
+from bluegray.web.realtime.sockets import Connection
 
 LOBBY: Final = "lobby"
 ACCOUNT_PREFIX: Final = "account:"

@@ -25,14 +25,14 @@ from sqlalchemy.orm import Session
 
 from bluegray.errors import BlueGrayError
 from bluegray.pieces import Side
-from bluegray.web.bus import Bus, BusUnavailableError, News
 from bluegray.web.live import LiveGame
 from bluegray.web.platform.clocks import now_ms
 from bluegray.web.platform.db import ConflictError, Database
 from bluegray.web.platform.errors import ApiError, from_library, not_found
 from bluegray.web.platform.logs import game_id_var
 from bluegray.web.platform.models import Base, DeadlineRow, GameRow
-from bluegray.web.presence import UNKNOWN, Presence, PresenceBook
+from bluegray.web.realtime.bus import Bus, BusUnavailableError, News
+from bluegray.web.realtime.presence import UNKNOWN, Presence, PresenceBook
 from bluegray.web.schemas import (
     AiMessage,
     AiStatus,

@@ -25,7 +25,6 @@ from bluegray.pieces import Side
 from bluegray.record import read_record
 from bluegray.rules import RuleSet
 from bluegray.web import actions
-from bluegray.web.bus import Bus
 from bluegray.web.duties import Duties
 from bluegray.web.idempotency import Keyed, new_salt, remember, remembered
 from bluegray.web.jobs import JobQueue, MoveSink
@@ -37,10 +36,12 @@ from bluegray.web.platform.metrics import Metrics
 from bluegray.web.platform.security import digest, new_game_id, new_invite_code, new_token
 from bluegray.web.platform.settings import Settings
 from bluegray.web.players import Account
-from bluegray.web.presence import Presence, PresenceBook
 from bluegray.web.queries import count_games, list_games
 from bluegray.web.rated_pairs import limit_rated, pair_limit_reached, pair_of
 from bluegray.web.ratings import check_rated, check_rated_seat, rate_ended
+from bluegray.web.realtime.bus import Bus
+from bluegray.web.realtime.presence import Presence, PresenceBook
+from bluegray.web.realtime.sockets import Hub
 from bluegray.web.runtime import Games, Runtime
 from bluegray.web.schemas import (
     Action,
@@ -57,7 +58,6 @@ from bluegray.web.store import Save, new_game_save
 from bluegray.web.tournaments.ending import tournament_ended
 from bluegray.web.uptime import credit_store_outage
 from bluegray.web.view import game_state
-from bluegray.web.ws import Hub
 
 log = logging.getLogger("bluegray.web")
 

@@ -10,8 +10,8 @@ from bluegray.position import Position
 from bluegray.rules import RuleSet
 from bluegray.web.live import LiveGame, side_name
 from bluegray.web.platform.clocks import Clock, Correspondence
-from bluegray.web.presence import Presence
 from bluegray.web.rated_pairs import explain
+from bluegray.web.realtime.presence import Presence
 from bluegray.web.schemas import (
     AiStatus,
     ClockState,

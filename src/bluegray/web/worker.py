@@ -35,7 +35,6 @@ from redis.exceptions import RedisError
 from bluegray.web import redis_queue
 from bluegray.web.ai_moves import play_ai_move
 from bluegray.web.backends import redis_client, stale_ms
-from bluegray.web.bus import RedisBus
 from bluegray.web.cpus import usable_cpus
 from bluegray.web.jobs import AnalysisOutput, MoveJob, prepare_engine_process, reserved_for_short
 from bluegray.web.jobs import run_job as run_engine_job
@@ -44,8 +43,9 @@ from bluegray.web.platform.db import Database
 from bluegray.web.platform.logs import log_config
 from bluegray.web.platform.metrics import WorkerMetrics
 from bluegray.web.platform.settings import Settings
-from bluegray.web.presence import RedisPresence
 from bluegray.web.ratings import rate_ended
+from bluegray.web.realtime.bus import RedisBus
+from bluegray.web.realtime.presence import RedisPresence
 from bluegray.web.runtime import Games
 
 log = logging.getLogger("bluegray.worker")

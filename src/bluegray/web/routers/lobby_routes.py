@@ -36,10 +36,10 @@ from bluegray.web.platform.clocks import now_ms
 from bluegray.web.platform.errors import ApiError
 from bluegray.web.platform.security import origin_allowed
 from bluegray.web.players import Account
+from bluegray.web.realtime.sockets import Connection
 from bluegray.web.schemas import ErrorResponse
 from bluegray.web.seeks import seek_preview
 from bluegray.web.turns import your_turn
-from bluegray.web.ws import Connection
 
 router = APIRouter(tags=["lobby"])
 

@@ -24,6 +24,7 @@ from bluegray.web.platform.errors import ApiError, from_library
 from bluegray.web.platform.rates import RateLimits
 from bluegray.web.platform.security import origin_allowed
 from bluegray.web.platform.settings import Settings
+from bluegray.web.realtime.sockets import Connection
 from bluegray.web.schemas import (
     AckMessage,
     ActionMessage,
@@ -37,7 +38,6 @@ from bluegray.web.schemas import (
     WelcomeMessage,
 )
 from bluegray.web.service import GameService
-from bluegray.web.ws import Connection
 
 router = APIRouter()
 log = logging.getLogger("bluegray.web")

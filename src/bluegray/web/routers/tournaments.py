@@ -15,6 +15,7 @@ from bluegray.web.lobby_schemas import LobbyWelcome
 from bluegray.web.platform.errors import ApiError
 from bluegray.web.platform.security import origin_allowed
 from bluegray.web.players import Account
+from bluegray.web.realtime.sockets import Connection
 from bluegray.web.routers.lobby_routes import CLOSE_POLICY, identify, listen
 from bluegray.web.routers.records import record_text
 from bluegray.web.schemas import ErrorResponse
@@ -27,7 +28,6 @@ from bluegray.web.tournaments.schemas import (
     TournamentMessage,
 )
 from bluegray.web.tournaments.service import Tournaments
-from bluegray.web.ws import Connection
 
 router = APIRouter(tags=["tournaments"])
 

@@ -27,8 +27,8 @@ from typing import Final
 from starlette.websockets import WebSocket
 
 from bluegray.pieces import Side
-from bluegray.web.bus import Bus, News
-from bluegray.web.presence import PresenceBook
+from bluegray.web.realtime.bus import Bus, News
+from bluegray.web.realtime.presence import PresenceBook
 
 QUEUE_LIMIT: Final = 256
 """Messages waiting for one client before it counts as gone."""
