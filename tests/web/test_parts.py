@@ -34,7 +34,7 @@ from bluegray.web.platform.models import Base, ServerStateRow
 from bluegray.web.platform.rates import RateLimits
 from bluegray.web.platform.security import digest, matches, new_token
 from bluegray.web.platform.settings import InvalidSettingError, Settings
-from bluegray.web.uptime import HEARTBEAT_KEY, note_alive
+from bluegray.web.timers.uptime import HEARTBEAT_KEY, note_alive
 from tests.paths import REPOSITORY
 from tests.servers import PostgresServer, free_port
 

@@ -23,7 +23,6 @@ from bluegray import Game
 from bluegray.pieces import Side
 from bluegray.web import actions, local_queue, redis_queue
 from bluegray.web.cpus import quota_cpus, usable_cpus
-from bluegray.web.deadlines import DONE, Due, Timers, Verdict
 from bluegray.web.jobs import (
     AiBusyError,
     AnalysisOutput,
@@ -54,7 +53,8 @@ from bluegray.web.store import (
     new_game_save,
     save_text,
 )
-from bluegray.web.uptime import credit_outage, note_alive
+from bluegray.web.timers.deadlines import DONE, Due, Timers, Verdict
+from bluegray.web.timers.uptime import credit_outage, note_alive
 from bluegray.web.worker import slot_names, worker_slots
 
 # -- the hub: states in version order ---------------------------------------------------------

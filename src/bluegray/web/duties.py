@@ -19,7 +19,6 @@ from sqlalchemy.orm import Session
 
 from bluegray.web import actions
 from bluegray.web.ai_moves import ai_job, play_ai_move
-from bluegray.web.deadlines import DONE, Due, Timers, Verdict
 from bluegray.web.jobs import AiBusyError, JobQueue, MoveJob, MoveSink, Owner
 from bluegray.web.live import LiveGame
 from bluegray.web.notices import NOTICE_KINDS, Notices
@@ -33,7 +32,8 @@ from bluegray.web.realtime.sockets import Hub
 from bluegray.web.runtime import Games
 from bluegray.web.schemas import AiStatus, ReadyCheck
 from bluegray.web.store import timer_values
-from bluegray.web.uptime import (
+from bluegray.web.timers.deadlines import DONE, Due, Timers, Verdict
+from bluegray.web.timers.uptime import (
     Outage,
     credit_outage,
     credited_flag_at,

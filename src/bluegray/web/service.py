@@ -55,8 +55,8 @@ from bluegray.web.schemas import (
     StateMessage,
 )
 from bluegray.web.store import Save, new_game_save
+from bluegray.web.timers.uptime import credit_store_outage
 from bluegray.web.tournaments.ending import tournament_ended
-from bluegray.web.uptime import credit_store_outage
 from bluegray.web.view import game_state
 
 log = logging.getLogger("bluegray.web")

@@ -24,7 +24,6 @@ from sqlalchemy.orm import Session
 from bluegray.errors import BlueGrayError
 from bluegray.pieces import Side
 from bluegray.rules import RuleSet
-from bluegray.web.deadlines import DONE, Due, Verdict
 from bluegray.web.glicko import DEFAULT_SETTINGS, Rating
 from bluegray.web.leaderboards import shown_rating
 from bluegray.web.live import LiveGame
@@ -40,6 +39,7 @@ from bluegray.web.rated_pairs import DAY_MS, explain
 from bluegray.web.ratings import pool_name
 from bluegray.web.realtime.bus import News
 from bluegray.web.service import GameService
+from bluegray.web.timers.deadlines import DONE, Due, Verdict
 from bluegray.web.tournaments import arena, swiss
 from bluegray.web.tournaments.ending import TIMER_KIND, set_timer
 from bluegray.web.tournaments.schemas import (
