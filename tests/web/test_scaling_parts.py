@@ -21,9 +21,10 @@ from sqlalchemy.orm import Session
 
 from bluegray import Game
 from bluegray.pieces import Side
-from bluegray.web import actions, local_queue, redis_queue
-from bluegray.web.cpus import quota_cpus, usable_cpus
-from bluegray.web.jobs import (
+from bluegray.web import actions
+from bluegray.web.ai import local_queue, redis_queue
+from bluegray.web.ai.cpus import quota_cpus, usable_cpus
+from bluegray.web.ai.jobs import (
     AiBusyError,
     AnalysisOutput,
     Bounds,
@@ -35,8 +36,8 @@ from bluegray.web.jobs import (
     encode_job,
     reserved_for_short,
 )
+from bluegray.web.ai.local_queue import LocalQueue
 from bluegray.web.live import LiveGame, Seat
-from bluegray.web.local_queue import LocalQueue
 from bluegray.web.platform.clocks import now_ms
 from bluegray.web.platform.db import Database
 from bluegray.web.platform.metrics import WorkerMetrics

@@ -3,6 +3,6 @@ download and import games. It needs the ``web`` extra: ``pip install "bluegray[w
 
 The app is made by ``bluegray.web.app.create_app`` from
 ``bluegray.web.platform.settings.Settings``. This package's own module imports nothing, so that
-the engine's processes, which import ``bluegray.web.engine_work``, do not load the web framework.
+the engine's processes, which import ``bluegray.web.ai.engine_work``, do not load the web framework.
 docs/architecture.md draws its packages by domain and their layers.
 """

@@ -8,7 +8,7 @@ import hashlib
 import logging
 
 from bluegray.web import actions
-from bluegray.web.jobs import MoveJob
+from bluegray.web.ai.jobs import MoveJob
 from bluegray.web.live import LiveGame
 from bluegray.web.platform.clocks import now_ms
 from bluegray.web.platform.errors import ApiError

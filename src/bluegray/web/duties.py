@@ -18,8 +18,8 @@ from sqlalchemy import text
 from sqlalchemy.orm import Session
 
 from bluegray.web import actions
+from bluegray.web.ai.jobs import AiBusyError, JobQueue, MoveJob, MoveSink, Owner
 from bluegray.web.ai_moves import ai_job, play_ai_move
-from bluegray.web.jobs import AiBusyError, JobQueue, MoveJob, MoveSink, Owner
 from bluegray.web.live import LiveGame
 from bluegray.web.notices import NOTICE_KINDS, Notices
 from bluegray.web.platform.clocks import now_ms

@@ -25,9 +25,9 @@ from bluegray.pieces import Side
 from bluegray.record import read_record
 from bluegray.rules import RuleSet
 from bluegray.web import actions
+from bluegray.web.ai.jobs import JobQueue, MoveSink
 from bluegray.web.duties import Duties
 from bluegray.web.idempotency import Keyed, new_salt, remember, remembered
-from bluegray.web.jobs import JobQueue, MoveSink
 from bluegray.web.live import LiveGame, Played, Seat
 from bluegray.web.platform.clocks import Clock, Correspondence, now_ms
 from bluegray.web.platform.db import ConflictError, Database

@@ -32,12 +32,12 @@ from typing import Any, Final
 
 from redis.exceptions import RedisError
 
-from bluegray.web import redis_queue
+from bluegray.web.ai import redis_queue
+from bluegray.web.ai.cpus import usable_cpus
+from bluegray.web.ai.jobs import AnalysisOutput, MoveJob, prepare_engine_process, reserved_for_short
+from bluegray.web.ai.jobs import run_job as run_engine_job
 from bluegray.web.ai_moves import play_ai_move
 from bluegray.web.backends import redis_client, stale_ms
-from bluegray.web.cpus import usable_cpus
-from bluegray.web.jobs import AnalysisOutput, MoveJob, prepare_engine_process, reserved_for_short
-from bluegray.web.jobs import run_job as run_engine_job
 from bluegray.web.platform.clocks import now_ms, set_time_offset
 from bluegray.web.platform.db import Database
 from bluegray.web.platform.logs import log_config

@@ -25,7 +25,7 @@ from bluegray.errors import BlueGrayError
 from bluegray.outcome import Outcome, Termination
 from bluegray.pieces import Side
 
-ENGINE_WORK: Final = "bluegray.web.engine_work"
+ENGINE_WORK: Final = "bluegray.web.ai.engine_work"
 """The module that runs jobs with the engine (loaded only where jobs run)."""
 SHORT_SECONDS: Final = 1.0
 """Analyses of at most this long (a hint) are short jobs."""

@@ -14,7 +14,7 @@ from bluegray.engine.players import SearchPlayer, player_from_spec
 from bluegray.engine.processes import die_with_parent
 from bluegray.engine.search import warm_up
 from bluegray.game import Game
-from bluegray.web.jobs import AnalysisJob, AnalysisOutput, Job, MoveJob
+from bluegray.web.ai.jobs import AnalysisJob, AnalysisOutput, Job, MoveJob
 
 CLOCK_SHARE: Final = 30
 """A clocked AI spends at most its time left divided by this on one move."""

@@ -34,7 +34,7 @@ from typing import Any, Final
 import redis.asyncio as aioredis
 from redis.exceptions import ResponseError
 
-from bluegray.web.jobs import (
+from bluegray.web.ai.jobs import (
     LONG_WAIT_SECONDS,
     AiBusyError,
     AiUnavailableError,

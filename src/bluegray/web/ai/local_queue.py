@@ -19,7 +19,7 @@ from concurrent.futures import BrokenExecutor, Executor, ProcessPoolExecutor, Th
 from dataclasses import dataclass, field
 from typing import Final
 
-from bluegray.web.jobs import (
+from bluegray.web.ai.jobs import (
     LONG_WAIT_SECONDS,
     AiBusyError,
     AnalysisJob,
