@@ -16,7 +16,7 @@ from sqlalchemy import Connection, insert, inspect, select
 
 from bluegray.cli.main import main
 from bluegray.web import accounts as account_service
-from bluegray.web import service as service_module
+from bluegray.web.games import service as service_module
 from bluegray.web.platform.db import MIGRATIONS, make_engine, upgrade_schema
 from bluegray.web.platform.models import ApiTokenRow, Base, SeatRow
 from tests.web.accounts import (

@@ -26,7 +26,7 @@ from sqlalchemy.exc import IntegrityError
 from bluegray.cli.main import main
 from bluegray.game import Game
 from bluegray.pieces import Side
-from bluegray.web.live import LiveGame, Played
+from bluegray.web.games.live import LiveGame, Played
 from bluegray.web.platform.clocks import Clock
 from bluegray.web.platform.db import ConflictError, Database
 from bluegray.web.platform.logs import game_id_var, log_config

@@ -21,7 +21,6 @@ from sqlalchemy.orm import Session
 
 from bluegray import Game
 from bluegray.pieces import Side
-from bluegray.web import actions
 from bluegray.web.ai import local_queue, redis_queue
 from bluegray.web.ai.cpus import quota_cpus, usable_cpus
 from bluegray.web.ai.jobs import (
@@ -37,7 +36,16 @@ from bluegray.web.ai.jobs import (
     reserved_for_short,
 )
 from bluegray.web.ai.local_queue import LocalQueue
-from bluegray.web.live import LiveGame, Seat
+from bluegray.web.games import actions
+from bluegray.web.games.live import LiveGame, Seat
+from bluegray.web.games.store import (
+    apply_save,
+    change_save,
+    live_after,
+    load_game,
+    new_game_save,
+    save_text,
+)
 from bluegray.web.platform.clocks import now_ms
 from bluegray.web.platform.db import Database
 from bluegray.web.platform.metrics import WorkerMetrics
@@ -46,14 +54,6 @@ from bluegray.web.platform.settings import Settings
 from bluegray.web.realtime.bus import LocalBus, News
 from bluegray.web.realtime.presence import LocalPresence
 from bluegray.web.realtime.sockets import Connection, Hub
-from bluegray.web.store import (
-    apply_save,
-    change_save,
-    live_after,
-    load_game,
-    new_game_save,
-    save_text,
-)
 from bluegray.web.timers.deadlines import DONE, Due, Timers, Verdict
 from bluegray.web.timers.uptime import credit_outage, note_alive
 from bluegray.web.worker import slot_names, worker_slots

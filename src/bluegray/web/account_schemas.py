@@ -7,8 +7,8 @@ from typing import Literal
 
 from pydantic import BaseModel, EmailStr, Field
 
+from bluegray.web.games.schemas import Mode, OutcomeInfo, Request, SideName, Status
 from bluegray.web.platform.texts import OneLine
-from bluegray.web.schemas import Mode, OutcomeInfo, Request, SideName, Status
 
 NAME_TEXT_LIMIT = 100
 """How long a name may be in a request (a longer one is refused with the rules for names)."""

@@ -25,7 +25,9 @@ from sqlalchemy.exc import IntegrityError
 from sqlalchemy.orm import Session
 
 from bluegray.web.api_tokens import ApiTokens, end_tokens
-from bluegray.web.live import LiveGame
+from bluegray.web.games.live import LiveGame
+from bluegray.web.games.runtime import Games
+from bluegray.web.games.schemas import GameEvent
 from bluegray.web.passwords import MAX_LENGTH, MIN_LENGTH, Hashing, is_common, needs_rehash
 from bluegray.web.platform.clocks import now_ms
 from bluegray.web.platform.db import Database
@@ -36,8 +38,6 @@ from bluegray.web.platform.security import device_cookie, device_knows
 from bluegray.web.platform.settings import Settings
 from bluegray.web.players import Account, account_of_row, check_new_name, is_name, name_key
 from bluegray.web.ratings import void_rated_results
-from bluegray.web.runtime import Games
-from bluegray.web.schemas import GameEvent
 from bluegray.web.seeks import drop_seeks_of
 from bluegray.web.sessions import Sessions, end_sessions
 

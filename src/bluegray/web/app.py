@@ -17,6 +17,8 @@ from bluegray import __version__
 from bluegray.web.accounts import Accounts
 from bluegray.web.backends import backends
 from bluegray.web.callers import Callers
+from bluegray.web.games.schemas import ErrorResponse
+from bluegray.web.games.service import GameService
 from bluegray.web.lobby import Lobby
 from bluegray.web.platform.clocks import set_time_offset
 from bluegray.web.platform.db import Database
@@ -42,8 +44,6 @@ from bluegray.web.routers import (
     tournament_pages,
     tournaments,
 )
-from bluegray.web.schemas import ErrorResponse
-from bluegray.web.service import GameService
 from bluegray.web.tournaments.service import Tournaments
 
 STATIC: Final = Path(__file__).resolve().parent / "static"

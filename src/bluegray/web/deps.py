@@ -18,6 +18,7 @@ from bluegray.pieces import Side
 from bluegray.web.accounts import Accounts
 from bluegray.web.api_tokens import is_api_token
 from bluegray.web.callers import CHANGING_METHODS, Caller, Callers, check_form, csrf_refusal
+from bluegray.web.games.service import GameService
 from bluegray.web.platform.errors import ApiError
 from bluegray.web.platform.security import (
     BROWSER_COOKIE,
@@ -29,7 +30,6 @@ from bluegray.web.platform.security import (
 )
 from bluegray.web.platform.settings import Settings
 from bluegray.web.players import Account
-from bluegray.web.service import GameService
 
 GAME_ID_PATTERN: Final = r"^[A-Za-z0-9_-]{1,32}$"
 BROWSER_ID_PATTERN: Final = re.compile(r"[A-Za-z0-9_-]{16,64}")

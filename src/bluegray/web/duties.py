@@ -17,10 +17,13 @@ from typing import Final
 from sqlalchemy import text
 from sqlalchemy.orm import Session
 
-from bluegray.web import actions
 from bluegray.web.ai.jobs import AiBusyError, JobQueue, MoveJob, MoveSink, Owner
-from bluegray.web.ai_moves import ai_job, play_ai_move
-from bluegray.web.live import LiveGame
+from bluegray.web.games import actions
+from bluegray.web.games.ai_moves import ai_job, play_ai_move
+from bluegray.web.games.live import LiveGame
+from bluegray.web.games.runtime import Games
+from bluegray.web.games.schemas import AiStatus, ReadyCheck
+from bluegray.web.games.store import timer_values
 from bluegray.web.notices import NOTICE_KINDS, Notices
 from bluegray.web.platform.clocks import now_ms
 from bluegray.web.platform.db import Database
@@ -29,9 +32,6 @@ from bluegray.web.platform.settings import Settings
 from bluegray.web.realtime.bus import Bus, News
 from bluegray.web.realtime.presence import PresenceBook
 from bluegray.web.realtime.sockets import Hub
-from bluegray.web.runtime import Games
-from bluegray.web.schemas import AiStatus, ReadyCheck
-from bluegray.web.store import timer_values
 from bluegray.web.timers.deadlines import DONE, Due, Timers, Verdict
 from bluegray.web.timers.uptime import (
     Outage,

@@ -29,6 +29,8 @@ from sqlalchemy.orm import Session
 from bluegray.errors import BlueGrayError
 from bluegray.pieces import Side
 from bluegray.rules import RuleSet
+from bluegray.web.games.schemas import ClockSettings, CorrespondenceSettings
+from bluegray.web.games.service import GameService
 from bluegray.web.glicko import DEFAULT_SETTINGS, Rating, is_provisional
 from bluegray.web.leaderboards import shown_rating
 from bluegray.web.lobby_hub import ACCOUNT_PREFIX, LOBBY, LobbyHub
@@ -57,7 +59,6 @@ from bluegray.web.quick_pairings import QUICK_BY_KEY, QUICK_PAIRINGS, quick_matc
 from bluegray.web.rated_pairs import explain
 from bluegray.web.ratings import pool_name
 from bluegray.web.realtime.bus import News
-from bluegray.web.schemas import ClockSettings, CorrespondenceSettings
 from bluegray.web.seeks import (
     SeekGoneError,
     TooManySeeksError,
@@ -75,7 +76,6 @@ from bluegray.web.seeks import (
     waiting_in_quick_pairings,
     waiting_quick,
 )
-from bluegray.web.service import GameService
 
 log = logging.getLogger("bluegray.web")
 

@@ -8,7 +8,7 @@ from typing import Annotated, Literal
 from pydantic import BaseModel, Field
 
 from bluegray.web.account_schemas import TurnGame
-from bluegray.web.schemas import (
+from bluegray.web.games.schemas import (
     RULES_TEXT_LIMIT,
     ClockSettings,
     CorrespondenceSettings,

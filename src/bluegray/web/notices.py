@@ -22,13 +22,13 @@ from typing import Final
 from sqlalchemy import Connection, update
 from sqlalchemy.orm import Session
 
-from bluegray.web.live import LiveGame
+from bluegray.web.games.live import LiveGame
+from bluegray.web.games.runtime import Games
 from bluegray.web.mail import MailError, compose, send
 from bluegray.web.platform.clocks import now_ms
 from bluegray.web.platform.db import Database
 from bluegray.web.platform.models import AccountRow
 from bluegray.web.platform.settings import Settings
-from bluegray.web.runtime import Games
 from bluegray.web.timers.deadlines import DONE, Due, Verdict
 
 log = logging.getLogger("bluegray.web")

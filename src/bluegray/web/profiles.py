@@ -11,9 +11,9 @@ from sqlalchemy import and_, case, func, or_, select
 from sqlalchemy.orm import Session, aliased
 
 from bluegray.web.account_schemas import GameCounts, Opponent, PlayerGame, PlayerGames
+from bluegray.web.games.queries import older_than, outcome_of_row
 from bluegray.web.platform.db import Database
 from bluegray.web.platform.models import GameRow, SeatRow
-from bluegray.web.queries import older_than, outcome_of_row
 
 UNCOUNTED_MODES: Final = ("hotseat", "imported")
 """Games that count for nobody's record: one person played both sides, or nobody played."""

@@ -7,10 +7,10 @@ from __future__ import annotations
 import math
 from typing import Final
 
+from bluegray.web.games.schemas import ClockSettings
 from bluegray.web.lobby_schemas import QuickPairing
 from bluegray.web.platform.models import SeekRow
 from bluegray.web.platform.settings import Settings
-from bluegray.web.schemas import ClockSettings
 
 QUICK_PAIRINGS: Final = (
     QuickPairing(

@@ -18,7 +18,7 @@ from sqlalchemy import Connection, Select, and_, case, func, or_, select
 from sqlalchemy.orm import aliased
 
 from bluegray.pieces import Side
-from bluegray.web.live import LiveGame
+from bluegray.web.games.live import LiveGame
 from bluegray.web.platform.models import AccountRow, GameRow, SeatRow
 
 DAY_MS: Final = 86_400_000

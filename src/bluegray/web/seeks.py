@@ -17,12 +17,12 @@ from sqlalchemy import ColumnElement, Connection, Row, and_, delete, func, inser
 from sqlalchemy.orm import Session
 
 from bluegray.web.account_schemas import SeekPreview
+from bluegray.web.games.schemas import ClockSettings, CorrespondenceSettings
 from bluegray.web.lobby_schemas import SeekInfo
 from bluegray.web.platform.db import ConflictError
 from bluegray.web.platform.errors import ApiError
 from bluegray.web.platform.models import Base, SeekRow
 from bluegray.web.ratings import rating_preview
-from bluegray.web.schemas import ClockSettings, CorrespondenceSettings
 
 _SEEKS: Final = Base.metadata.tables["seeks"]
 LIST_LIMIT: Final = 500

@@ -36,8 +36,9 @@ from bluegray.web.ai import redis_queue
 from bluegray.web.ai.cpus import usable_cpus
 from bluegray.web.ai.jobs import AnalysisOutput, MoveJob, prepare_engine_process, reserved_for_short
 from bluegray.web.ai.jobs import run_job as run_engine_job
-from bluegray.web.ai_moves import play_ai_move
 from bluegray.web.backends import redis_client, stale_ms
+from bluegray.web.games.ai_moves import play_ai_move
+from bluegray.web.games.runtime import Games
 from bluegray.web.platform.clocks import now_ms, set_time_offset
 from bluegray.web.platform.db import Database
 from bluegray.web.platform.logs import log_config
@@ -46,7 +47,6 @@ from bluegray.web.platform.settings import Settings
 from bluegray.web.ratings import rate_ended
 from bluegray.web.realtime.bus import RedisBus
 from bluegray.web.realtime.presence import RedisPresence
-from bluegray.web.runtime import Games
 
 log = logging.getLogger("bluegray.worker")
 

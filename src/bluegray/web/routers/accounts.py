@@ -45,6 +45,7 @@ from bluegray.web.deps import (
     browser_secret,
     secure_cookies,
 )
+from bluegray.web.games.schemas import ErrorResponse
 from bluegray.web.leaderboards import player_ratings
 from bluegray.web.notices import Preferences, preferences, store_preferences
 from bluegray.web.platform.clocks import now_ms
@@ -54,7 +55,6 @@ from bluegray.web.platform.settings import Settings
 from bluegray.web.players import Account
 from bluegray.web.profiles import game_counts, player_games
 from bluegray.web.rated_pairs import DAY_MS, capped_pairs
-from bluegray.web.schemas import ErrorResponse
 from bluegray.web.sessions import SESSION_COOKIE, SESSION_MS, csrf_token
 from bluegray.web.turns import your_turn
 

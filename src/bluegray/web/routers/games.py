@@ -18,11 +18,8 @@ from bluegray.web.deps import (
     SeatSides,
     Service,
 )
-from bluegray.web.idempotency import HEADER
-from bluegray.web.platform.clocks import now_ms
-from bluegray.web.platform.errors import ApiError
-from bluegray.web.ratings import game_preview
-from bluegray.web.schemas import (
+from bluegray.web.games.idempotency import HEADER
+from bluegray.web.games.schemas import (
     ActionRequest,
     CreatedGame,
     CreateGameRequest,
@@ -35,6 +32,9 @@ from bluegray.web.schemas import (
     MoveAck,
     MoveRequest,
 )
+from bluegray.web.platform.clocks import now_ms
+from bluegray.web.platform.errors import ApiError
+from bluegray.web.ratings import game_preview
 
 router = APIRouter(prefix="/api/games", tags=["games"])
 

@@ -15,6 +15,7 @@ from fastapi import APIRouter, Depends, Path, Request, Response, WebSocket, WebS
 from bluegray.web.account_schemas import SeekPreview, TurnGame
 from bluegray.web.callers import Caller, Callers, csrf_refusal
 from bluegray.web.deps import CurrentCaller
+from bluegray.web.games.schemas import ErrorResponse
 from bluegray.web.lobby import Lobby
 from bluegray.web.lobby_schemas import (
     ChallengeList,
@@ -37,7 +38,6 @@ from bluegray.web.platform.errors import ApiError
 from bluegray.web.platform.security import origin_allowed
 from bluegray.web.players import Account
 from bluegray.web.realtime.sockets import Connection
-from bluegray.web.schemas import ErrorResponse
 from bluegray.web.seeks import seek_preview
 from bluegray.web.turns import your_turn
 

@@ -26,6 +26,7 @@ from bluegray.web.deps import (
     current_caller,
     set_browser_cookie,
 )
+from bluegray.web.games.schemas import RULES_TEXT_LIMIT
 from bluegray.web.leaderboards import ratings_now
 from bluegray.web.lobby import Lobby
 from bluegray.web.platform.clocks import now_ms
@@ -33,7 +34,6 @@ from bluegray.web.platform.errors import ApiError
 from bluegray.web.platform.security import BROWSER_COOKIE, new_browser_id
 from bluegray.web.quick_pairings import QUICK_PAIRINGS
 from bluegray.web.routers.rules import rules_list
-from bluegray.web.schemas import RULES_TEXT_LIMIT
 from bluegray.web.sessions import csrf_token
 
 TEMPLATES: Final = Path(__file__).resolve().parent.parent / "templates"

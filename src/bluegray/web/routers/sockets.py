@@ -19,13 +19,7 @@ from bluegray.errors import BlueGrayError
 from bluegray.pieces import Side
 from bluegray.web.api_tokens import is_api_token
 from bluegray.web.callers import Callers
-from bluegray.web.platform.clocks import now_ms
-from bluegray.web.platform.errors import ApiError, from_library
-from bluegray.web.platform.rates import RateLimits
-from bluegray.web.platform.security import origin_allowed
-from bluegray.web.platform.settings import Settings
-from bluegray.web.realtime.sockets import Connection
-from bluegray.web.schemas import (
+from bluegray.web.games.schemas import (
     AckMessage,
     ActionMessage,
     ErrorMessage,
@@ -37,7 +31,13 @@ from bluegray.web.schemas import (
     SyncMessage,
     WelcomeMessage,
 )
-from bluegray.web.service import GameService
+from bluegray.web.games.service import GameService
+from bluegray.web.platform.clocks import now_ms
+from bluegray.web.platform.errors import ApiError, from_library
+from bluegray.web.platform.rates import RateLimits
+from bluegray.web.platform.security import origin_allowed
+from bluegray.web.platform.settings import Settings
+from bluegray.web.realtime.sockets import Connection
 
 router = APIRouter()
 log = logging.getLogger("bluegray.web")

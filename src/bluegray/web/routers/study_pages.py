@@ -30,10 +30,7 @@ from bluegray.web.deps import (
     Service,
     current_caller,
 )
-from bluegray.web.platform.errors import ApiError
-from bluegray.web.platform.security import BROWSER_COOKIE, digest
-from bluegray.web.routers.pages import render_page
-from bluegray.web.schemas import (
+from bluegray.web.games.schemas import (
     MOVE_TEXT_LIMIT,
     POSITION_TEXT_LIMIT,
     RULES_TEXT_LIMIT,
@@ -43,10 +40,13 @@ from bluegray.web.schemas import (
     RulesInfo,
     SideCounts,
 )
-from bluegray.web.schemas import (
+from bluegray.web.games.schemas import (
     Request as RequestBody,
 )
-from bluegray.web.view import cached_rules_info, outcome_info
+from bluegray.web.games.view import cached_rules_info, outcome_info
+from bluegray.web.platform.errors import ApiError
+from bluegray.web.platform.security import BROWSER_COOKIE, digest
+from bluegray.web.routers.pages import render_page
 
 GAMES_PER_PAGE: Final = 50
 

@@ -10,6 +10,7 @@ from fastapi.responses import PlainTextResponse
 
 from bluegray.web.callers import Caller, csrf_refusal
 from bluegray.web.deps import AppSettings, CurrentCaller, Service
+from bluegray.web.games.schemas import ErrorResponse
 from bluegray.web.lobby import Lobby
 from bluegray.web.lobby_schemas import LobbyWelcome
 from bluegray.web.platform.errors import ApiError
@@ -18,7 +19,6 @@ from bluegray.web.players import Account
 from bluegray.web.realtime.sockets import Connection
 from bluegray.web.routers.lobby_routes import CLOSE_POLICY, identify, listen
 from bluegray.web.routers.records import record_text
-from bluegray.web.schemas import ErrorResponse
 from bluegray.web.tournaments.schemas import (
     CreateTournamentRequest,
     Standings,

@@ -20,7 +20,7 @@ from typing import Final
 from sqlalchemy import Connection, case, literal, select, update
 from sqlalchemy.orm import Session
 
-from bluegray.web.live import LiveGame
+from bluegray.web.games.live import LiveGame
 from bluegray.web.platform.db import upsert
 from bluegray.web.platform.models import Base, GameRow
 

@@ -16,7 +16,7 @@ from typing import Final
 from sqlalchemy import Connection, select, update
 
 from bluegray.pieces import Side
-from bluegray.web.live import LiveGame
+from bluegray.web.games.live import LiveGame
 from bluegray.web.platform.db import upsert
 from bluegray.web.platform.models import Base
 from bluegray.web.tournaments.results import Result

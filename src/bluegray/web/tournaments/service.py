@@ -24,9 +24,10 @@ from sqlalchemy.orm import Session
 from bluegray.errors import BlueGrayError
 from bluegray.pieces import Side
 from bluegray.rules import RuleSet
+from bluegray.web.games.live import LiveGame
+from bluegray.web.games.service import GameService
 from bluegray.web.glicko import DEFAULT_SETTINGS, Rating
 from bluegray.web.leaderboards import shown_rating
-from bluegray.web.live import LiveGame
 from bluegray.web.lobby_hub import ACCOUNT_PREFIX, TOURNAMENT_PREFIX
 from bluegray.web.lobby_schemas import GameStartedMessage, StartedGame
 from bluegray.web.platform.clocks import Clock, now_ms, time_class
@@ -38,7 +39,6 @@ from bluegray.web.players import Account, account_of_row
 from bluegray.web.rated_pairs import DAY_MS, explain
 from bluegray.web.ratings import pool_name
 from bluegray.web.realtime.bus import News
-from bluegray.web.service import GameService
 from bluegray.web.timers.deadlines import DONE, Due, Verdict
 from bluegray.web.tournaments import arena, swiss
 from bluegray.web.tournaments.ending import TIMER_KIND, set_timer

@@ -24,26 +24,14 @@ from bluegray.game import Game
 from bluegray.pieces import Side
 from bluegray.record import read_record
 from bluegray.rules import RuleSet
-from bluegray.web import actions
 from bluegray.web.ai.jobs import JobQueue, MoveSink
 from bluegray.web.duties import Duties
-from bluegray.web.idempotency import Keyed, new_salt, remember, remembered
-from bluegray.web.live import LiveGame, Played, Seat
-from bluegray.web.platform.clocks import Clock, Correspondence, now_ms
-from bluegray.web.platform.db import ConflictError, Database
-from bluegray.web.platform.errors import ApiError, from_library, refused_while_down
-from bluegray.web.platform.metrics import Metrics
-from bluegray.web.platform.security import digest, new_game_id, new_invite_code, new_token
-from bluegray.web.platform.settings import Settings
-from bluegray.web.players import Account
-from bluegray.web.queries import count_games, list_games
-from bluegray.web.rated_pairs import limit_rated, pair_limit_reached, pair_of
-from bluegray.web.ratings import check_rated, check_rated_seat, rate_ended
-from bluegray.web.realtime.bus import Bus
-from bluegray.web.realtime.presence import Presence, PresenceBook
-from bluegray.web.realtime.sockets import Hub
-from bluegray.web.runtime import Games, Runtime
-from bluegray.web.schemas import (
+from bluegray.web.games import actions
+from bluegray.web.games.idempotency import Keyed, new_salt, remember, remembered
+from bluegray.web.games.live import LiveGame, Played, Seat
+from bluegray.web.games.queries import count_games, list_games
+from bluegray.web.games.runtime import Games, Runtime
+from bluegray.web.games.schemas import (
     Action,
     CreateGameRequest,
     GameEvent,
@@ -54,10 +42,22 @@ from bluegray.web.schemas import (
     SeatGrant,
     StateMessage,
 )
-from bluegray.web.store import Save, new_game_save
+from bluegray.web.games.store import Save, new_game_save
+from bluegray.web.games.view import game_state
+from bluegray.web.platform.clocks import Clock, Correspondence, now_ms
+from bluegray.web.platform.db import ConflictError, Database
+from bluegray.web.platform.errors import ApiError, from_library, refused_while_down
+from bluegray.web.platform.metrics import Metrics
+from bluegray.web.platform.security import digest, new_game_id, new_invite_code, new_token
+from bluegray.web.platform.settings import Settings
+from bluegray.web.players import Account
+from bluegray.web.rated_pairs import limit_rated, pair_limit_reached, pair_of
+from bluegray.web.ratings import check_rated, check_rated_seat, rate_ended
+from bluegray.web.realtime.bus import Bus
+from bluegray.web.realtime.presence import Presence, PresenceBook
+from bluegray.web.realtime.sockets import Hub
 from bluegray.web.timers.uptime import credit_store_outage
 from bluegray.web.tournaments.ending import tournament_ended
-from bluegray.web.view import game_state
 
 log = logging.getLogger("bluegray.web")
 

@@ -23,7 +23,7 @@ from bluegray.game import Game
 from bluegray.outcome import Outcome, Termination
 from bluegray.pieces import Side
 from bluegray.record import read_record
-from bluegray.web.live import LiveGame, Played, Seat, side_name
+from bluegray.web.games.live import LiveGame, Played, Seat, side_name
 from bluegray.web.platform.clocks import Clock, Correspondence
 from bluegray.web.platform.db import ConflictError
 from bluegray.web.platform.models import Base, GameRow, MoveRow, SeatRow

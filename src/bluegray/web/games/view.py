@@ -8,11 +8,8 @@ from bluegray.pieces import Side
 from bluegray.points import point_name
 from bluegray.position import Position
 from bluegray.rules import RuleSet
-from bluegray.web.live import LiveGame, side_name
-from bluegray.web.platform.clocks import Clock, Correspondence
-from bluegray.web.rated_pairs import explain
-from bluegray.web.realtime.presence import Presence
-from bluegray.web.schemas import (
+from bluegray.web.games.live import LiveGame, side_name
+from bluegray.web.games.schemas import (
     AiStatus,
     ClockState,
     CorrespondenceState,
@@ -26,6 +23,9 @@ from bluegray.web.schemas import (
     Seats,
     SeatState,
 )
+from bluegray.web.platform.clocks import Clock, Correspondence
+from bluegray.web.rated_pairs import explain
+from bluegray.web.realtime.presence import Presence
 
 
 def rules_info(rules: RuleSet) -> RulesInfo:

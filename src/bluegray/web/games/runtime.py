@@ -25,15 +25,8 @@ from sqlalchemy.orm import Session
 
 from bluegray.errors import BlueGrayError
 from bluegray.pieces import Side
-from bluegray.web.live import LiveGame
-from bluegray.web.platform.clocks import now_ms
-from bluegray.web.platform.db import ConflictError, Database
-from bluegray.web.platform.errors import ApiError, from_library, not_found
-from bluegray.web.platform.logs import game_id_var
-from bluegray.web.platform.models import Base, DeadlineRow, GameRow
-from bluegray.web.realtime.bus import Bus, BusUnavailableError, News
-from bluegray.web.realtime.presence import UNKNOWN, Presence, PresenceBook
-from bluegray.web.schemas import (
+from bluegray.web.games.live import LiveGame
+from bluegray.web.games.schemas import (
     AiMessage,
     AiStatus,
     GameEvent,
@@ -41,7 +34,7 @@ from bluegray.web.schemas import (
     PresenceMessage,
     StateMessage,
 )
-from bluegray.web.store import (
+from bluegray.web.games.store import (
     Save,
     apply_save,
     change_save,
@@ -51,7 +44,14 @@ from bluegray.web.store import (
     new_game_save,
     save_text,
 )
-from bluegray.web.view import claim_win_at, game_state, seats_view
+from bluegray.web.games.view import claim_win_at, game_state, seats_view
+from bluegray.web.platform.clocks import now_ms
+from bluegray.web.platform.db import ConflictError, Database
+from bluegray.web.platform.errors import ApiError, from_library, not_found
+from bluegray.web.platform.logs import game_id_var
+from bluegray.web.platform.models import Base, DeadlineRow, GameRow
+from bluegray.web.realtime.bus import Bus, BusUnavailableError, News
+from bluegray.web.realtime.presence import UNKNOWN, Presence, PresenceBook
 
 log = logging.getLogger("bluegray.web")
 

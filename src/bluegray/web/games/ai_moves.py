@@ -7,13 +7,13 @@ from __future__ import annotations
 import hashlib
 import logging
 
-from bluegray.web import actions
 from bluegray.web.ai.jobs import MoveJob
-from bluegray.web.live import LiveGame
+from bluegray.web.games import actions
+from bluegray.web.games.live import LiveGame
+from bluegray.web.games.runtime import Games
+from bluegray.web.games.schemas import GameEvent
 from bluegray.web.platform.clocks import now_ms
 from bluegray.web.platform.errors import ApiError
-from bluegray.web.runtime import Games
-from bluegray.web.schemas import GameEvent
 
 log = logging.getLogger("bluegray.web")
 

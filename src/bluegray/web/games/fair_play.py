@@ -17,7 +17,7 @@ from sqlalchemy.orm import Session
 
 from bluegray.game import Game
 from bluegray.position import Position
-from bluegray.web.live import LiveGame
+from bluegray.web.games.live import LiveGame
 from bluegray.web.platform.db import Database
 from bluegray.web.platform.errors import ApiError
 from bluegray.web.platform.models import GameRow

@@ -13,8 +13,8 @@ from bluegray.moves import Move
 from bluegray.outcome import Outcome
 from bluegray.pieces import Side
 from bluegray.rules import RuleSet
+from bluegray.web.games.schemas import Mode, SideCounts, Status
 from bluegray.web.platform.clocks import Clock, Correspondence, TimeClass, time_class
-from bluegray.web.schemas import Mode, SideCounts, Status
 
 SeatKind = Literal["human", "ai"]
 
