@@ -15,7 +15,7 @@ from alembic.config import Config
 from sqlalchemy import Connection, insert, inspect, select
 
 from bluegray.cli.main import main
-from bluegray.web import accounts as account_service
+from bluegray.web.accounts import service as account_service
 from bluegray.web.games import service as service_module
 from bluegray.web.platform.db import MIGRATIONS, make_engine, upgrade_schema
 from bluegray.web.platform.models import ApiTokenRow, Base, SeatRow

@@ -15,9 +15,9 @@ import httpx
 import pytest
 
 from bluegray.web import lobby
+from bluegray.web.accounts.players import Account
 from bluegray.web.lobby import Lobby
 from bluegray.web.platform import clocks
-from bluegray.web.players import Account
 from tests.web.conftest import LiveServer, Socket
 from tests.web.lobby_clients import LiveSocket, Player, first_moves, set_ratings
 

@@ -12,7 +12,7 @@ from sqlalchemy import Connection, insert, select
 
 from bluegray.cli.main import main
 from bluegray.game import Game
-from bluegray.web.account_schemas import RatingPoint
+from bluegray.web.accounts.schemas import RatingPoint
 from bluegray.web.glicko import DEFAULT_SETTINGS, Rating
 from bluegray.web.leaderboards import CHART_LABELS, CHART_MARGIN, rating_chart
 from bluegray.web.platform.models import Base

@@ -18,7 +18,7 @@ from sqlalchemy import Engine, func, select
 from sqlalchemy.orm import Session
 
 from bluegray.cli.common import EXIT_OK, console, fail
-from bluegray.web.accounts import (
+from bluegray.web.accounts.service import (
     close_account,
     find_account,
     games_played,

@@ -14,9 +14,9 @@ from fastapi.staticfiles import StaticFiles
 from uvicorn.middleware.proxy_headers import ProxyHeadersMiddleware
 
 from bluegray import __version__
-from bluegray.web.accounts import Accounts
+from bluegray.web.accounts.callers import Callers
+from bluegray.web.accounts.service import Accounts
 from bluegray.web.backends import backends
-from bluegray.web.callers import Callers
 from bluegray.web.games.schemas import ErrorResponse
 from bluegray.web.games.service import GameService
 from bluegray.web.lobby import Lobby

@@ -18,7 +18,7 @@ from typing import Final, TypedDict
 from sqlalchemy import func, select
 from sqlalchemy.orm import Session
 
-from bluegray.web.account_schemas import (
+from bluegray.web.accounts.schemas import (
     Leaderboard,
     LeaderboardEntry,
     RatingInfo,

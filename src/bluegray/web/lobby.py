@@ -29,6 +29,7 @@ from sqlalchemy.orm import Session
 from bluegray.errors import BlueGrayError
 from bluegray.pieces import Side
 from bluegray.rules import RuleSet
+from bluegray.web.accounts.players import Account, account_of_row, name_key
 from bluegray.web.games.schemas import ClockSettings, CorrespondenceSettings
 from bluegray.web.games.service import GameService
 from bluegray.web.glicko import DEFAULT_SETTINGS, Rating, is_provisional
@@ -54,7 +55,6 @@ from bluegray.web.platform.models import AccountRow, RatingRow, SeekRow
 from bluegray.web.platform.rates import RateLimits
 from bluegray.web.platform.security import new_game_id
 from bluegray.web.platform.settings import Settings
-from bluegray.web.players import Account, account_of_row, name_key
 from bluegray.web.quick_pairings import QUICK_BY_KEY, QUICK_PAIRINGS, quick_match, quick_span
 from bluegray.web.rated_pairs import explain
 from bluegray.web.ratings import pool_name

@@ -7,7 +7,7 @@ from typing import Annotated, Literal
 
 from pydantic import BaseModel, Field
 
-from bluegray.web.account_schemas import TurnGame
+from bluegray.web.accounts.schemas import TurnGame
 from bluegray.web.games.schemas import (
     RULES_TEXT_LIMIT,
     ClockSettings,

@@ -31,7 +31,8 @@ from sqlalchemy import Connection, Row, delete, select, update
 from bluegray.game import Game
 from bluegray.pieces import Side
 from bluegray.rules import RuleSet
-from bluegray.web.account_schemas import RatingPreview, SidePreview
+from bluegray.web.accounts.players import Account
+from bluegray.web.accounts.schemas import RatingPreview, SidePreview
 from bluegray.web.games.live import LiveGame
 from bluegray.web.games.schemas import CreateGameRequest, RatingChange, RatingResult
 from bluegray.web.glicko import DEFAULT_SETTINGS, Rating, RatingSettings, is_provisional
@@ -41,7 +42,6 @@ from bluegray.web.platform.clocks import TIME_CLASSES, TimeClass
 from bluegray.web.platform.db import upsert
 from bluegray.web.platform.errors import ApiError
 from bluegray.web.platform.models import Base
-from bluegray.web.players import Account
 
 _ACCOUNTS: Final = Base.metadata.tables["accounts"]
 _RATINGS: Final = Base.metadata.tables["ratings"]

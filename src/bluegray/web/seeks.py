@@ -16,7 +16,7 @@ from typing import Any, Final
 from sqlalchemy import ColumnElement, Connection, Row, and_, delete, func, insert, or_, select
 from sqlalchemy.orm import Session
 
-from bluegray.web.account_schemas import SeekPreview
+from bluegray.web.accounts.schemas import SeekPreview
 from bluegray.web.games.schemas import ClockSettings, CorrespondenceSettings
 from bluegray.web.lobby_schemas import SeekInfo
 from bluegray.web.platform.db import ConflictError

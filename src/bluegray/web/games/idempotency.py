@@ -22,11 +22,11 @@ from typing import Final
 from sqlalchemy import Connection, delete, insert, select
 from sqlalchemy.orm import Session
 
+from bluegray.web.accounts.players import Account
 from bluegray.web.platform.db import ConflictError
 from bluegray.web.platform.errors import ApiError
 from bluegray.web.platform.models import Base, IdempotencyKeyRow
 from bluegray.web.platform.security import digest
-from bluegray.web.players import Account
 
 KEEP_MS: Final = 24 * 3600 * 1000
 """How long a key answers the game it created."""

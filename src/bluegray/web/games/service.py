@@ -24,6 +24,7 @@ from bluegray.game import Game
 from bluegray.pieces import Side
 from bluegray.record import read_record
 from bluegray.rules import RuleSet
+from bluegray.web.accounts.players import Account
 from bluegray.web.ai.jobs import JobQueue, MoveSink
 from bluegray.web.duties import Duties
 from bluegray.web.games import actions
@@ -50,7 +51,6 @@ from bluegray.web.platform.errors import ApiError, from_library, refused_while_d
 from bluegray.web.platform.metrics import Metrics
 from bluegray.web.platform.security import digest, new_game_id, new_invite_code, new_token
 from bluegray.web.platform.settings import Settings
-from bluegray.web.players import Account
 from bluegray.web.rated_pairs import limit_rated, pair_limit_reached, pair_of
 from bluegray.web.ratings import check_rated, check_rated_seat, rate_ended
 from bluegray.web.realtime.bus import Bus

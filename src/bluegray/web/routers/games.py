@@ -8,7 +8,7 @@ from typing import Annotated, Any
 from fastapi import APIRouter, Header, Query
 
 from bluegray.pieces import Side
-from bluegray.web.account_schemas import RatingPreview
+from bluegray.web.accounts.schemas import RatingPreview
 from bluegray.web.deps import (
     Address,
     BeforeId,

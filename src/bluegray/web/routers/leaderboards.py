@@ -9,7 +9,7 @@ from fastapi import APIRouter, Depends, Query, Request
 from fastapi.responses import HTMLResponse, Response
 
 from bluegray.rules import PRESETS
-from bluegray.web.account_schemas import Leaderboard
+from bluegray.web.accounts.schemas import Leaderboard
 from bluegray.web.deps import AccountService, AppSettings, current_caller
 from bluegray.web.games.schemas import ErrorResponse
 from bluegray.web.leaderboards import leaderboard, rated_pools

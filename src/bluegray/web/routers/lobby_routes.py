@@ -12,8 +12,10 @@ from typing import Annotated, Any, Final
 
 from fastapi import APIRouter, Depends, Path, Request, Response, WebSocket, WebSocketDisconnect
 
-from bluegray.web.account_schemas import SeekPreview, TurnGame
-from bluegray.web.callers import Caller, Callers, csrf_refusal
+from bluegray.web.accounts.callers import Caller, Callers, csrf_refusal
+from bluegray.web.accounts.players import Account
+from bluegray.web.accounts.schemas import SeekPreview, TurnGame
+from bluegray.web.accounts.turns import your_turn
 from bluegray.web.deps import CurrentCaller
 from bluegray.web.games.schemas import ErrorResponse
 from bluegray.web.lobby import Lobby
@@ -36,10 +38,8 @@ from bluegray.web.lobby_schemas import (
 from bluegray.web.platform.clocks import now_ms
 from bluegray.web.platform.errors import ApiError
 from bluegray.web.platform.security import origin_allowed
-from bluegray.web.players import Account
 from bluegray.web.realtime.sockets import Connection
 from bluegray.web.seeks import seek_preview
-from bluegray.web.turns import your_turn
 
 router = APIRouter(tags=["lobby"])
 

@@ -17,7 +17,8 @@ from markupsafe import Markup
 from bluegray import __version__
 from bluegray.rules import PRESETS
 from bluegray.svg import piece_symbols
-from bluegray.web.callers import Caller
+from bluegray.web.accounts.callers import Caller
+from bluegray.web.accounts.sessions import csrf_token
 from bluegray.web.deps import (
     BROWSER_ID_PATTERN,
     GAME_ID_PATTERN,
@@ -34,7 +35,6 @@ from bluegray.web.platform.errors import ApiError
 from bluegray.web.platform.security import BROWSER_COOKIE, new_browser_id
 from bluegray.web.quick_pairings import QUICK_PAIRINGS
 from bluegray.web.routers.rules import rules_list
-from bluegray.web.sessions import csrf_token
 
 TEMPLATES: Final = Path(__file__).resolve().parent.parent / "templates"
 

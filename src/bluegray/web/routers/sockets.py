@@ -17,8 +17,8 @@ from pydantic import BaseModel, TypeAdapter, ValidationError
 
 from bluegray.errors import BlueGrayError
 from bluegray.pieces import Side
-from bluegray.web.api_tokens import is_api_token
-from bluegray.web.callers import Callers
+from bluegray.web.accounts.api_tokens import is_api_token
+from bluegray.web.accounts.callers import Callers
 from bluegray.web.games.schemas import (
     AckMessage,
     ActionMessage,

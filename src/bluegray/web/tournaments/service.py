@@ -24,6 +24,7 @@ from sqlalchemy.orm import Session
 from bluegray.errors import BlueGrayError
 from bluegray.pieces import Side
 from bluegray.rules import RuleSet
+from bluegray.web.accounts.players import Account, account_of_row
 from bluegray.web.games.live import LiveGame
 from bluegray.web.games.service import GameService
 from bluegray.web.glicko import DEFAULT_SETTINGS, Rating
@@ -35,7 +36,6 @@ from bluegray.web.platform.db import ConflictError
 from bluegray.web.platform.errors import ApiError, from_library, not_found
 from bluegray.web.platform.models import AccountRow, Base, RatingRow
 from bluegray.web.platform.security import new_game_id
-from bluegray.web.players import Account, account_of_row
 from bluegray.web.rated_pairs import DAY_MS, explain
 from bluegray.web.ratings import pool_name
 from bluegray.web.realtime.bus import News

@@ -10,11 +10,11 @@ from typing import Final
 from sqlalchemy import select
 from sqlalchemy.orm import Session
 
-from bluegray.web.account_schemas import Opponent, TurnGame, YourTurn
+from bluegray.web.accounts.profiles import opponent_of
+from bluegray.web.accounts.schemas import Opponent, TurnGame, YourTurn
 from bluegray.web.platform.clocks import time_class
 from bluegray.web.platform.db import Database
 from bluegray.web.platform.models import GameRow, SeatRow
-from bluegray.web.profiles import opponent_of
 
 TURN_LIMIT: Final = 200
 """The most games the list shows."""

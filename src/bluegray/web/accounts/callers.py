@@ -22,17 +22,17 @@ from typing import Final, Literal
 
 from starlette.requests import HTTPConnection
 
-from bluegray.web.api_tokens import ApiTokens, is_api_token
-from bluegray.web.platform.errors import ApiError
-from bluegray.web.platform.security import BROWSER_COOKIE, origin_allowed
-from bluegray.web.players import Account
-from bluegray.web.sessions import (
+from bluegray.web.accounts.api_tokens import ApiTokens, is_api_token
+from bluegray.web.accounts.players import Account
+from bluegray.web.accounts.sessions import (
     CSRF_HEADER,
     SESSION_COOKIE,
     SESSION_ID_PATTERN,
     Sessions,
     csrf_token,
 )
+from bluegray.web.platform.errors import ApiError
+from bluegray.web.platform.security import BROWSER_COOKIE, origin_allowed
 
 CHANGING_METHODS: Final = frozenset({"POST", "PUT", "PATCH", "DELETE"})
 _SESSION_ID: Final = re.compile(SESSION_ID_PATTERN)

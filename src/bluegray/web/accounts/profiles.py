@@ -10,7 +10,7 @@ from typing import Final
 from sqlalchemy import and_, case, func, or_, select
 from sqlalchemy.orm import Session, aliased
 
-from bluegray.web.account_schemas import GameCounts, Opponent, PlayerGame, PlayerGames
+from bluegray.web.accounts.schemas import GameCounts, Opponent, PlayerGame, PlayerGames
 from bluegray.web.games.queries import older_than, outcome_of_row
 from bluegray.web.platform.db import Database
 from bluegray.web.platform.models import GameRow, SeatRow

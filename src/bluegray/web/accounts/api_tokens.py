@@ -14,12 +14,12 @@ from typing import Final
 from sqlalchemy import Connection, delete, insert, select, update
 from sqlalchemy.orm import Session
 
+from bluegray.web.accounts.players import Account, account_of_row
 from bluegray.web.platform.clocks import now_ms
 from bluegray.web.platform.db import Database
 from bluegray.web.platform.errors import ApiError
 from bluegray.web.platform.models import AccountRow, ApiTokenRow, Base
 from bluegray.web.platform.security import digest
-from bluegray.web.players import Account, account_of_row
 
 TOKEN_PREFIX: Final = "bgp_"
 TOKENS_PER_ACCOUNT: Final = 20

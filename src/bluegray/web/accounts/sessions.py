@@ -20,11 +20,11 @@ from typing import Final
 from sqlalchemy import Connection, delete, insert, select
 from sqlalchemy.orm import Session
 
+from bluegray.web.accounts.players import Account, account_of_row
 from bluegray.web.platform.clocks import now_ms
 from bluegray.web.platform.db import Database
 from bluegray.web.platform.models import AccountRow, Base, SessionRow
 from bluegray.web.platform.security import digest
-from bluegray.web.players import Account, account_of_row
 
 SESSION_COOKIE: Final = "bluegray_session"
 SESSION_DAYS: Final = 30

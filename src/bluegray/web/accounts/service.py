@@ -24,11 +24,13 @@ from sqlalchemy import Connection, func, insert, select, update
 from sqlalchemy.exc import IntegrityError
 from sqlalchemy.orm import Session
 
-from bluegray.web.api_tokens import ApiTokens, end_tokens
+from bluegray.web.accounts.api_tokens import ApiTokens, end_tokens
+from bluegray.web.accounts.passwords import MAX_LENGTH, MIN_LENGTH, Hashing, is_common, needs_rehash
+from bluegray.web.accounts.players import Account, account_of_row, check_new_name, is_name, name_key
+from bluegray.web.accounts.sessions import Sessions, end_sessions
 from bluegray.web.games.live import LiveGame
 from bluegray.web.games.runtime import Games
 from bluegray.web.games.schemas import GameEvent
-from bluegray.web.passwords import MAX_LENGTH, MIN_LENGTH, Hashing, is_common, needs_rehash
 from bluegray.web.platform.clocks import now_ms
 from bluegray.web.platform.db import Database
 from bluegray.web.platform.errors import ApiError, rate_limited
@@ -36,10 +38,8 @@ from bluegray.web.platform.models import AccountRow, Base, ListingRow, SeatRow
 from bluegray.web.platform.rates import RateLimits
 from bluegray.web.platform.security import device_cookie, device_knows
 from bluegray.web.platform.settings import Settings
-from bluegray.web.players import Account, account_of_row, check_new_name, is_name, name_key
 from bluegray.web.ratings import void_rated_results
 from bluegray.web.seeks import drop_seeks_of
-from bluegray.web.sessions import Sessions, end_sessions
 
 log = logging.getLogger("bluegray.web")
 
