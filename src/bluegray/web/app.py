@@ -19,7 +19,7 @@ from bluegray.web.accounts.service import Accounts
 from bluegray.web.backends import backends
 from bluegray.web.games.schemas import ErrorResponse
 from bluegray.web.games.service import GameService
-from bluegray.web.lobby import Lobby
+from bluegray.web.lobby.service import Lobby
 from bluegray.web.platform.clocks import set_time_offset
 from bluegray.web.platform.db import Database
 from bluegray.web.platform.errors import install_handlers

@@ -31,6 +31,7 @@ from bluegray.web.accounts.sessions import Sessions, end_sessions
 from bluegray.web.games.live import LiveGame
 from bluegray.web.games.runtime import Games
 from bluegray.web.games.schemas import GameEvent
+from bluegray.web.lobby.seeks import drop_seeks_of
 from bluegray.web.platform.clocks import now_ms
 from bluegray.web.platform.db import Database
 from bluegray.web.platform.errors import ApiError, rate_limited
@@ -39,7 +40,6 @@ from bluegray.web.platform.rates import RateLimits
 from bluegray.web.platform.security import device_cookie, device_knows
 from bluegray.web.platform.settings import Settings
 from bluegray.web.ratings import void_rated_results
-from bluegray.web.seeks import drop_seeks_of
 
 log = logging.getLogger("bluegray.web")
 

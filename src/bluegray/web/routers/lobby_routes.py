@@ -18,8 +18,7 @@ from bluegray.web.accounts.schemas import SeekPreview, TurnGame
 from bluegray.web.accounts.turns import your_turn
 from bluegray.web.deps import CurrentCaller
 from bluegray.web.games.schemas import ErrorResponse
-from bluegray.web.lobby import Lobby
-from bluegray.web.lobby_schemas import (
+from bluegray.web.lobby.schemas import (
     ChallengeList,
     ChallengeRequest,
     LobbyPong,
@@ -35,11 +34,12 @@ from bluegray.web.lobby_schemas import (
     StartedGame,
     TurnsMessage,
 )
+from bluegray.web.lobby.seeks import seek_preview
+from bluegray.web.lobby.service import Lobby
 from bluegray.web.platform.clocks import now_ms
 from bluegray.web.platform.errors import ApiError
 from bluegray.web.platform.security import origin_allowed
 from bluegray.web.realtime.sockets import Connection
-from bluegray.web.seeks import seek_preview
 
 router = APIRouter(tags=["lobby"])
 

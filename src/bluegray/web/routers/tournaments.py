@@ -12,8 +12,8 @@ from bluegray.web.accounts.callers import Caller, csrf_refusal
 from bluegray.web.accounts.players import Account
 from bluegray.web.deps import AppSettings, CurrentCaller, Service
 from bluegray.web.games.schemas import ErrorResponse
-from bluegray.web.lobby import Lobby
-from bluegray.web.lobby_schemas import LobbyWelcome
+from bluegray.web.lobby.schemas import LobbyWelcome
+from bluegray.web.lobby.service import Lobby
 from bluegray.web.platform.errors import ApiError
 from bluegray.web.platform.security import origin_allowed
 from bluegray.web.realtime.sockets import Connection

@@ -29,8 +29,8 @@ from bluegray.web.games.live import LiveGame
 from bluegray.web.games.service import GameService
 from bluegray.web.glicko import DEFAULT_SETTINGS, Rating
 from bluegray.web.leaderboards import shown_rating
-from bluegray.web.lobby_hub import ACCOUNT_PREFIX, TOURNAMENT_PREFIX
-from bluegray.web.lobby_schemas import GameStartedMessage, StartedGame
+from bluegray.web.lobby.hub import ACCOUNT_PREFIX, TOURNAMENT_PREFIX
+from bluegray.web.lobby.schemas import GameStartedMessage, StartedGame
 from bluegray.web.platform.clocks import Clock, now_ms, time_class
 from bluegray.web.platform.db import ConflictError
 from bluegray.web.platform.errors import ApiError, from_library, not_found

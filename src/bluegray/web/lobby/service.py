@@ -34,8 +34,9 @@ from bluegray.web.games.schemas import ClockSettings, CorrespondenceSettings
 from bluegray.web.games.service import GameService
 from bluegray.web.glicko import DEFAULT_SETTINGS, Rating, is_provisional
 from bluegray.web.leaderboards import shown_rating
-from bluegray.web.lobby_hub import ACCOUNT_PREFIX, LOBBY, LobbyHub
-from bluegray.web.lobby_schemas import (
+from bluegray.web.lobby.hub import ACCOUNT_PREFIX, LOBBY, LobbyHub
+from bluegray.web.lobby.quick_pairings import QUICK_BY_KEY, QUICK_PAIRINGS, quick_match, quick_span
+from bluegray.web.lobby.schemas import (
     ChallengeList,
     ChallengeRequest,
     GameStartedMessage,
@@ -49,17 +50,7 @@ from bluegray.web.lobby_schemas import (
     SeekRequest,
     StartedGame,
 )
-from bluegray.web.platform.clocks import Clock, Correspondence, now_ms, time_class
-from bluegray.web.platform.errors import ApiError, from_library, rate_limited
-from bluegray.web.platform.models import AccountRow, RatingRow, SeekRow
-from bluegray.web.platform.rates import RateLimits
-from bluegray.web.platform.security import new_game_id
-from bluegray.web.platform.settings import Settings
-from bluegray.web.quick_pairings import QUICK_BY_KEY, QUICK_PAIRINGS, quick_match, quick_span
-from bluegray.web.rated_pairs import explain
-from bluegray.web.ratings import pool_name
-from bluegray.web.realtime.bus import News
-from bluegray.web.seeks import (
+from bluegray.web.lobby.seeks import (
     SeekGoneError,
     TooManySeeksError,
     by_connection,
@@ -76,6 +67,15 @@ from bluegray.web.seeks import (
     waiting_in_quick_pairings,
     waiting_quick,
 )
+from bluegray.web.platform.clocks import Clock, Correspondence, now_ms, time_class
+from bluegray.web.platform.errors import ApiError, from_library, rate_limited
+from bluegray.web.platform.models import AccountRow, RatingRow, SeekRow
+from bluegray.web.platform.rates import RateLimits
+from bluegray.web.platform.security import new_game_id
+from bluegray.web.platform.settings import Settings
+from bluegray.web.rated_pairs import explain
+from bluegray.web.ratings import pool_name
+from bluegray.web.realtime.bus import News
 
 log = logging.getLogger("bluegray.web")
 

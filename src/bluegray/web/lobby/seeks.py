@@ -18,7 +18,7 @@ from sqlalchemy.orm import Session
 
 from bluegray.web.accounts.schemas import SeekPreview
 from bluegray.web.games.schemas import ClockSettings, CorrespondenceSettings
-from bluegray.web.lobby_schemas import SeekInfo
+from bluegray.web.lobby.schemas import SeekInfo
 from bluegray.web.platform.db import ConflictError
 from bluegray.web.platform.errors import ApiError
 from bluegray.web.platform.models import Base, SeekRow

@@ -8,7 +8,7 @@ import math
 from typing import Final
 
 from bluegray.web.games.schemas import ClockSettings
-from bluegray.web.lobby_schemas import QuickPairing
+from bluegray.web.lobby.schemas import QuickPairing
 from bluegray.web.platform.models import SeekRow
 from bluegray.web.platform.settings import Settings
 
