@@ -32,7 +32,7 @@ from bluegray.web.platform.logs import log_config
 from bluegray.web.platform.models import ApiTokenRow, SessionRow
 from bluegray.web.platform.settings import InvalidSettingError, Settings, process_name
 from bluegray.web.platform.slow_clients import slow_client_protocol
-from bluegray.web.rated_pairs import DAY_MS, capped_pairs
+from bluegray.web.ratings.rated_pairs import DAY_MS, capped_pairs
 from bluegray.web.worker import supervise, worker_slots
 
 

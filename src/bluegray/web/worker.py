@@ -44,7 +44,7 @@ from bluegray.web.platform.db import Database
 from bluegray.web.platform.logs import log_config
 from bluegray.web.platform.metrics import WorkerMetrics
 from bluegray.web.platform.settings import Settings
-from bluegray.web.ratings import rate_ended
+from bluegray.web.ratings.service import rate_ended
 from bluegray.web.realtime.bus import RedisBus
 from bluegray.web.realtime.presence import RedisPresence
 

@@ -39,7 +39,7 @@ from bluegray.web.platform.models import AccountRow, Base, ListingRow, SeatRow
 from bluegray.web.platform.rates import RateLimits
 from bluegray.web.platform.security import device_cookie, device_knows
 from bluegray.web.platform.settings import Settings
-from bluegray.web.ratings import void_rated_results
+from bluegray.web.ratings.service import void_rated_results
 
 log = logging.getLogger("bluegray.web")
 

@@ -23,7 +23,7 @@ from bluegray.web.games.view import claim_win_at
 from bluegray.web.platform.clocks import Clock, Correspondence
 from bluegray.web.platform.errors import ApiError
 from bluegray.web.platform.security import new_game_id
-from bluegray.web.rated_pairs import limit_rated
+from bluegray.web.ratings.rated_pairs import limit_rated
 from bluegray.web.realtime.presence import Presence
 
 

@@ -51,8 +51,8 @@ from bluegray.web.platform.errors import ApiError, from_library, refused_while_d
 from bluegray.web.platform.metrics import Metrics
 from bluegray.web.platform.security import digest, new_game_id, new_invite_code, new_token
 from bluegray.web.platform.settings import Settings
-from bluegray.web.rated_pairs import limit_rated, pair_limit_reached, pair_of
-from bluegray.web.ratings import check_rated, check_rated_seat, rate_ended
+from bluegray.web.ratings.rated_pairs import limit_rated, pair_limit_reached, pair_of
+from bluegray.web.ratings.service import check_rated, check_rated_seat, rate_ended
 from bluegray.web.realtime.bus import Bus
 from bluegray.web.realtime.presence import Presence, PresenceBook
 from bluegray.web.realtime.sockets import Hub

@@ -24,7 +24,7 @@ from bluegray.web.games.schemas import (
     SeatState,
 )
 from bluegray.web.platform.clocks import Clock, Correspondence
-from bluegray.web.rated_pairs import explain
+from bluegray.web.ratings.rated_pairs import explain
 from bluegray.web.realtime.presence import Presence
 
 

@@ -22,7 +22,7 @@ from bluegray.web.lobby.schemas import SeekInfo
 from bluegray.web.platform.db import ConflictError
 from bluegray.web.platform.errors import ApiError
 from bluegray.web.platform.models import Base, SeekRow
-from bluegray.web.ratings import rating_preview
+from bluegray.web.ratings.service import rating_preview
 
 _SEEKS: Final = Base.metadata.tables["seeks"]
 LIST_LIMIT: Final = 500

@@ -32,8 +32,6 @@ from bluegray.rules import RuleSet
 from bluegray.web.accounts.players import Account, account_of_row, name_key
 from bluegray.web.games.schemas import ClockSettings, CorrespondenceSettings
 from bluegray.web.games.service import GameService
-from bluegray.web.glicko import DEFAULT_SETTINGS, Rating, is_provisional
-from bluegray.web.leaderboards import shown_rating
 from bluegray.web.lobby.hub import ACCOUNT_PREFIX, LOBBY, LobbyHub
 from bluegray.web.lobby.quick_pairings import QUICK_BY_KEY, QUICK_PAIRINGS, quick_match, quick_span
 from bluegray.web.lobby.schemas import (
@@ -73,8 +71,10 @@ from bluegray.web.platform.models import AccountRow, RatingRow, SeekRow
 from bluegray.web.platform.rates import RateLimits
 from bluegray.web.platform.security import new_game_id
 from bluegray.web.platform.settings import Settings
-from bluegray.web.rated_pairs import explain
-from bluegray.web.ratings import pool_name
+from bluegray.web.ratings.glicko import DEFAULT_SETTINGS, Rating, is_provisional
+from bluegray.web.ratings.leaderboards import shown_rating
+from bluegray.web.ratings.rated_pairs import explain
+from bluegray.web.ratings.service import pool_name
 from bluegray.web.realtime.bus import News
 
 log = logging.getLogger("bluegray.web")

@@ -34,7 +34,7 @@ from bluegray.web.games.schemas import (
 )
 from bluegray.web.platform.clocks import now_ms
 from bluegray.web.platform.errors import ApiError
-from bluegray.web.ratings import game_preview
+from bluegray.web.ratings.service import game_preview
 
 router = APIRouter(prefix="/api/games", tags=["games"])
 

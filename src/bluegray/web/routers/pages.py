@@ -28,12 +28,12 @@ from bluegray.web.deps import (
     set_browser_cookie,
 )
 from bluegray.web.games.schemas import RULES_TEXT_LIMIT
-from bluegray.web.leaderboards import ratings_now
 from bluegray.web.lobby.quick_pairings import QUICK_PAIRINGS
 from bluegray.web.lobby.service import Lobby
 from bluegray.web.platform.clocks import now_ms
 from bluegray.web.platform.errors import ApiError
 from bluegray.web.platform.security import BROWSER_COOKIE, new_browser_id
+from bluegray.web.ratings.leaderboards import ratings_now
 from bluegray.web.routers.rules import rules_list
 
 TEMPLATES: Final = Path(__file__).resolve().parent.parent / "templates"

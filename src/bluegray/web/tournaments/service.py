@@ -27,8 +27,6 @@ from bluegray.rules import RuleSet
 from bluegray.web.accounts.players import Account, account_of_row
 from bluegray.web.games.live import LiveGame
 from bluegray.web.games.service import GameService
-from bluegray.web.glicko import DEFAULT_SETTINGS, Rating
-from bluegray.web.leaderboards import shown_rating
 from bluegray.web.lobby.hub import ACCOUNT_PREFIX, TOURNAMENT_PREFIX
 from bluegray.web.lobby.schemas import GameStartedMessage, StartedGame
 from bluegray.web.platform.clocks import Clock, now_ms, time_class
@@ -36,8 +34,10 @@ from bluegray.web.platform.db import ConflictError
 from bluegray.web.platform.errors import ApiError, from_library, not_found
 from bluegray.web.platform.models import AccountRow, Base, RatingRow
 from bluegray.web.platform.security import new_game_id
-from bluegray.web.rated_pairs import DAY_MS, explain
-from bluegray.web.ratings import pool_name
+from bluegray.web.ratings.glicko import DEFAULT_SETTINGS, Rating
+from bluegray.web.ratings.leaderboards import shown_rating
+from bluegray.web.ratings.rated_pairs import DAY_MS, explain
+from bluegray.web.ratings.service import pool_name
 from bluegray.web.realtime.bus import News
 from bluegray.web.timers.deadlines import DONE, Due, Verdict
 from bluegray.web.tournaments import arena, swiss

@@ -35,13 +35,13 @@ from bluegray.web.accounts.players import Account
 from bluegray.web.accounts.schemas import RatingPreview, SidePreview
 from bluegray.web.games.live import LiveGame
 from bluegray.web.games.schemas import CreateGameRequest, RatingChange, RatingResult
-from bluegray.web.glicko import DEFAULT_SETTINGS, Rating, RatingSettings, is_provisional
-from bluegray.web.glicko import periods_between as glicko_periods
-from bluegray.web.glicko import rate_game as glicko_rate_game
 from bluegray.web.platform.clocks import TIME_CLASSES, TimeClass
 from bluegray.web.platform.db import upsert
 from bluegray.web.platform.errors import ApiError
 from bluegray.web.platform.models import Base
+from bluegray.web.ratings.glicko import DEFAULT_SETTINGS, Rating, RatingSettings, is_provisional
+from bluegray.web.ratings.glicko import periods_between as glicko_periods
+from bluegray.web.ratings.glicko import rate_game as glicko_rate_game
 
 _ACCOUNTS: Final = Base.metadata.tables["accounts"]
 _RATINGS: Final = Base.metadata.tables["ratings"]

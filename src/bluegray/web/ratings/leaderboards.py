@@ -24,7 +24,9 @@ from bluegray.web.accounts.schemas import (
     RatingInfo,
     RatingPoint,
 )
-from bluegray.web.glicko import (
+from bluegray.web.platform.db import Database
+from bluegray.web.platform.models import AccountRow, RatingHistoryRow, RatingRow
+from bluegray.web.ratings.glicko import (
     DEFAULT_SETTINGS,
     Rating,
     RatingSettings,
@@ -32,9 +34,7 @@ from bluegray.web.glicko import (
     periods_between,
     with_inactivity,
 )
-from bluegray.web.platform.db import Database
-from bluegray.web.platform.models import AccountRow, RatingHistoryRow, RatingRow
-from bluegray.web.ratings import split_pool
+from bluegray.web.ratings.service import split_pool
 
 CHART_WIDTH: Final = 320
 CHART_HEIGHT: Final = 120
