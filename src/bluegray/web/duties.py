@@ -24,7 +24,7 @@ from bluegray.web.games.live import LiveGame
 from bluegray.web.games.runtime import Games
 from bluegray.web.games.schemas import AiStatus, ReadyCheck
 from bluegray.web.games.store import timer_values
-from bluegray.web.notices import NOTICE_KINDS, Notices
+from bluegray.web.mail.notices import NOTICE_KINDS, Notices
 from bluegray.web.platform.clocks import now_ms
 from bluegray.web.platform.db import Database
 from bluegray.web.platform.metrics import Metrics

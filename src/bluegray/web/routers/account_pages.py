@@ -20,7 +20,7 @@ from bluegray.web.accounts.players import is_name
 from bluegray.web.accounts.profiles import game_counts, player_games
 from bluegray.web.accounts.turns import opponent_text, your_turn
 from bluegray.web.deps import AccountService, AppSettings, CurrentCaller, current_caller
-from bluegray.web.notices import preferences
+from bluegray.web.mail.notices import preferences
 from bluegray.web.platform.clocks import now_ms
 from bluegray.web.platform.db import Database
 from bluegray.web.platform.security import BROWSER_COOKIE, digest

@@ -50,7 +50,7 @@ from bluegray.web.deps import (
     secure_cookies,
 )
 from bluegray.web.games.schemas import ErrorResponse
-from bluegray.web.notices import Preferences, preferences, store_preferences
+from bluegray.web.mail.notices import Preferences, preferences, store_preferences
 from bluegray.web.platform.clocks import now_ms
 from bluegray.web.platform.errors import ApiError
 from bluegray.web.platform.security import COOKIE_MAX_AGE, DEVICE_COOKIE

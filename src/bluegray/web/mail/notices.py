@@ -24,7 +24,7 @@ from sqlalchemy.orm import Session
 
 from bluegray.web.games.live import LiveGame
 from bluegray.web.games.runtime import Games
-from bluegray.web.mail import MailError, compose, send
+from bluegray.web.mail.sending import MailError, compose, send
 from bluegray.web.platform.clocks import now_ms
 from bluegray.web.platform.db import Database
 from bluegray.web.platform.models import AccountRow

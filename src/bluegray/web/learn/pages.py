@@ -27,8 +27,8 @@ from bluegray.rules import (
     Stalemate,
     Start,
 )
-from bluegray.web.learn_diagrams import Diagram, diagrams
-from bluegray.web.learn_settings import SETTINGS, Choice, Setting
+from bluegray.web.learn.diagrams import Diagram, diagrams
+from bluegray.web.learn.settings import SETTINGS, Choice, Setting
 
 # -- history ----------------------------------------------------------------------------------
 
