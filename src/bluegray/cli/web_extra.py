@@ -26,13 +26,13 @@ from bluegray.web.accounts.service import (
     set_moderator,
 )
 from bluegray.web.app import create_app
+from bluegray.web.games.rated_pairs import DAY_MS, capped_pairs
 from bluegray.web.platform.clocks import now_ms
 from bluegray.web.platform.db import database_url, make_engine, shown, upgrade_schema
 from bluegray.web.platform.logs import log_config
 from bluegray.web.platform.models import ApiTokenRow, SessionRow
 from bluegray.web.platform.settings import InvalidSettingError, Settings, process_name
 from bluegray.web.platform.slow_clients import slow_client_protocol
-from bluegray.web.ratings.rated_pairs import DAY_MS, capped_pairs
 from bluegray.web.worker import supervise, worker_slots
 
 

@@ -18,12 +18,12 @@ from typing import Final
 from bluegray.game import Game
 from bluegray.pieces import Side
 from bluegray.web.games.live import LiveGame, Played
+from bluegray.web.games.rated_pairs import limit_rated
 from bluegray.web.games.schemas import Action, GameEvent
 from bluegray.web.games.view import claim_win_at
 from bluegray.web.platform.clocks import Clock, Correspondence
 from bluegray.web.platform.errors import ApiError
 from bluegray.web.platform.security import new_game_id
-from bluegray.web.ratings.rated_pairs import limit_rated
 from bluegray.web.realtime.presence import Presence
 
 

@@ -31,6 +31,7 @@ from bluegray.web.games import actions
 from bluegray.web.games.idempotency import Keyed, new_salt, remember, remembered
 from bluegray.web.games.live import LiveGame, Played, Seat
 from bluegray.web.games.queries import count_games, list_games
+from bluegray.web.games.rated_pairs import limit_rated, pair_limit_reached, pair_of
 from bluegray.web.games.runtime import Games, Runtime
 from bluegray.web.games.schemas import (
     Action,
@@ -51,7 +52,6 @@ from bluegray.web.platform.errors import ApiError, from_library, refused_while_d
 from bluegray.web.platform.metrics import Metrics
 from bluegray.web.platform.security import digest, new_game_id, new_invite_code, new_token
 from bluegray.web.platform.settings import Settings
-from bluegray.web.ratings.rated_pairs import limit_rated, pair_limit_reached, pair_of
 from bluegray.web.ratings.service import check_rated, check_rated_seat, rate_ended
 from bluegray.web.realtime.bus import Bus
 from bluegray.web.realtime.presence import Presence, PresenceBook

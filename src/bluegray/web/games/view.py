@@ -9,6 +9,7 @@ from bluegray.points import point_name
 from bluegray.position import Position
 from bluegray.rules import RuleSet
 from bluegray.web.games.live import LiveGame, side_name
+from bluegray.web.games.rated_pairs import explain
 from bluegray.web.games.schemas import (
     AiStatus,
     ClockState,
@@ -24,7 +25,6 @@ from bluegray.web.games.schemas import (
     SeatState,
 )
 from bluegray.web.platform.clocks import Clock, Correspondence
-from bluegray.web.ratings.rated_pairs import explain
 from bluegray.web.realtime.presence import Presence
 
 

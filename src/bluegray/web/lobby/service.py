@@ -30,6 +30,7 @@ from bluegray.errors import BlueGrayError
 from bluegray.pieces import Side
 from bluegray.rules import RuleSet
 from bluegray.web.accounts.players import Account, account_of_row, name_key
+from bluegray.web.games.rated_pairs import explain
 from bluegray.web.games.schemas import ClockSettings, CorrespondenceSettings
 from bluegray.web.games.service import GameService
 from bluegray.web.lobby.hub import ACCOUNT_PREFIX, LOBBY, LobbyHub
@@ -73,7 +74,6 @@ from bluegray.web.platform.security import new_game_id
 from bluegray.web.platform.settings import Settings
 from bluegray.web.ratings.glicko import DEFAULT_SETTINGS, Rating, is_provisional
 from bluegray.web.ratings.leaderboards import shown_rating
-from bluegray.web.ratings.rated_pairs import explain
 from bluegray.web.ratings.service import pool_name
 from bluegray.web.realtime.bus import News
 

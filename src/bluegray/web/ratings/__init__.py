@@ -1,2 +1,1 @@
-"""Ratings: Glicko-2, the update of a rated game's players, leaderboards and the daily cap of
-rated games between two accounts."""
+"""Ratings: Glicko-2, the update of a rated game's players when it ends, and the leaderboards."""

@@ -49,6 +49,7 @@ from bluegray.web.deps import (
     browser_secret,
     secure_cookies,
 )
+from bluegray.web.games.rated_pairs import DAY_MS, capped_pairs
 from bluegray.web.games.schemas import ErrorResponse
 from bluegray.web.mail.notices import Preferences, preferences, store_preferences
 from bluegray.web.platform.clocks import now_ms
@@ -56,7 +57,6 @@ from bluegray.web.platform.errors import ApiError
 from bluegray.web.platform.security import COOKIE_MAX_AGE, DEVICE_COOKIE
 from bluegray.web.platform.settings import Settings
 from bluegray.web.ratings.leaderboards import player_ratings
-from bluegray.web.ratings.rated_pairs import DAY_MS, capped_pairs
 
 router = APIRouter(tags=["accounts"])
 

@@ -26,6 +26,7 @@ from bluegray.pieces import Side
 from bluegray.rules import RuleSet
 from bluegray.web.accounts.players import Account, account_of_row
 from bluegray.web.games.live import LiveGame
+from bluegray.web.games.rated_pairs import DAY_MS, explain
 from bluegray.web.games.service import GameService
 from bluegray.web.lobby.hub import ACCOUNT_PREFIX, TOURNAMENT_PREFIX
 from bluegray.web.lobby.schemas import GameStartedMessage, StartedGame
@@ -36,7 +37,6 @@ from bluegray.web.platform.models import AccountRow, Base, RatingRow
 from bluegray.web.platform.security import new_game_id
 from bluegray.web.ratings.glicko import DEFAULT_SETTINGS, Rating
 from bluegray.web.ratings.leaderboards import shown_rating
-from bluegray.web.ratings.rated_pairs import DAY_MS, explain
 from bluegray.web.ratings.service import pool_name
 from bluegray.web.realtime.bus import News
 from bluegray.web.timers.deadlines import DONE, Due, Verdict
