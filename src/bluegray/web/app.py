@@ -17,6 +17,7 @@ from bluegray import __version__
 from bluegray.web.accounts.callers import Callers
 from bluegray.web.accounts.service import Accounts
 from bluegray.web.backends import backends
+from bluegray.web.game_ends import record_end
 from bluegray.web.games.schemas import ErrorResponse
 from bluegray.web.games.service import GameService
 from bluegray.web.lobby.service import Lobby
@@ -81,7 +82,15 @@ def create_app(settings: Settings | None = None) -> FastAPI:
         settings.resolved_database_url, sqlite_synchronous=settings.sqlite_synchronous
     )
     parts = backends(settings, process)
-    service = GameService(settings, database, parts.bus, parts.presence, process, parts.make_queue)
+    service = GameService(
+        settings,
+        database,
+        parts.bus,
+        parts.presence,
+        process,
+        parts.make_queue,
+        on_end=record_end,
+    )
     rates = RateLimits(settings, shared=settings.scaled)
     account_service = Accounts(database, rates, settings, service.games)
     lobby = Lobby(settings, service, rates)

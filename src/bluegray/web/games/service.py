@@ -52,20 +52,13 @@ from bluegray.web.platform.errors import ApiError, from_library, refused_while_d
 from bluegray.web.platform.metrics import Metrics
 from bluegray.web.platform.security import digest, new_game_id, new_invite_code, new_token
 from bluegray.web.platform.settings import Settings
-from bluegray.web.ratings.service import check_rated, check_rated_seat, rate_ended
+from bluegray.web.ratings.service import check_rated, check_rated_seat
 from bluegray.web.realtime.bus import Bus
 from bluegray.web.realtime.presence import Presence, PresenceBook
 from bluegray.web.realtime.sockets import Hub
 from bluegray.web.timers.uptime import credit_store_outage
-from bluegray.web.tournaments.ending import tournament_ended
 
 log = logging.getLogger("bluegray.web")
-
-
-def _ended(connection: Connection, live: LiveGame) -> None:
-    """What a game's end writes with it: the ratings, then the tournament's result."""
-    rate_ended(connection, live)
-    tournament_ended(connection, live)
 
 
 class GameService:
@@ -79,7 +72,10 @@ class GameService:
         presence: PresenceBook,
         process: str,
         make_queue: Callable[[MoveSink], JobQueue],
+        *,
+        on_end: Callable[[Connection, LiveGame], None],
     ) -> None:
+        """``on_end`` writes what a game's end changes elsewhere (``game_ends.record_end``)."""
         self.settings = settings
         self.db = db
         self.bus = bus
@@ -93,7 +89,7 @@ class GameService:
             process,
             abandon_ms=self.abandon_ms,
             shared=settings.scaled,
-            on_end=_ended,
+            on_end=on_end,
             first_move_ms=round(settings.first_move_seconds * 1000),
         )
         self.hub = Hub(bus, presence, self.games.current)
