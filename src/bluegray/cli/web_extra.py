@@ -26,6 +26,7 @@ from bluegray.web.accounts.service import (
     set_moderator,
 )
 from bluegray.web.app import create_app
+from bluegray.web.endings import CLOSING_STEPS
 from bluegray.web.games.rated_pairs import DAY_MS, capped_pairs
 from bluegray.web.platform.clocks import now_ms
 from bluegray.web.platform.db import database_url, make_engine, shown, upgrade_schema
@@ -243,7 +244,7 @@ def user(args: argparse.Namespace) -> int:
                 if row.closed_ms is not None:
                     console.print(f"bluegray: {name}'s account was already closed")
                 else:
-                    close_account(connection, row.id, now_ms())
+                    close_account(connection, row.id, now_ms(), CLOSING_STEPS)
                     console.print(
                         f"bluegray: closed {name}'s account (its sessions and API tokens ended)"
                     )

@@ -17,7 +17,7 @@ from bluegray import __version__
 from bluegray.web.accounts.callers import Callers
 from bluegray.web.accounts.service import Accounts
 from bluegray.web.backends import backends
-from bluegray.web.game_ends import record_end
+from bluegray.web.endings import CLOSING_STEPS, record_end
 from bluegray.web.games.schemas import ErrorResponse
 from bluegray.web.games.service import GameService
 from bluegray.web.lobby.service import Lobby
@@ -92,7 +92,9 @@ def create_app(settings: Settings | None = None) -> FastAPI:
         on_end=record_end,
     )
     rates = RateLimits(settings, shared=settings.scaled)
-    account_service = Accounts(database, rates, settings, service.games)
+    account_service = Accounts(
+        database, rates, settings, service.games, closing_steps=CLOSING_STEPS
+    )
     lobby = Lobby(settings, service, rates)
     service.duties.on_cluster = lobby.heard
 

@@ -38,7 +38,7 @@ from bluegray.web.ai.cpus import usable_cpus
 from bluegray.web.ai.jobs import AnalysisOutput, MoveJob, prepare_engine_process, reserved_for_short
 from bluegray.web.ai.jobs import run_job as run_engine_job
 from bluegray.web.backends import redis_client, stale_ms
-from bluegray.web.game_ends import record_end
+from bluegray.web.endings import record_end
 from bluegray.web.games.ai_moves import play_ai_move
 from bluegray.web.games.runtime import Games
 from bluegray.web.platform.clocks import now_ms, set_time_offset

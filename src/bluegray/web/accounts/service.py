@@ -17,7 +17,7 @@ calls too.
 from __future__ import annotations
 
 import logging
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from typing import Final
 
 from sqlalchemy import Connection, func, insert, select, update
@@ -31,7 +31,6 @@ from bluegray.web.accounts.sessions import Sessions, end_sessions
 from bluegray.web.games.live import LiveGame
 from bluegray.web.games.runtime import Games
 from bluegray.web.games.schemas import GameEvent
-from bluegray.web.lobby.seeks import drop_seeks_of
 from bluegray.web.platform.clocks import now_ms
 from bluegray.web.platform.db import Database
 from bluegray.web.platform.errors import ApiError, rate_limited
@@ -39,7 +38,6 @@ from bluegray.web.platform.models import AccountRow, Base, ListingRow, SeatRow
 from bluegray.web.platform.rates import RateLimits
 from bluegray.web.platform.security import device_cookie, device_knows
 from bluegray.web.platform.settings import Settings
-from bluegray.web.ratings.service import void_rated_results
 
 log = logging.getLogger("bluegray.web")
 
@@ -53,11 +51,6 @@ _ACCOUNTS: Final = Base.metadata.tables["accounts"]
 ClosingStep = Callable[[Connection, int, int], None]
 """Something more to do, in the same transaction, when an account is closed:
 ``step(connection, account_id, now_ms)``."""
-
-CLOSING_STEPS: list[ClosingStep] = [void_rated_results, drop_seeks_of]
-"""What closing an account does besides ending its sessions and tokens: its rated results are
-voided (``ratings.void_rated_results``: every pool it played in is computed again without
-them), and its seeks and challenges go (``seeks.drop_seeks_of``)."""
 
 
 class AccountError(ApiError):
@@ -104,10 +97,12 @@ def set_moderator(connection: Connection, account_id: int, moderator: bool) -> N
     )
 
 
-def close_account(connection: Connection, account_id: int, now: int) -> None:
+def close_account(
+    connection: Connection, account_id: int, now: int, steps: Sequence[ClosingStep]
+) -> None:
     """Close an account: it cannot log in again, its sessions and API tokens end at once on
-    every process, and ``CLOSING_STEPS`` run (all in one transaction). Its games stay as
-    they were, with its name."""
+    every process, and ``steps`` run (``endings.CLOSING_STEPS``; all in one transaction). Its
+    games stay as they were, with its name."""
     connection.execute(
         update(_ACCOUNTS)
         .where(_ACCOUNTS.c.id == account_id, _ACCOUNTS.c.closed_ms.is_(None))
@@ -115,7 +110,7 @@ def close_account(connection: Connection, account_id: int, now: int) -> None:
     )
     end_sessions(connection, account_id)
     end_tokens(connection, account_id)
-    for step in CLOSING_STEPS:
+    for step in steps:
         step(connection, account_id, now)
 
 
@@ -142,8 +137,18 @@ def make_bot(connection: Connection, account_id: int) -> bool:
 class Accounts:
     """The accounts as this process serves them."""
 
-    def __init__(self, db: Database, rates: RateLimits, settings: Settings, games: Games) -> None:
+    def __init__(
+        self,
+        db: Database,
+        rates: RateLimits,
+        settings: Settings,
+        games: Games,
+        *,
+        closing_steps: Sequence[ClosingStep],
+    ) -> None:
+        """``closing_steps`` run when an account is closed (``endings.CLOSING_STEPS``)."""
         self.db = db
+        self.closing_steps = closing_steps
         self.rates = rates
         self.settings = settings
         self.games = games
@@ -291,7 +296,9 @@ class Accounts:
         )
 
     async def close(self, account: Account) -> None:
-        await self.db.write(lambda connection: close_account(connection, account.id, now_ms()))
+        await self.db.write(
+            lambda connection: close_account(connection, account.id, now_ms(), self.closing_steps)
+        )
 
     # -- the games a browser played before -----------------------------------------------------
 

@@ -75,7 +75,7 @@ class GameService:
         *,
         on_end: Callable[[Connection, LiveGame], None],
     ) -> None:
-        """``on_end`` writes what a game's end changes elsewhere (``game_ends.record_end``)."""
+        """``on_end`` writes what a game's end changes elsewhere (``endings.record_end``)."""
         self.settings = settings
         self.db = db
         self.bus = bus

@@ -182,6 +182,6 @@ def waiting_in_quick_pairings(session: Session, now: int) -> list[SeekRow]:
 
 
 def drop_seeks_of(connection: Connection, account_id: int, now: int) -> None:
-    """A closing step (``accounts.CLOSING_STEPS``): the account's seeks and challenges go, and
+    """A closing step (``endings.CLOSING_STEPS``): the account's seeks and challenges go, and
     those sent to it."""
     connection.execute(delete(_SEEKS).where(by_account(account_id)))

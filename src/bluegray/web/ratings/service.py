@@ -333,7 +333,7 @@ def game_preview(connection: Connection, live: LiveGame, now_ms: int) -> RatingP
 
 
 def void_rated_results(connection: Connection, account_id: int, now: int) -> None:
-    """A closing step (``accounts.CLOSING_STEPS``): every rated game the account played no
+    """A closing step (``endings.CLOSING_STEPS``): every rated game the account played no
     longer counts, and every pool it played in is computed again without them."""
     pools = connection.execute(
         select(_HISTORY.c.pool)
