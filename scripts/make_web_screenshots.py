@@ -18,7 +18,7 @@ import uvicorn
 from playwright.sync_api import Page, ViewportSize, sync_playwright
 
 from bluegray.web.app import create_app
-from bluegray.web.settings import Settings
+from bluegray.web.platform.settings import Settings
 
 CHROMIUM = "/usr/bin/chromium"
 ARGS = ["--headless", "--no-sandbox", "--disable-gpu", "--disable-background-networking"]

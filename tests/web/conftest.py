@@ -26,8 +26,8 @@ import uvicorn
 from websockets.sync.client import ClientConnection, connect
 
 from bluegray.web.app import create_app
-from bluegray.web.clocks import set_time_offset
-from bluegray.web.settings import Settings
+from bluegray.web.platform.clocks import set_time_offset
+from bluegray.web.platform.settings import Settings
 from tests.servers import free_port as free_port
 
 warnings.filterwarnings("ignore", message=".*httpx.*", category=DeprecationWarning)

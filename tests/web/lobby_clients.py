@@ -11,8 +11,8 @@ import httpx
 from sqlalchemy import Connection, delete, insert, select
 from websockets.sync.client import ClientConnection, connect
 
-from bluegray.web.clocks import now_ms
-from bluegray.web.models import AccountRow, RatingRow
+from bluegray.web.platform.clocks import now_ms
+from bluegray.web.platform.models import AccountRow, RatingRow
 from tests.web.conftest import Json, LiveServer
 
 PASSWORD = "correct horse battery"

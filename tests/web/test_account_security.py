@@ -16,9 +16,15 @@ from argon2 import PasswordHasher
 from sqlalchemy import select, update
 
 from bluegray.cli.main import main
-from bluegray.web.db import make_engine
-from bluegray.web.models import AccountRow
-from bluegray.web.passwords import HASHING_AT_ONCE, LANES, MEMORY_KIB, TIME_COST, verify_now
+from bluegray.web.accounts.passwords import (
+    HASHING_AT_ONCE,
+    LANES,
+    MEMORY_KIB,
+    TIME_COST,
+    verify_now,
+)
+from bluegray.web.platform.db import make_engine
+from bluegray.web.platform.models import AccountRow
 from bluegray.web.routers.pages import TEMPLATES
 from tests.web.accounts import PASSWORD, Browser, csrf, log_in, post, sign_up
 from tests.web.conftest import TestClient

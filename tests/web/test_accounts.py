@@ -15,10 +15,10 @@ from alembic.config import Config
 from sqlalchemy import Connection, insert, inspect, select
 
 from bluegray.cli.main import main
-from bluegray.web import accounts as account_service
-from bluegray.web import service as service_module
-from bluegray.web.db import MIGRATIONS, make_engine, upgrade_schema
-from bluegray.web.models import ApiTokenRow, Base, SeatRow
+from bluegray.web import endings
+from bluegray.web.games import service as service_module
+from bluegray.web.platform.db import MIGRATIONS, make_engine, upgrade_schema
+from bluegray.web.platform.models import ApiTokenRow, Base, SeatRow
 from tests.web.accounts import (
     PASSWORD,
     Browser,
@@ -363,9 +363,9 @@ def closing_note() -> Iterator[None]:
         table = Base.metadata.tables["server_state"]
         connection.execute(insert(table).values(key=f"closed:{account_id}", value=str(now)))
 
-    account_service.CLOSING_STEPS.append(note)
+    endings.CLOSING_STEPS.append(note)
     yield
-    account_service.CLOSING_STEPS.remove(note)
+    endings.CLOSING_STEPS.remove(note)
 
 
 def test_a_moderator_closes_an_account_whose_sessions_and_tokens_end(

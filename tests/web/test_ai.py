@@ -11,9 +11,10 @@ import pytest
 from bluegray import Game, read_record
 from bluegray.engine.levels import LEVELS, TOP_LEVEL
 from bluegray.engine.limits import Limits
-from bluegray.web import duties, local_queue
-from bluegray.web.engine_work import CLOCK_SHARE, think_limits
-from bluegray.web.jobs import AnalysisOutput, Job, run_job
+from bluegray.web import duties
+from bluegray.web.ai import local_queue
+from bluegray.web.ai.engine_work import CLOCK_SHARE, think_limits
+from bluegray.web.ai.jobs import AnalysisOutput, Job, run_job
 from tests.web.conftest import Json, LiveServer, Socket
 
 RULES = "classic-light impasse-plies=30"

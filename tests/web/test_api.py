@@ -13,8 +13,8 @@ from starlette.testclient import WebSocketDenialResponse
 
 from bluegray import PRESETS, Game, read_record
 from bluegray.rules import RuleSet
-from bluegray.web import service as service_module
 from bluegray.web.app import create_app
+from bluegray.web.games import service as service_module
 from tests.web.conftest import Json, TestClient, ids_page_by_page, settings_for
 
 BLUE_MOVE = "d2-d3"

@@ -17,7 +17,7 @@ import httpx
 import pytest
 
 from bluegray.cli import bot, bot_games
-from bluegray.web import clocks
+from bluegray.web.platform import clocks
 from tests.web.conftest import Json, LiveServer, Socket
 from tests.web.lobby_clients import Player
 

@@ -17,7 +17,7 @@ from playwright.sync_api import Page, expect
 
 from bluegray import Game, Position
 from bluegray.points import point_name
-from bluegray.web import service as service_module
+from bluegray.web.games import service as service_module
 
 MOVES = ["d2-d3", "f8-f7", "e2-e3", "e8-e7"]
 CENTRE_REACHED = "ggggcgggg/ggggggggg/9/9/4C4/9/9/GGGGGGGGG/GGGG1GGGG g 1 1"

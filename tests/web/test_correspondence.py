@@ -12,7 +12,7 @@ from typing import Any
 import httpx
 import pytest
 
-from bluegray.web.clocks import DAY_MS, Clock, time_class
+from bluegray.web.platform.clocks import DAY_MS, Clock, time_class
 from tests.servers import free_port
 from tests.web.cluster import Node, nodes, service_env
 from tests.web.conftest import Json, ServeProcess, TestClient

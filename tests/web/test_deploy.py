@@ -14,7 +14,7 @@ from typing import Any
 
 import yaml
 
-from bluegray.web.settings import ENV_PREFIX, Settings
+from bluegray.web.platform.settings import ENV_PREFIX, Settings
 from tests.paths import REPOSITORY
 from tests.servers import CADDY
 

@@ -7,7 +7,7 @@ from collections.abc import Callable
 from typing import Any
 
 from bluegray.game import Game
-from bluegray.web.fair_play import IN_RATED_PLAY
+from bluegray.web.games.fair_play import IN_RATED_PLAY
 from tests.web.accounts import Browser, friend_game, post, sign_up
 from tests.web.conftest import Json, TestClient
 

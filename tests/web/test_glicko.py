@@ -11,7 +11,7 @@ from hypothesis import given
 from hypothesis import strategies as st
 
 from bluegray.errors import BlueGrayError
-from bluegray.web.glicko import (
+from bluegray.web.ratings.glicko import (
     DEFAULT_SETTINGS,
     SCALE,
     Game,

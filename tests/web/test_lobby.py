@@ -14,9 +14,10 @@ from typing import Any
 import httpx
 import pytest
 
-from bluegray.web import clocks, lobby
-from bluegray.web.lobby import Lobby
-from bluegray.web.players import Account
+from bluegray.web.accounts.players import Account
+from bluegray.web.lobby import service as lobby
+from bluegray.web.lobby.service import Lobby
+from bluegray.web.platform import clocks
 from tests.web.conftest import LiveServer, Socket
 from tests.web.lobby_clients import LiveSocket, Player, first_moves, set_ratings
 

@@ -17,8 +17,8 @@ from alembic import command
 from alembic.config import Config
 from sqlalchemy import Connection, func, inspect, select
 
-from bluegray.web.db import MIGRATIONS, make_engine, upgrade_schema
-from bluegray.web.models import AccountRow, GameRow, SeatRow, SessionRow
+from bluegray.web.platform.db import MIGRATIONS, make_engine, upgrade_schema
+from bluegray.web.platform.models import AccountRow, GameRow, SeatRow, SessionRow
 from tests.servers import MailSink, free_port
 from tests.web.accounts import PASSWORD, Browser, friend_game, sign_up
 from tests.web.conftest import ServeProcess, TestClient

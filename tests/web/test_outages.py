@@ -22,9 +22,9 @@ from bluegray.cli.bot_games import Site, Thinker, play_game
 from bluegray.game import Game
 from bluegray.pieces import Side
 from bluegray.protocol.client import Engine
-from bluegray.web.clocks import Clock, now_ms
-from bluegray.web.live import LiveGame
-from bluegray.web.uptime import credit_store_outage, credited_flag_at
+from bluegray.web.games.live import LiveGame
+from bluegray.web.platform.clocks import Clock, now_ms
+from bluegray.web.timers.uptime import credit_store_outage, credited_flag_at
 from tests.servers import PostgresServer, RedisServer
 from tests.web.conftest import Json, LiveServer, Socket, settings_for
 

@@ -26,15 +26,15 @@ from sqlalchemy.exc import IntegrityError
 from bluegray.cli.main import main
 from bluegray.game import Game
 from bluegray.pieces import Side
-from bluegray.web.clocks import Clock
-from bluegray.web.db import ConflictError, Database
-from bluegray.web.live import LiveGame, Played
-from bluegray.web.logs import game_id_var, log_config
-from bluegray.web.models import Base, ServerStateRow
-from bluegray.web.rates import RateLimits
-from bluegray.web.security import digest, matches, new_token
-from bluegray.web.settings import InvalidSettingError, Settings
-from bluegray.web.uptime import HEARTBEAT_KEY, note_alive
+from bluegray.web.games.live import LiveGame, Played
+from bluegray.web.platform.clocks import Clock
+from bluegray.web.platform.db import ConflictError, Database
+from bluegray.web.platform.logs import game_id_var, log_config
+from bluegray.web.platform.models import Base, ServerStateRow
+from bluegray.web.platform.rates import RateLimits
+from bluegray.web.platform.security import digest, matches, new_token
+from bluegray.web.platform.settings import InvalidSettingError, Settings
+from bluegray.web.timers.uptime import HEARTBEAT_KEY, note_alive
 from tests.paths import REPOSITORY
 from tests.servers import PostgresServer, free_port
 

@@ -58,7 +58,7 @@ warnings.simplefilter("ignore")
 from fastapi.testclient import TestClient
 import redis
 from bluegray.web.app import create_app
-from bluegray.web.settings import Settings
+from bluegray.web.platform.settings import Settings
 
 settings = Settings(
     database_url=sys.argv[1], redis_url=sys.argv[2], allowed_hosts=["testserver"],

@@ -14,7 +14,7 @@ from pathlib import Path
 import httpx
 import pytest
 
-from bluegray.web.settings import Settings
+from bluegray.web.platform.settings import Settings
 from tests.servers import CADDYFILE, CaddyProxy, compose_health_uris, proxy_health_uri
 from tests.web.cluster import PROCESS_HEADER, Node, nodes, service_env
 

@@ -12,11 +12,11 @@ from sqlalchemy import Connection, insert, select
 
 from bluegray.cli.main import main
 from bluegray.game import Game
-from bluegray.web.account_schemas import RatingPoint
-from bluegray.web.glicko import DEFAULT_SETTINGS, Rating
-from bluegray.web.leaderboards import CHART_LABELS, CHART_MARGIN, rating_chart
-from bluegray.web.models import Base
-from bluegray.web.ratings import NEW_STANDING, Standing, rate_pair
+from bluegray.web.accounts.schemas import RatingPoint
+from bluegray.web.platform.models import Base
+from bluegray.web.ratings.glicko import DEFAULT_SETTINGS, Rating
+from bluegray.web.ratings.leaderboards import CHART_LABELS, CHART_MARGIN, rating_chart
+from bluegray.web.ratings.service import NEW_STANDING, Standing, rate_pair
 from tests.web.accounts import Browser, friend_game, post, sign_up
 from tests.web.conftest import Json, TestClient
 

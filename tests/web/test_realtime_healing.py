@@ -28,10 +28,10 @@ from websockets.sync.server import ServerConnection, serve
 from bluegray.cli.bot_games import play_game
 from bluegray.pieces import Side
 from bluegray.web.backends import redis_client
-from bluegray.web.bus import CHANNEL_PREFIX, WATCH_SECONDS, LocalBus, News, RedisBus
-from bluegray.web.presence import LocalPresence, RedisPresence
-from bluegray.web.settings import Settings
-from bluegray.web.ws import CLOSE_RESTARTING, Connection, Hub
+from bluegray.web.platform.settings import Settings
+from bluegray.web.realtime.bus import CHANNEL_PREFIX, WATCH_SECONDS, LocalBus, News, RedisBus
+from bluegray.web.realtime.presence import LocalPresence, RedisPresence
+from bluegray.web.realtime.sockets import CLOSE_RESTARTING, Connection, Hub
 from tests.servers import RedisServer
 from tests.web.cluster import Node, nodes, service_env
 from tests.web.conftest import Json, Socket

@@ -21,13 +21,9 @@ from sqlalchemy.orm import Session
 
 from bluegray import Game
 from bluegray.pieces import Side
-from bluegray.web import actions, local_queue, redis_queue
-from bluegray.web.bus import LocalBus, News
-from bluegray.web.clocks import now_ms
-from bluegray.web.cpus import quota_cpus, usable_cpus
-from bluegray.web.db import Database
-from bluegray.web.deadlines import DONE, Due, Timers, Verdict
-from bluegray.web.jobs import (
+from bluegray.web.ai import local_queue, redis_queue
+from bluegray.web.ai.cpus import quota_cpus, usable_cpus
+from bluegray.web.ai.jobs import (
     AiBusyError,
     AnalysisOutput,
     Bounds,
@@ -39,13 +35,10 @@ from bluegray.web.jobs import (
     encode_job,
     reserved_for_short,
 )
-from bluegray.web.live import LiveGame, Seat
-from bluegray.web.local_queue import LocalQueue
-from bluegray.web.metrics import WorkerMetrics
-from bluegray.web.models import Base, GameRow
-from bluegray.web.presence import LocalPresence
-from bluegray.web.settings import Settings
-from bluegray.web.store import (
+from bluegray.web.ai.local_queue import LocalQueue
+from bluegray.web.games import actions
+from bluegray.web.games.live import LiveGame, Seat
+from bluegray.web.games.store import (
     apply_save,
     change_save,
     live_after,
@@ -53,9 +46,17 @@ from bluegray.web.store import (
     new_game_save,
     save_text,
 )
-from bluegray.web.uptime import credit_outage, note_alive
+from bluegray.web.platform.clocks import now_ms
+from bluegray.web.platform.db import Database
+from bluegray.web.platform.metrics import WorkerMetrics
+from bluegray.web.platform.models import Base, GameRow
+from bluegray.web.platform.settings import Settings
+from bluegray.web.realtime.bus import LocalBus, News
+from bluegray.web.realtime.presence import LocalPresence
+from bluegray.web.realtime.sockets import Connection, Hub
+from bluegray.web.timers.deadlines import DONE, Due, Timers, Verdict
+from bluegray.web.timers.uptime import credit_outage, note_alive
 from bluegray.web.worker import slot_names, worker_slots
-from bluegray.web.ws import Connection, Hub
 
 # -- the hub: states in version order ---------------------------------------------------------
 

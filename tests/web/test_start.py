@@ -12,8 +12,8 @@ from alembic.script import ScriptDirectory
 from sqlalchemy import create_engine, inspect, text
 
 from bluegray.cli.main import main
-from bluegray.web.db import MIGRATIONS
-from bluegray.web.db import database_url as parse_url
+from bluegray.web.platform.db import MIGRATIONS
+from bluegray.web.platform.db import database_url as parse_url
 from tests.servers import free_port
 from tests.web.conftest import Json, ServeProcess
 

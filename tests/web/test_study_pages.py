@@ -12,7 +12,7 @@ from markupsafe import escape
 
 from bluegray import PRESETS, Game, Position
 from bluegray.points import BLUE_PATH, GRAY_PATH, point_name
-from bluegray.web import learn
+from bluegray.web.learn import pages as learn
 from tests.web.conftest import Json, TestClient
 
 MOVES = ["d2-d3", "f8-f7", "e2-e3"]

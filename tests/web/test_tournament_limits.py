@@ -10,8 +10,8 @@ from typing import Any
 
 from sqlalchemy import update
 
-from bluegray.web.db import make_engine
-from bluegray.web.models import Base
+from bluegray.web.platform.db import make_engine
+from bluegray.web.platform.models import Base
 from tests.web.accounts import Browser, post, sign_up
 from tests.web.conftest import Json, LiveServer, TestClient
 from tests.web.lobby_clients import Player

@@ -18,7 +18,7 @@ from sqlalchemy import Engine, func, select
 from sqlalchemy.orm import Session
 
 from bluegray.cli.common import EXIT_OK, console, fail
-from bluegray.web.accounts import (
+from bluegray.web.accounts.service import (
     close_account,
     find_account,
     games_played,
@@ -26,13 +26,14 @@ from bluegray.web.accounts import (
     set_moderator,
 )
 from bluegray.web.app import create_app
-from bluegray.web.clocks import now_ms
-from bluegray.web.db import database_url, make_engine, shown, upgrade_schema
-from bluegray.web.logs import log_config
-from bluegray.web.models import ApiTokenRow, SessionRow
-from bluegray.web.rated_pairs import DAY_MS, capped_pairs
-from bluegray.web.settings import InvalidSettingError, Settings, process_name
-from bluegray.web.slow_clients import slow_client_protocol
+from bluegray.web.endings import CLOSING_STEPS
+from bluegray.web.games.rated_pairs import DAY_MS, capped_pairs
+from bluegray.web.platform.clocks import now_ms
+from bluegray.web.platform.db import database_url, make_engine, shown, upgrade_schema
+from bluegray.web.platform.logs import log_config
+from bluegray.web.platform.models import ApiTokenRow, SessionRow
+from bluegray.web.platform.settings import InvalidSettingError, Settings, process_name
+from bluegray.web.platform.slow_clients import slow_client_protocol
 from bluegray.web.worker import supervise, worker_slots
 
 
@@ -243,7 +244,7 @@ def user(args: argparse.Namespace) -> int:
                 if row.closed_ms is not None:
                     console.print(f"bluegray: {name}'s account was already closed")
                 else:
-                    close_account(connection, row.id, now_ms())
+                    close_account(connection, row.id, now_ms(), CLOSING_STEPS)
                     console.print(
                         f"bluegray: closed {name}'s account (its sessions and API tokens ended)"
                     )

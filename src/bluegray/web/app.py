@@ -14,15 +14,19 @@ from fastapi.staticfiles import StaticFiles
 from uvicorn.middleware.proxy_headers import ProxyHeadersMiddleware
 
 from bluegray import __version__
-from bluegray.web.accounts import Accounts
+from bluegray.web.accounts.callers import Callers
+from bluegray.web.accounts.service import Accounts
 from bluegray.web.backends import backends
-from bluegray.web.callers import Callers
-from bluegray.web.clocks import set_time_offset
-from bluegray.web.db import Database
-from bluegray.web.errors import install_handlers
-from bluegray.web.guard import GuardMiddleware
-from bluegray.web.lobby import Lobby
-from bluegray.web.rates import RateLimits
+from bluegray.web.endings import CLOSING_STEPS, record_end
+from bluegray.web.games.schemas import ErrorResponse
+from bluegray.web.games.service import GameService
+from bluegray.web.lobby.service import Lobby
+from bluegray.web.platform.clocks import set_time_offset
+from bluegray.web.platform.db import Database
+from bluegray.web.platform.errors import install_handlers
+from bluegray.web.platform.guard import GuardMiddleware
+from bluegray.web.platform.rates import RateLimits
+from bluegray.web.platform.settings import Settings, process_name
 from bluegray.web.routers import (
     account_pages,
     accounts,
@@ -41,9 +45,6 @@ from bluegray.web.routers import (
     tournament_pages,
     tournaments,
 )
-from bluegray.web.schemas import ErrorResponse
-from bluegray.web.service import GameService
-from bluegray.web.settings import Settings, process_name
 from bluegray.web.tournaments.service import Tournaments
 
 STATIC: Final = Path(__file__).resolve().parent / "static"
@@ -81,9 +82,19 @@ def create_app(settings: Settings | None = None) -> FastAPI:
         settings.resolved_database_url, sqlite_synchronous=settings.sqlite_synchronous
     )
     parts = backends(settings, process)
-    service = GameService(settings, database, parts.bus, parts.presence, process, parts.make_queue)
+    service = GameService(
+        settings,
+        database,
+        parts.bus,
+        parts.presence,
+        process,
+        parts.make_queue,
+        on_end=record_end,
+    )
     rates = RateLimits(settings, shared=settings.scaled)
-    account_service = Accounts(database, rates, settings, service.games)
+    account_service = Accounts(
+        database, rates, settings, service.games, closing_steps=CLOSING_STEPS
+    )
     lobby = Lobby(settings, service, rates)
     service.duties.on_cluster = lobby.heard
 

@@ -10,13 +10,13 @@ from typing import Final
 
 import redis.asyncio as aioredis
 
-from bluegray.web.bus import Bus, LocalBus, RedisBus
-from bluegray.web.cpus import usable_cpus
-from bluegray.web.jobs import Bounds, JobQueue, MoveSink
-from bluegray.web.local_queue import LocalQueue
-from bluegray.web.presence import LocalPresence, PresenceBook, RedisPresence
-from bluegray.web.redis_queue import RedisQueue
-from bluegray.web.settings import Settings
+from bluegray.web.ai.cpus import usable_cpus
+from bluegray.web.ai.jobs import Bounds, JobQueue, MoveSink
+from bluegray.web.ai.local_queue import LocalQueue
+from bluegray.web.ai.redis_queue import RedisQueue
+from bluegray.web.platform.settings import Settings
+from bluegray.web.realtime.bus import Bus, LocalBus, RedisBus
+from bluegray.web.realtime.presence import LocalPresence, PresenceBook, RedisPresence
 
 
 @dataclass

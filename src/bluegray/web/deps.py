@@ -15,12 +15,19 @@ from fastapi import Depends, Path, Query, Request, Response
 from fastapi.security import HTTPAuthorizationCredentials, HTTPBearer
 
 from bluegray.pieces import Side
-from bluegray.web.accounts import Accounts
-from bluegray.web.api_tokens import is_api_token
-from bluegray.web.callers import CHANGING_METHODS, Caller, Callers, check_form, csrf_refusal
-from bluegray.web.errors import ApiError
-from bluegray.web.players import Account
-from bluegray.web.security import (
+from bluegray.web.accounts.api_tokens import is_api_token
+from bluegray.web.accounts.callers import (
+    CHANGING_METHODS,
+    Caller,
+    Callers,
+    check_form,
+    csrf_refusal,
+)
+from bluegray.web.accounts.players import Account
+from bluegray.web.accounts.service import Accounts
+from bluegray.web.games.service import GameService
+from bluegray.web.platform.errors import ApiError
+from bluegray.web.platform.security import (
     BROWSER_COOKIE,
     COOKIE_MAX_AGE,
     client_key,
@@ -28,8 +35,7 @@ from bluegray.web.security import (
     new_browser_id,
     over_https,
 )
-from bluegray.web.service import GameService
-from bluegray.web.settings import Settings
+from bluegray.web.platform.settings import Settings
 
 GAME_ID_PATTERN: Final = r"^[A-Za-z0-9_-]{1,32}$"
 BROWSER_ID_PATTERN: Final = re.compile(r"[A-Za-z0-9_-]{16,64}")

@@ -17,29 +17,29 @@ from typing import Final
 from sqlalchemy import text
 from sqlalchemy.orm import Session
 
-from bluegray.web import actions
-from bluegray.web.ai_moves import ai_job, play_ai_move
-from bluegray.web.bus import Bus, News
-from bluegray.web.clocks import now_ms
-from bluegray.web.db import Database
-from bluegray.web.deadlines import DONE, Due, Timers, Verdict
-from bluegray.web.jobs import AiBusyError, JobQueue, MoveJob, MoveSink, Owner
-from bluegray.web.live import LiveGame
-from bluegray.web.metrics import Metrics
-from bluegray.web.notices import NOTICE_KINDS, Notices
-from bluegray.web.presence import PresenceBook
-from bluegray.web.runtime import Games
-from bluegray.web.schemas import AiStatus, ReadyCheck
-from bluegray.web.settings import Settings
-from bluegray.web.store import timer_values
-from bluegray.web.uptime import (
+from bluegray.web.ai.jobs import AiBusyError, JobQueue, MoveJob, MoveSink, Owner
+from bluegray.web.games import actions
+from bluegray.web.games.ai_moves import ai_job, play_ai_move
+from bluegray.web.games.live import LiveGame
+from bluegray.web.games.runtime import Games
+from bluegray.web.games.schemas import AiStatus, ReadyCheck
+from bluegray.web.games.store import timer_values
+from bluegray.web.mail.notices import NOTICE_KINDS, Notices
+from bluegray.web.platform.clocks import now_ms
+from bluegray.web.platform.db import Database
+from bluegray.web.platform.metrics import Metrics
+from bluegray.web.platform.settings import Settings
+from bluegray.web.realtime.bus import Bus, News
+from bluegray.web.realtime.presence import PresenceBook
+from bluegray.web.realtime.sockets import Hub
+from bluegray.web.timers.deadlines import DONE, Due, Timers, Verdict
+from bluegray.web.timers.uptime import (
     Outage,
     credit_outage,
     credited_flag_at,
     note_alive,
     store_outage,
 )
-from bluegray.web.ws import Hub
 
 log = logging.getLogger("bluegray.web")
 

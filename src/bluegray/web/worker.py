@@ -30,23 +30,24 @@ from dataclasses import dataclass, field
 from multiprocessing.process import BaseProcess
 from typing import Any, Final
 
+import redis.asyncio as aioredis
 from redis.exceptions import RedisError
 
-from bluegray.web import redis_queue
-from bluegray.web.ai_moves import play_ai_move
+from bluegray.web.ai import redis_queue
+from bluegray.web.ai.cpus import usable_cpus
+from bluegray.web.ai.jobs import AnalysisOutput, MoveJob, prepare_engine_process, reserved_for_short
+from bluegray.web.ai.jobs import run_job as run_engine_job
 from bluegray.web.backends import redis_client, stale_ms
-from bluegray.web.bus import RedisBus
-from bluegray.web.clocks import now_ms, set_time_offset
-from bluegray.web.cpus import usable_cpus
-from bluegray.web.db import Database
-from bluegray.web.jobs import AnalysisOutput, MoveJob, prepare_engine_process, reserved_for_short
-from bluegray.web.jobs import run_job as run_engine_job
-from bluegray.web.logs import log_config
-from bluegray.web.metrics import WorkerMetrics
-from bluegray.web.presence import RedisPresence
-from bluegray.web.ratings import rate_ended
-from bluegray.web.runtime import Games
-from bluegray.web.settings import Settings
+from bluegray.web.endings import record_end
+from bluegray.web.games.ai_moves import play_ai_move
+from bluegray.web.games.runtime import Games
+from bluegray.web.platform.clocks import now_ms, set_time_offset
+from bluegray.web.platform.db import Database
+from bluegray.web.platform.logs import log_config
+from bluegray.web.platform.metrics import WorkerMetrics
+from bluegray.web.platform.settings import Settings
+from bluegray.web.realtime.bus import RedisBus
+from bluegray.web.realtime.presence import RedisPresence
 
 log = logging.getLogger("bluegray.worker")
 
@@ -116,6 +117,23 @@ def run_slot(
         asyncio.run(_EngineSlot(settings, consumer, short_only, health, reports).run())
 
 
+def worker_games(
+    settings: Settings, database: Database, client: aioredis.Redis, consumer: str
+) -> Games:
+    """The games as a worker's engine process changes them (playing the AI's moves): on Redis's
+    bus and presence, and writing what a game's end changes as the web processes do."""
+    return Games(
+        database,
+        RedisBus(client, consumer),
+        RedisPresence(client, consumer, stale_ms(settings)),
+        consumer,
+        abandon_ms=round(settings.abandon_seconds * 1000),
+        shared=True,
+        on_end=record_end,
+        first_move_ms=round(settings.first_move_seconds * 1000),
+    )
+
+
 class _EngineSlot:
     """The loop of an engine process: take a job, compute it, play or answer it, let it go."""
 
@@ -134,16 +152,7 @@ class _EngineSlot:
         client = redis_client(self.settings)
         database = Database(self.settings.resolved_database_url)
         database.start(migrate=False)
-        self.games = Games(
-            database,
-            RedisBus(client, self.consumer),
-            RedisPresence(client, self.consumer, stale_ms(self.settings)),
-            self.consumer,
-            abandon_ms=round(self.settings.abandon_seconds * 1000),
-            shared=True,
-            on_end=rate_ended,
-            first_move_ms=round(self.settings.first_move_seconds * 1000),
-        )
+        self.games = worker_games(self.settings, database, client, self.consumer)
         self.slot = redis_queue.Slot(
             client,
             self.consumer,

@@ -7,7 +7,7 @@ from alembic import context
 from alembic.config import Config
 from sqlalchemy import Connection, create_engine
 
-from bluegray.web.models import Base
+from bluegray.web.platform.models import Base
 
 
 def _run(connection: Connection) -> None:

@@ -16,16 +16,16 @@ from typing import Annotated, Any, Final
 from fastapi import APIRouter, Depends, Query, Request
 from fastapi.responses import HTMLResponse, RedirectResponse, Response
 
-from bluegray.web.clocks import now_ms
-from bluegray.web.db import Database
+from bluegray.web.accounts.players import is_name
+from bluegray.web.accounts.profiles import game_counts, player_games
+from bluegray.web.accounts.turns import opponent_text, your_turn
 from bluegray.web.deps import AccountService, AppSettings, CurrentCaller, current_caller
-from bluegray.web.leaderboards import player_ratings, rating_chart
-from bluegray.web.notices import preferences
-from bluegray.web.players import is_name
-from bluegray.web.profiles import game_counts, player_games
+from bluegray.web.mail.notices import preferences
+from bluegray.web.platform.clocks import now_ms
+from bluegray.web.platform.db import Database
+from bluegray.web.platform.security import BROWSER_COOKIE, digest
+from bluegray.web.ratings.leaderboards import player_ratings, rating_chart
 from bluegray.web.routers.pages import render_page
-from bluegray.web.security import BROWSER_COOKIE, digest
-from bluegray.web.turns import opponent_text, your_turn
 
 router = APIRouter(include_in_schema=False, dependencies=[Depends(current_caller)])
 

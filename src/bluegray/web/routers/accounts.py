@@ -13,7 +13,10 @@ from typing import Annotated, Any, Final
 
 from fastapi import APIRouter, Path, Query, Request, Response
 
-from bluegray.web.account_schemas import (
+from bluegray.web.accounts.api_tokens import TokenInfo as StoredToken
+from bluegray.web.accounts.players import Account
+from bluegray.web.accounts.profiles import game_counts, player_games
+from bluegray.web.accounts.schemas import (
     AccountInfo,
     AccountState,
     ChangePasswordRequest,
@@ -32,8 +35,8 @@ from bluegray.web.account_schemas import (
     TokenRequest,
     YourTurn,
 )
-from bluegray.web.api_tokens import TokenInfo as StoredToken
-from bluegray.web.clocks import now_ms
+from bluegray.web.accounts.sessions import SESSION_COOKIE, SESSION_MS, csrf_token
+from bluegray.web.accounts.turns import your_turn
 from bluegray.web.deps import (
     AccountService,
     Address,
@@ -46,17 +49,14 @@ from bluegray.web.deps import (
     browser_secret,
     secure_cookies,
 )
-from bluegray.web.errors import ApiError
-from bluegray.web.leaderboards import player_ratings
-from bluegray.web.notices import Preferences, preferences, store_preferences
-from bluegray.web.players import Account
-from bluegray.web.profiles import game_counts, player_games
-from bluegray.web.rated_pairs import DAY_MS, capped_pairs
-from bluegray.web.schemas import ErrorResponse
-from bluegray.web.security import COOKIE_MAX_AGE, DEVICE_COOKIE
-from bluegray.web.sessions import SESSION_COOKIE, SESSION_MS, csrf_token
-from bluegray.web.settings import Settings
-from bluegray.web.turns import your_turn
+from bluegray.web.games.rated_pairs import DAY_MS, capped_pairs
+from bluegray.web.games.schemas import ErrorResponse
+from bluegray.web.mail.notices import Preferences, preferences, store_preferences
+from bluegray.web.platform.clocks import now_ms
+from bluegray.web.platform.errors import ApiError
+from bluegray.web.platform.security import COOKIE_MAX_AGE, DEVICE_COOKIE
+from bluegray.web.platform.settings import Settings
+from bluegray.web.ratings.leaderboards import player_ratings
 
 router = APIRouter(tags=["accounts"])
 

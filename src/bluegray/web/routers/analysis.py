@@ -8,13 +8,13 @@ from typing import Annotated, Any
 from fastapi import APIRouter, Query
 
 from bluegray.game import Game
+from bluegray.web.ai.jobs import AiBusyError, AiUnavailableError, AnalysisJob, AnalysisOutput, Owner
 from bluegray.web.deps import Address, AppSettings, Browser, GameId, Service
-from bluegray.web.errors import ApiError
-from bluegray.web.fair_play import hints_allowed, refuse_in_rated_play
-from bluegray.web.jobs import AiBusyError, AiUnavailableError, AnalysisJob, AnalysisOutput, Owner
-from bluegray.web.schemas import AnalysisRequest, AnalysisResult, ErrorResponse, OutcomeInfo
-from bluegray.web.service import GameService
-from bluegray.web.settings import Settings
+from bluegray.web.games.fair_play import hints_allowed, refuse_in_rated_play
+from bluegray.web.games.schemas import AnalysisRequest, AnalysisResult, ErrorResponse, OutcomeInfo
+from bluegray.web.games.service import GameService
+from bluegray.web.platform.errors import ApiError
+from bluegray.web.platform.settings import Settings
 
 router = APIRouter(tags=["analysis"])
 

@@ -15,13 +15,13 @@ from bluegray.position import Position
 from bluegray.rules import RuleSet
 from bluegray.svg import board_svg
 from bluegray.web.deps import GameId, Service
-from bluegray.web.errors import ApiError, from_library
-from bluegray.web.schemas import (
+from bluegray.web.games.schemas import (
     MOVE_TEXT_LIMIT,
     POSITION_TEXT_LIMIT,
     RULES_TEXT_LIMIT,
     ErrorResponse,
 )
+from bluegray.web.platform.errors import ApiError, from_library
 
 router = APIRouter(tags=["boards"])
 

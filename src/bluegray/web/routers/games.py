@@ -8,8 +8,7 @@ from typing import Annotated, Any
 from fastapi import APIRouter, Header, Query
 
 from bluegray.pieces import Side
-from bluegray.web.account_schemas import RatingPreview
-from bluegray.web.clocks import now_ms
+from bluegray.web.accounts.schemas import RatingPreview
 from bluegray.web.deps import (
     Address,
     BeforeId,
@@ -19,10 +18,8 @@ from bluegray.web.deps import (
     SeatSides,
     Service,
 )
-from bluegray.web.errors import ApiError
-from bluegray.web.idempotency import HEADER
-from bluegray.web.ratings import game_preview
-from bluegray.web.schemas import (
+from bluegray.web.games.idempotency import HEADER
+from bluegray.web.games.schemas import (
     ActionRequest,
     CreatedGame,
     CreateGameRequest,
@@ -35,6 +32,9 @@ from bluegray.web.schemas import (
     MoveAck,
     MoveRequest,
 )
+from bluegray.web.platform.clocks import now_ms
+from bluegray.web.platform.errors import ApiError
+from bluegray.web.ratings.service import game_preview
 
 router = APIRouter(prefix="/api/games", tags=["games"])
 

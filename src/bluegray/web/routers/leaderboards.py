@@ -9,14 +9,14 @@ from fastapi import APIRouter, Depends, Query, Request
 from fastapi.responses import HTMLResponse, Response
 
 from bluegray.rules import PRESETS
-from bluegray.web.account_schemas import Leaderboard
-from bluegray.web.clocks import REAL_TIME, TIME_CLASSES
+from bluegray.web.accounts.schemas import Leaderboard
 from bluegray.web.deps import AccountService, AppSettings, current_caller
-from bluegray.web.errors import ApiError
-from bluegray.web.leaderboards import leaderboard, rated_pools
-from bluegray.web.ratings import split_pool
+from bluegray.web.games.schemas import ErrorResponse
+from bluegray.web.platform.clocks import REAL_TIME, TIME_CLASSES
+from bluegray.web.platform.errors import ApiError
+from bluegray.web.ratings.leaderboards import leaderboard, rated_pools
+from bluegray.web.ratings.service import split_pool
 from bluegray.web.routers.pages import render_page
-from bluegray.web.schemas import ErrorResponse
 
 router = APIRouter(tags=["players"])
 pages = APIRouter(include_in_schema=False, dependencies=[Depends(current_caller)])

@@ -12,13 +12,13 @@ from typing import Annotated, Any, Final
 
 from fastapi import APIRouter, Depends, Path, Request, Response, WebSocket, WebSocketDisconnect
 
-from bluegray.web.account_schemas import SeekPreview, TurnGame
-from bluegray.web.callers import Caller, Callers, csrf_refusal
-from bluegray.web.clocks import now_ms
+from bluegray.web.accounts.callers import Caller, Callers, csrf_refusal
+from bluegray.web.accounts.players import Account
+from bluegray.web.accounts.schemas import SeekPreview, TurnGame
+from bluegray.web.accounts.turns import your_turn
 from bluegray.web.deps import CurrentCaller
-from bluegray.web.errors import ApiError
-from bluegray.web.lobby import Lobby
-from bluegray.web.lobby_schemas import (
+from bluegray.web.games.schemas import ErrorResponse
+from bluegray.web.lobby.schemas import (
     ChallengeList,
     ChallengeRequest,
     LobbyPong,
@@ -34,12 +34,12 @@ from bluegray.web.lobby_schemas import (
     StartedGame,
     TurnsMessage,
 )
-from bluegray.web.players import Account
-from bluegray.web.schemas import ErrorResponse
-from bluegray.web.security import origin_allowed
-from bluegray.web.seeks import seek_preview
-from bluegray.web.turns import your_turn
-from bluegray.web.ws import Connection
+from bluegray.web.lobby.seeks import seek_preview
+from bluegray.web.lobby.service import Lobby
+from bluegray.web.platform.clocks import now_ms
+from bluegray.web.platform.errors import ApiError
+from bluegray.web.platform.security import origin_allowed
+from bluegray.web.realtime.sockets import Connection
 
 router = APIRouter(tags=["lobby"])
 

@@ -10,9 +10,9 @@ from pydantic import TypeAdapter
 
 from bluegray import __version__
 from bluegray.web.deps import Service
-from bluegray.web.lobby_schemas import LobbyMessage
-from bluegray.web.metrics import CONTENT_TYPE
-from bluegray.web.schemas import Health, IncomingMessage, OutgoingMessage, Ready
+from bluegray.web.games.schemas import Health, IncomingMessage, OutgoingMessage, Ready
+from bluegray.web.lobby.schemas import LobbyMessage
+from bluegray.web.platform.metrics import CONTENT_TYPE
 
 router = APIRouter(prefix="/api", tags=["meta"])
 

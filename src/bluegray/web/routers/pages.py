@@ -17,8 +17,8 @@ from markupsafe import Markup
 from bluegray import __version__
 from bluegray.rules import PRESETS
 from bluegray.svg import piece_symbols
-from bluegray.web.callers import Caller
-from bluegray.web.clocks import now_ms
+from bluegray.web.accounts.callers import Caller
+from bluegray.web.accounts.sessions import csrf_token
 from bluegray.web.deps import (
     BROWSER_ID_PATTERN,
     GAME_ID_PATTERN,
@@ -27,14 +27,14 @@ from bluegray.web.deps import (
     current_caller,
     set_browser_cookie,
 )
-from bluegray.web.errors import ApiError
-from bluegray.web.leaderboards import ratings_now
-from bluegray.web.lobby import Lobby
-from bluegray.web.quick_pairings import QUICK_PAIRINGS
+from bluegray.web.games.schemas import RULES_TEXT_LIMIT
+from bluegray.web.lobby.quick_pairings import QUICK_PAIRINGS
+from bluegray.web.lobby.service import Lobby
+from bluegray.web.platform.clocks import now_ms
+from bluegray.web.platform.errors import ApiError
+from bluegray.web.platform.security import BROWSER_COOKIE, new_browser_id
+from bluegray.web.ratings.leaderboards import ratings_now
 from bluegray.web.routers.rules import rules_list
-from bluegray.web.schemas import RULES_TEXT_LIMIT
-from bluegray.web.security import BROWSER_COOKIE, new_browser_id
-from bluegray.web.sessions import csrf_token
 
 TEMPLATES: Final = Path(__file__).resolve().parent.parent / "templates"
 

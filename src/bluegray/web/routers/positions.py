@@ -8,8 +8,8 @@ from fastapi import APIRouter
 
 from bluegray.pieces import Side
 from bluegray.web.deps import GameId, Service
-from bluegray.web.schemas import ErrorResponse, PositionInfo, Replay, SideCounts
-from bluegray.web.view import cached_rules_info, outcome_info
+from bluegray.web.games.schemas import ErrorResponse, PositionInfo, Replay, SideCounts
+from bluegray.web.games.view import cached_rules_info, outcome_info
 
 router = APIRouter(tags=["games"])
 

@@ -12,11 +12,11 @@ from fastapi.responses import PlainTextResponse
 from bluegray.pieces import Side
 from bluegray.record import GameRecord, read_record, write_record
 from bluegray.web.deps import AppSettings, Browser, GameId, Service
-from bluegray.web.errors import ApiError
-from bluegray.web.live import LiveGame
-from bluegray.web.schemas import ErrorResponse, GameState, ImportRecordRequest
-from bluegray.web.settings import Settings
-from bluegray.web.texts import one_line
+from bluegray.web.games.live import LiveGame
+from bluegray.web.games.schemas import ErrorResponse, GameState, ImportRecordRequest
+from bluegray.web.platform.errors import ApiError
+from bluegray.web.platform.settings import Settings
+from bluegray.web.platform.texts import one_line
 from bluegray.web.tournaments.tables import event_of_game
 
 router = APIRouter(tags=["records"])

@@ -7,14 +7,14 @@ from fastapi import APIRouter
 
 from bluegray.engine.levels import LEVELS
 from bluegray.rules import PRESETS, RuleSet
-from bluegray.web.schemas import (
+from bluegray.web.games.schemas import (
     ErrorResponse,
     LevelInfo,
     ParseRulesRequest,
     RulesInfo,
     RulesList,
 )
-from bluegray.web.view import cached_rules_info
+from bluegray.web.games.view import cached_rules_info
 
 router = APIRouter(prefix="/api/rules", tags=["rules"])
 

@@ -17,12 +17,9 @@ from pydantic import BaseModel, TypeAdapter, ValidationError
 
 from bluegray.errors import BlueGrayError
 from bluegray.pieces import Side
-from bluegray.web.api_tokens import is_api_token
-from bluegray.web.callers import Callers
-from bluegray.web.clocks import now_ms
-from bluegray.web.errors import ApiError, from_library, socket_error
-from bluegray.web.rates import RateLimits
-from bluegray.web.schemas import (
+from bluegray.web.accounts.api_tokens import is_api_token
+from bluegray.web.accounts.callers import Callers
+from bluegray.web.games.schemas import (
     AckMessage,
     ActionMessage,
     ErrorMessage,
@@ -34,10 +31,13 @@ from bluegray.web.schemas import (
     SyncMessage,
     WelcomeMessage,
 )
-from bluegray.web.security import origin_allowed
-from bluegray.web.service import GameService
-from bluegray.web.settings import Settings
-from bluegray.web.ws import Connection
+from bluegray.web.games.service import GameService
+from bluegray.web.platform.clocks import now_ms
+from bluegray.web.platform.errors import ApiError, from_library
+from bluegray.web.platform.rates import RateLimits
+from bluegray.web.platform.security import origin_allowed
+from bluegray.web.platform.settings import Settings
+from bluegray.web.realtime.sockets import Connection
 
 router = APIRouter()
 log = logging.getLogger("bluegray.web")
@@ -52,6 +52,20 @@ MAX_STRIKES: Final = 50
 
 _GAME_ID: Final = re.compile(r"[A-Za-z0-9_-]{1,32}")
 _incoming: TypeAdapter[IncomingMessage] = TypeAdapter(IncomingMessage)
+
+
+def socket_error(error: ApiError, ref: str | None) -> str:
+    """An ``ApiError`` as a socket's error message: with the game's version when it has one
+    (a stale version), and when to send it again (an outage)."""
+    details = error.details or {}
+    version, retry_after = details.get("version"), details.get("retry_after")
+    return ErrorMessage(
+        code=error.code,
+        message=error.message,
+        ref=ref,
+        version=version if isinstance(version, int) else None,
+        retry_after=retry_after if isinstance(retry_after, int) else None,
+    ).model_dump_json()
 
 
 class _RefusedError(Exception):

@@ -21,7 +21,6 @@ from pydantic import BaseModel, Field
 from bluegray.game import Game
 from bluegray.pieces import Side
 from bluegray.rules import PRESETS
-from bluegray.web import learn
 from bluegray.web.deps import (
     BROWSER_ID_PATTERN,
     GAME_ID_PATTERN,
@@ -30,9 +29,7 @@ from bluegray.web.deps import (
     Service,
     current_caller,
 )
-from bluegray.web.errors import ApiError
-from bluegray.web.routers.pages import render_page
-from bluegray.web.schemas import (
+from bluegray.web.games.schemas import (
     MOVE_TEXT_LIMIT,
     POSITION_TEXT_LIMIT,
     RULES_TEXT_LIMIT,
@@ -42,11 +39,14 @@ from bluegray.web.schemas import (
     RulesInfo,
     SideCounts,
 )
-from bluegray.web.schemas import (
+from bluegray.web.games.schemas import (
     Request as RequestBody,
 )
-from bluegray.web.security import BROWSER_COOKIE, digest
-from bluegray.web.view import cached_rules_info, outcome_info
+from bluegray.web.games.view import cached_rules_info, outcome_info
+from bluegray.web.learn import pages as learn
+from bluegray.web.platform.errors import ApiError
+from bluegray.web.platform.security import BROWSER_COOKIE, digest
+from bluegray.web.routers.pages import render_page
 
 GAMES_PER_PAGE: Final = 50
 

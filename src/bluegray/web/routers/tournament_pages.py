@@ -14,9 +14,9 @@ from fastapi import APIRouter, Depends, Query, Request
 from fastapi.responses import HTMLResponse, Response
 
 from bluegray.rules import PRESETS
-from bluegray.web.clocks import now_ms
 from bluegray.web.deps import AppSettings, CurrentCaller, current_caller
-from bluegray.web.errors import ApiError
+from bluegray.web.platform.clocks import now_ms
+from bluegray.web.platform.errors import ApiError
 from bluegray.web.routers.pages import render_page
 from bluegray.web.routers.tournaments import TournamentId, TournamentService
 

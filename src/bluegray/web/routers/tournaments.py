@@ -8,16 +8,17 @@ from typing import Annotated, Any, Final
 from fastapi import APIRouter, Depends, Path, Query, Request, WebSocket
 from fastapi.responses import PlainTextResponse
 
-from bluegray.web.callers import Caller, csrf_refusal
+from bluegray.web.accounts.callers import Caller, csrf_refusal
+from bluegray.web.accounts.players import Account
 from bluegray.web.deps import AppSettings, CurrentCaller, Service
-from bluegray.web.errors import ApiError
-from bluegray.web.lobby import Lobby
-from bluegray.web.lobby_schemas import LobbyWelcome
-from bluegray.web.players import Account
+from bluegray.web.games.schemas import ErrorResponse
+from bluegray.web.lobby.schemas import LobbyWelcome
+from bluegray.web.lobby.service import Lobby
+from bluegray.web.platform.errors import ApiError
+from bluegray.web.platform.security import origin_allowed
+from bluegray.web.realtime.sockets import Connection
 from bluegray.web.routers.lobby_routes import CLOSE_POLICY, identify, listen
 from bluegray.web.routers.records import record_text
-from bluegray.web.schemas import ErrorResponse
-from bluegray.web.security import origin_allowed
 from bluegray.web.tournaments.schemas import (
     CreateTournamentRequest,
     Standings,
@@ -27,7 +28,6 @@ from bluegray.web.tournaments.schemas import (
     TournamentMessage,
 )
 from bluegray.web.tournaments.service import Tournaments
-from bluegray.web.ws import Connection
 
 router = APIRouter(tags=["tournaments"])
 

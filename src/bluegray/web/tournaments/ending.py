@@ -16,9 +16,9 @@ from typing import Final
 from sqlalchemy import Connection, select, update
 
 from bluegray.pieces import Side
-from bluegray.web.db import upsert
-from bluegray.web.live import LiveGame
-from bluegray.web.models import Base
+from bluegray.web.games.live import LiveGame
+from bluegray.web.platform.db import upsert
+from bluegray.web.platform.models import Base
 from bluegray.web.tournaments.results import Result
 
 TIMER_KIND: Final = "tournament"

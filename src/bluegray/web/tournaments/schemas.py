@@ -7,8 +7,8 @@ from typing import Literal
 
 from pydantic import BaseModel, Field
 
-from bluegray.web.schemas import ClockSettings, Request
-from bluegray.web.texts import OneLine
+from bluegray.web.games.schemas import ClockSettings, Request
+from bluegray.web.platform.texts import OneLine
 
 TournamentKind = Literal["arena", "swiss"]
 TournamentStatus = Literal["created", "running", "finished"]

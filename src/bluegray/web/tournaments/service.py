@@ -24,22 +24,22 @@ from sqlalchemy.orm import Session
 from bluegray.errors import BlueGrayError
 from bluegray.pieces import Side
 from bluegray.rules import RuleSet
-from bluegray.web.bus import News
-from bluegray.web.clocks import Clock, now_ms, time_class
-from bluegray.web.db import ConflictError
-from bluegray.web.deadlines import DONE, Due, Verdict
-from bluegray.web.errors import ApiError, from_library, not_found
-from bluegray.web.glicko import DEFAULT_SETTINGS, Rating
-from bluegray.web.leaderboards import shown_rating
-from bluegray.web.live import LiveGame
-from bluegray.web.lobby_hub import ACCOUNT_PREFIX, TOURNAMENT_PREFIX
-from bluegray.web.lobby_schemas import GameStartedMessage, StartedGame
-from bluegray.web.models import AccountRow, Base, RatingRow
-from bluegray.web.players import Account, account_of_row
-from bluegray.web.rated_pairs import DAY_MS, explain
-from bluegray.web.ratings import pool_name
-from bluegray.web.security import new_game_id
-from bluegray.web.service import GameService
+from bluegray.web.accounts.players import Account, account_of_row
+from bluegray.web.games.live import LiveGame
+from bluegray.web.games.rated_pairs import DAY_MS, explain
+from bluegray.web.games.service import GameService
+from bluegray.web.lobby.hub import ACCOUNT_PREFIX, TOURNAMENT_PREFIX
+from bluegray.web.lobby.schemas import GameStartedMessage, StartedGame
+from bluegray.web.platform.clocks import Clock, now_ms, time_class
+from bluegray.web.platform.db import ConflictError
+from bluegray.web.platform.errors import ApiError, from_library, not_found
+from bluegray.web.platform.models import AccountRow, Base, RatingRow
+from bluegray.web.platform.security import new_game_id
+from bluegray.web.ratings.glicko import DEFAULT_SETTINGS, Rating
+from bluegray.web.ratings.leaderboards import shown_rating
+from bluegray.web.ratings.service import pool_name
+from bluegray.web.realtime.bus import News
+from bluegray.web.timers.deadlines import DONE, Due, Verdict
 from bluegray.web.tournaments import arena, swiss
 from bluegray.web.tournaments.ending import TIMER_KIND, set_timer
 from bluegray.web.tournaments.schemas import (

@@ -10,8 +10,8 @@ from typing import Any
 from sqlalchemy import Connection, Row, func, select
 from sqlalchemy.orm import Session
 
-from bluegray.web.models import Base
-from bluegray.web.schemas import ClockSettings
+from bluegray.web.games.schemas import ClockSettings
+from bluegray.web.platform.models import Base
 from bluegray.web.tournaments import arena, swiss, swiss_standings
 from bluegray.web.tournaments.results import Result
 from bluegray.web.tournaments.schemas import (

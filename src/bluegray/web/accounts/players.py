@@ -1,0 +1,117 @@
+"""Players with accounts: an account as the rest of the app sees it, and the rules for names.
+
+A name is 3 to 20 ASCII letters, digits, ``-`` and ``_``, unique without regard to case (its
+lower-case form is the key). Names never change, so a game keeps the names of its players.
+
+Reserved words are matched by skeleton, not exactly: a name that only looks like one (``adm1n``,
+``Admin_``) or is one with digits or a staff-like suffix after it (``moderator2``,
+``bluegray-team``) would pass for the site's or the AI's, and is refused.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+from typing import Final
+
+from bluegray.web.platform.errors import ApiError
+from bluegray.web.platform.models import AccountRow
+
+NAME_PATTERN: Final = r"^[A-Za-z0-9_-]{3,20}$"
+_NAME: Final = re.compile(NAME_PATTERN)
+RESERVED_NAMES: Final = frozenset(
+    {
+        "admin",
+        "administrator",
+        "ai",
+        "anonymous",
+        "bluegray",
+        "bot",
+        "moderator",
+        "root",
+        "staff",
+        "support",
+        "system",
+    }
+)
+"""Words nobody may take as a name, or as a name's skeleton (``skeleton``): they would pass for
+the site's or the AI's."""
+RESERVED_SUFFIXES: Final = frozenset(
+    {"team", "staff", "official", "support", "help", "admin", "mod", "crew", "bot"}
+)
+"""What may not follow a reserved word in a name (nor digits, nor ``-`` and ``_``)."""
+_LOOKALIKE: Final = str.maketrans("01i3457", "olleast", "-_")
+"""Characters written like others (``0`` like ``o``; ``1`` and ``i`` like ``l``...), and the
+separators, which a skeleton leaves out."""
+
+
+def skeleton(text: str) -> str:
+    """A name as it looks, for comparing with the reserved words: lower case, ``0→o 1→l i→l
+    3→e 4→a 5→s 7→t``, without ``-`` and ``_`` (``Adm1n_`` and ``admin`` have the same)."""
+    return text.lower().translate(_LOOKALIKE)
+
+
+_RESERVED_SKELETONS: Final = frozenset(skeleton(word) for word in RESERVED_NAMES)
+_SUFFIX_SKELETONS: Final = frozenset(skeleton(word) for word in RESERVED_SUFFIXES)
+
+
+def is_reserved(name: str) -> bool:
+    """Whether a name's skeleton is a reserved word's, or a reserved word's followed by digits,
+    separators or a suffix such as ``team`` or ``staff`` (``badminton`` is none of these)."""
+    plain = name.lower().replace("-", "").replace("_", "")
+    shown = skeleton(plain)
+    for word in _RESERVED_SKELETONS:
+        if shown.startswith(word):
+            rest = plain[len(word) :].rstrip("0123456789")
+            if not rest or skeleton(rest) in _SUFFIX_SKELETONS:
+                return True
+    return False
+
+
+@dataclass(frozen=True)
+class Account:
+    """An account as the app sees it (never its password hash)."""
+
+    id: int
+    name: str
+    created_ms: int
+    bot: bool = False
+    moderator: bool = False
+    closed_ms: int | None = None
+
+    @property
+    def closed(self) -> bool:
+        return self.closed_ms is not None
+
+
+def account_of_row(row: AccountRow) -> Account:
+    return Account(
+        id=row.id,
+        name=row.name,
+        created_ms=row.created_ms,
+        bot=bool(row.bot),
+        moderator=bool(row.moderator),
+        closed_ms=row.closed_ms,
+    )
+
+
+def name_key(name: str) -> str:
+    """The form of a name that is unique: lower case."""
+    return name.lower()
+
+
+def is_name(text: str) -> bool:
+    return _NAME.fullmatch(text) is not None
+
+
+def check_new_name(name: str) -> str:
+    """A name someone may take (422 ``invalid_name`` saying why not)."""
+    if not is_name(name):
+        raise ApiError(
+            422,
+            "invalid_name",
+            "a name is 3 to 20 characters: ASCII letters, digits, '-' and '_'",
+        )
+    if is_reserved(name):
+        raise ApiError(422, "invalid_name", "that name is reserved: choose another")
+    return name

@@ -1,0 +1,2 @@
+"""The Learn pages' content: the game's history, its rules in plain words, the families'
+settings and the board diagrams."""

@@ -1,0 +1,2 @@
+"""Email: sending one message, and the correspondence notices ("your move", "time is running
+out")."""
