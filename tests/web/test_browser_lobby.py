@@ -196,6 +196,48 @@ def test_a_challenge_by_name_reaches_its_player_on_another_page(
     expect(cal.locator("#main")).to_have_attribute("data-rated", "true")
 
 
+def test_a_rated_challenge_by_name_shows_the_rating_change_the_game_then_applies(
+    live_server: LiveServer, new_page: Callable[..., Page]
+) -> None:
+    """The header's notice of a rated challenge says what a win, a draw and a loss would change
+    the player's rating by: the server's preview (``rate_pair``, as the game's end rates it),
+    and the change the end then applies."""
+    url = live_server.url
+    kit = person(new_page, DESKTOP, url, "kit")
+    lee = person(new_page, DESKTOP, url, "lee")
+    set_ratings(live_server, {"kit": 1500, "lee": 1700})  # established, 200 points apart
+    lee.goto(url + "/learn")  # not in the lobby
+    expect(lee.locator("#notices")).to_have_attribute("data-connected", "true")
+    token = kit.request.get(f"{url}/api/account").json()["csrf_token"]
+    body = {"to": "lee", "rules": "sackson", "rated": True, "color": "blue"}
+    sent = kit.request.post(
+        f"{url}/api/challenges",
+        data={**body, "clock": {"minutes": 5, "increment_seconds": 3}},
+        headers={"X-CSRF-Token": token},
+    )
+    assert sent.ok, sent.text()
+    notice = lee.locator("#notices .notice.challenge")
+    expect(notice).to_contain_text("kit (1500) challenges you: sackson, 5+3, rated")
+    preview = notice.locator(".rating-preview")  # before the fix: no preview in the notice
+    expect(preview).to_contain_text(
+        re.compile(r"Your rating 1700: win \+\d+, draw \u2212\d+, loss \u2212\d+")
+    )
+    seek_id = lee.request.get(f"{url}/api/challenges").json()["incoming"][0]["id"]
+    expected = lee.request.get(f"{url}/api/seeks/{seek_id}/rating-preview").json()["you"]
+    shown = {result: preview.get_attribute(f"data-{result}") for result in ("win", "draw", "loss")}
+    assert shown == {result: str(round(expected[result])) for result in shown}
+
+    notice.locator(".accept-challenge").click()
+    lee.wait_for_url(re.compile(r"/game/[A-Za-z0-9_-]+$"))
+    game_id = lee.url.rsplit("/", 1)[1]
+    first_moves({"kit": kit, "lee": lee}, url, {"game_id": game_id, "blue": "kit", "gray": "lee"})
+    expect(lee.locator('#actions [data-action="resign"]')).to_be_visible()
+    lee.click('#actions [data-action="resign"]')
+    lee.click("#resign-yes")
+    change = lee.locator('#rating-changes li[data-side="gray"]')
+    expect(change).to_have_attribute("data-change", shown["loss"] or "")
+
+
 def test_a_correspondence_seek_from_the_form_starts_a_game_of_days(
     live_url: str, new_page: Callable[..., Page]
 ) -> None:

@@ -371,8 +371,9 @@ def rating_changes(
     settings: RatingSettings = DEFAULT_SETTINGS,
     periods: float = 1.0,
 ) -> RatingChanges:
-    """The preview shown before a rated game: ``player``'s rating change if they win, draw or
-    lose against ``opponent`` (``periods`` since the player's previous rated game)."""
+    """``player``'s rating change if they win, draw or lose against ``opponent`` as rated now
+    (``periods`` since the player's previous rated game). The web's preview before a rated game
+    is not this but ``ratings.preview_standings``, which runs the function that rates the game."""
 
     def change(score: float) -> float:
         return rate(player, [Game(opponent, score)], settings, periods).rating - player.rating

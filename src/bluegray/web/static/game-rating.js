@@ -18,7 +18,7 @@ export function showRatedLine(line, state) {
 }
 
 /** A rating as shown by a name: "1500", "1500?" while provisional. */
-function ratingText(rating) {
+export function ratingText(rating) {
   return `${Math.round(rating.rating)}${rating.provisional ? "?" : ""}`;
 }
 

@@ -4,11 +4,14 @@
 // for its move. The socket's first news is what waits now (the challenges not yet answered, the
 // games to move in), so a page shows them however long ago they came. By the account's name, the
 // count of games waiting for its move; where the browser lets it (asked on a click of "Notify
-// me"), a notification when a game joins them while the page is hidden. Names are set as text,
-// never as HTML.
+// me"), a notification when a game joins them while the page is hidden. A rated challenge says
+// what a win, a draw or a loss would change the player's rating by (the server's preview, from
+// the function that rates the game at its end, as the lobby's seeks say it). Names are set as
+// text, never as HTML.
 
 import { request } from "./api.js";
 import { askNotifications, notifyTurn, timeControlText } from "./correspondence.js";
+import { changesText, fetchPreview, ratingText } from "./game-rating.js";
 import { goTo, leadToGame } from "./navigate.js";
 
 const box = document.getElementById("notices");
@@ -54,6 +57,21 @@ function challenge(seek) {
   no.addEventListener("click", () => request("POST", `/api/challenges/${encodeURIComponent(seek.id)}/decline`)
     .catch((error) => { text.textContent = error.message; }));
   item.append(text, yes, " ", no);
+  if (seek.rated) showChallengePreview(item, seek.id);
+}
+
+// A rated challenge's preview in its notice, once the server has given it (nothing if it cannot:
+// the challenge gone, the server out of reach); the notice may have been redrawn or removed since.
+async function showChallengePreview(item, id) {
+  const preview = await fetchPreview(`/api/seeks/${encodeURIComponent(id)}/rating-preview`);
+  if (!preview || !item.isConnected || item.querySelector(".rating-preview")) return;
+  const note = document.createElement("span");
+  note.className = "rating-preview";
+  note.dataset.win = String(Math.round(preview.you.win));
+  note.dataset.draw = String(Math.round(preview.you.draw));
+  note.dataset.loss = String(Math.round(preview.you.loss));
+  note.textContent = `Your rating ${ratingText(preview.you)}: ${changesText(preview.you)}. `;
+  item.querySelector("span").after(note);
 }
 
 const TURNS_SHOWN = 3;
