@@ -14,9 +14,12 @@ import time
 from pathlib import Path
 from typing import Any
 
+import pytest
+
+pytest.importorskip("numba")  # the compiled engine: skipped without numba (in CI, a failure)
+
 import numba
 import numpy as np
-import pytest
 from numba.core.options import DefaultOptions
 
 from bluegray import Game, Position, bitboard
