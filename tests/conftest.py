@@ -45,9 +45,11 @@ SERVER_FIXTURES: Final = frozenset(
 BROWSER_FIXTURES: Final = frozenset({"browser", "playwright_instance", "new_page"})
 SPAWNING: Final = re.compile(
     r"\b(subprocess|Popen|sys\.executable|ServeProcess|WorkerProcess|Cluster|LocalCluster"
-    r"|PostgresServer|RedisServer|ReverseProxy|CaddyProxy|MailSink|LiveServer|uvicorn)\b"
+    r"|PostgresServer|RedisServer|ReverseProxy|CaddyProxy|MailSink|LiveServer|uvicorn"
+    r"|Engine|ENGINE|ENGINE_SPEC|EnginePlayer)\b"
 )
-"""Names in a test's code (or a helper of its module it calls) that start a process or server."""
+"""Names in a test's code (or a helper function or class of its module it uses) that start a
+process or server (``Engine``: an engine process over the protocol)."""
 COMPILED_MODULES: Final = ("numba", "bluegray.engine.fast", "bluegray.engine.compiled")
 """What a test module imports when its tests run the numba-compiled engine."""
 STRICT: Final = os.environ.get("BLUEGRAY_TEST_STRICT", "") not in ("", "0")
@@ -142,7 +144,8 @@ def _spawns(function: Callable[..., Any], module: types.ModuleType | None) -> bo
         return True
     for name in getattr(function, "__code__", types.SimpleNamespace(co_names=())).co_names:
         helper = getattr(module, name, None)
-        if inspect.isfunction(helper) and helper.__module__ == getattr(module, "__name__", None):
+        own = getattr(helper, "__module__", None) == getattr(module, "__name__", None)
+        if (inspect.isfunction(helper) or inspect.isclass(helper)) and own:
             with contextlib.suppress(OSError, TypeError):
                 if SPAWNING.search(inspect.getsource(helper)):
                     return True
