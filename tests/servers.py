@@ -44,6 +44,8 @@ import psycopg
 import redis
 import yaml
 
+from tests.ports import free_port as free_port
+
 NGINX: Final = "/usr/sbin/nginx"
 REDIS_SERVER: Final = "/usr/bin/redis-server"
 POSTGRES_USER: Final = "postgres"
@@ -55,14 +57,6 @@ HOST: Final = "127.0.0.1"
 
 class ServerError(RuntimeError):
     """A test server could not be started (what it logged is in the message)."""
-
-
-def free_port() -> int:
-    """A TCP port that nothing listens on now, on the loopback address."""
-    with socket.socket() as sock:
-        sock.bind((HOST, 0))
-        port: int = sock.getsockname()[1]
-        return port
 
 
 def postgres_bin() -> Path:

@@ -24,6 +24,9 @@ from bluegray.errors import BlueGrayError
 from bluegray.rules import PRESETS
 from tests.paths import run_script
 
+# One Ray cluster at a time, started once for the module (its fixture), on one xdist worker.
+pytestmark = pytest.mark.xdist_group("ray")
+
 
 def processes_in(folder: Path) -> list[int]:
     """The processes whose command line names ``folder`` (the nodes' own, and what they run)."""
@@ -92,6 +95,7 @@ def test_bluegray_match_and_the_strength_report_play_on_the_cluster(cluster: str
         assert there[key] == here[key], key
 
 
+@pytest.mark.slow
 def test_an_unreachable_cluster_is_a_clear_error() -> None:
     with socket.socket() as probe:
         probe.bind(("127.0.0.1", 0))

@@ -8,13 +8,18 @@ import ast
 import json
 import os
 import random
+import subprocess
+import sys
 import time
 from pathlib import Path
 from typing import Any
 
+import pytest
+
+pytest.importorskip("numba")  # the compiled engine: skipped without numba (in CI, a failure)
+
 import numba
 import numpy as np
-import pytest
 from numba.core.options import DefaultOptions
 
 from bluegray import Game, Position, bitboard
@@ -221,3 +226,50 @@ def test_the_compiled_functions_leave_numbas_runtime_out_where_numba_allows() ->
     assert compiled.without_runtime(WithoutTheOption) == {}
     dispatcher: Any = fm.generate  # typed as the function it compiles
     assert dispatcher.targetoptions.get("_nrt") is False
+
+
+STREAM_PROBE = """
+import sys
+
+import ray  # noqa: F401 - ray puts its own colorama on sys.path, as the full suite's collection does
+
+import colorama  # noqa: F401 - importable now: numba would colour its messages with it
+
+from bluegray.engine import compiled  # noqa: F401 - loads numba as the engine does
+from numba.core.errors import TypingError
+
+
+class Stream:
+    touched = False
+    closed = False
+
+    def isatty(self):
+        Stream.touched = True
+        return False
+
+    def write(self, text):
+        return len(text)
+
+    def flush(self):
+        pass
+
+
+real, sys.stdout = sys.stdout, Stream()
+TypingError("an error met while typing, as numba meets many while it compiles")
+touched, sys.stdout = sys.stdout.touched, real
+print("touched" if touched else "untouched")
+"""
+
+
+def test_compiling_never_touches_the_process_s_output_streams() -> None:
+    # numba colours its error messages with colorama where colorama can be imported (ray brings
+    # its own): each error it makes while typing, even one it catches, wraps sys.stdout and puts
+    # back the stream it found. Compiling in the background thread (readiness), that put back
+    # a stream the main thread had replaced meanwhile: pytest's capsys lost a test's output
+    # (the intermittent empty output of tests/test_cli.py::test_show and test_help_teaches).
+    pytest.importorskip("ray")
+    result = subprocess.run(
+        [sys.executable, "-c", STREAM_PROBE], capture_output=True, text=True, check=False
+    )
+    assert result.returncode == 0, result.stderr
+    assert result.stdout.strip() == "untouched"

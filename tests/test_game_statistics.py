@@ -40,6 +40,7 @@ def records_file(directory: Path, name: str, event: str | None) -> Path:
     return path
 
 
+@pytest.mark.slow
 def test_every_game_is_counted_once_with_its_ending(
     statistics_script: dict[str, Any], selfplay_event: str, tmp_path: Path
 ) -> None:

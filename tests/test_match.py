@@ -139,6 +139,7 @@ def test_colours_alternate_and_pairs_share_an_opening() -> None:
     assert summary.stats.games == 6 and not summary.interrupted and not summary.stopped_early
 
 
+@pytest.mark.slow
 def test_same_seed_and_nodes_play_the_same_games() -> None:
     nodes = settings(player_a="level:6", player_b="level:2", games=4, limits=Limits(nodes=300))
     first = run_match(nodes)

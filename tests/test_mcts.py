@@ -7,6 +7,8 @@ import time
 
 import pytest
 
+pytest.importorskip("numba")  # the compiled engine: skipped without numba (in CI, a failure)
+
 from bluegray import Game
 from bluegray.engine import fastmcts, fastsearch, readiness, simulation
 from bluegray.engine.limits import Limits

@@ -131,6 +131,7 @@ def test_the_self_play_gradients_are_the_losss() -> None:
         assert gradients[name][index] == pytest.approx((up - down) / 2e-6, rel=1e-3, abs=1e-7)
 
 
+@pytest.mark.slow
 def test_self_play_trains_a_little() -> None:
     example = runpy.run_path(str(REPOSITORY / "examples" / "self_play.py"))
     network, result = example["train"](3.0, games=16, width=16, batch=256, report=1000)

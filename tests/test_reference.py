@@ -211,6 +211,7 @@ def test_reference_reproduces_position_vectors() -> None:
         assert ref.legal_moves(str(vector["position"]), rules) == vector["moves"], vector
 
 
+@pytest.mark.slow
 def test_reference_reproduces_game_vectors() -> None:
     for vector in _vectors("games.jsonl"):
         rules = RuleSet.parse(str(vector["rules"]))

@@ -313,6 +313,7 @@ def lets_the_opponent_draw(game: Game, move: Move) -> bool:
     return False
 
 
+@pytest.mark.slow
 def test_scores_from_earlier_moves_do_not_hide_a_repetition(core: str) -> None:
     # One searcher for the whole game, as a player keeps it; each of Blue's last moves is
     # searched again. A move rated above a draw must not let the opponent draw at once.

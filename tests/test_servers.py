@@ -26,6 +26,7 @@ from websockets.sync.client import connect
 from websockets.sync.server import Server, ServerConnection, serve
 
 from tests.paths import REPOSITORY
+from tests.ports import PORTS, worker_ports
 from tests.servers import STOP_SECONDS, PostgresServer, RedisServer, ReverseProxy, free_port
 
 
@@ -242,3 +243,18 @@ def test_the_proxy_spreads_requests_and_websockets_round_robin(
             assert websocket.recv(timeout=10) == f"{name}:again"  # one socket, one server
             landed.append(name)
     assert collections.Counter(landed) == {"a": 2, "b": 2}
+
+
+def test_each_worker_takes_ports_of_its_own_below_the_ephemeral_range() -> None:
+    slices = [
+        set(worker_ports({"PYTEST_XDIST_WORKER": f"gw{index}", "PYTEST_XDIST_WORKER_COUNT": "4"}))
+        for index in range(4)
+    ]
+    assert all(len(ports) > 1000 for ports in slices)
+    assert sum(len(ports) for ports in slices) == len(set().union(*slices))
+    assert max(max(ports) for ports in slices) < 32768
+    assert set(worker_ports({})) == set(PORTS)
+    first, second = free_port(), free_port()
+    assert first != second
+    with socket.socket() as sock:
+        sock.bind(("127.0.0.1", first))  # free when it was given

@@ -10,6 +10,8 @@ import random
 import numpy as np
 import pytest
 
+pytest.importorskip("numba")  # the compiled engine: skipped without numba (in CI, a failure)
+
 from bluegray import PRESETS, Game, Move, Position, bitboard
 from bluegray.engine import fastmcts, fastsearch, readiness
 from bluegray.engine.encoding import NUM_ACTIONS

@@ -261,6 +261,7 @@ def can_be_paired(present: list[SwissRecord], met: set[frozenset[str]]) -> bool:
     return False
 
 
+@pytest.mark.slow
 @settings(max_examples=200, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(st.integers(2, 9), st.data())
 def test_random_tournaments_pair_legally_or_not_at_all(count: int, data: st.DataObject) -> None:

@@ -9,8 +9,17 @@ Each compiled module (``fastboard``, ``fastmoves``, ``fasteval``, ``fastsearch``
 from __future__ import annotations
 
 import importlib.metadata
+import os
 from collections.abc import Callable
 from typing import Any, TypeVar
+
+# numba colours its error messages with colorama wherever colorama can be imported (ray brings
+# its own), and each error it makes while typing (many, and caught, in every compile) wraps
+# sys.stdout and then puts back the stream it found. Compiling in a background thread
+# (``readiness``), that put back a stream the main thread had replaced meanwhile: a program's
+# output went to the stream of a moment before. Plain messages touch no stream. (numba reads the
+# variable when it is first imported, which is here.)
+os.environ.setdefault("NUMBA_DISABLE_ERROR_MESSAGE_HIGHLIGHTING", "1")
 
 import numba
 from numba.core.options import DefaultOptions
