@@ -34,7 +34,10 @@ from bluegray.protocol.server import move_seconds, protocol_score
 
 ENGINE = [sys.executable, "-m", "bluegray", "engine"]
 ENGINE_SPEC = "engine:" + shlex.join(ENGINE)
-TIMEOUT = 10.0
+TIMEOUT = 60.0
+"""How long to wait for an engine's answer before failing: generous, since a loaded machine (the
+suite's parallel workers) can take many seconds to start a Python process; a failure only comes
+later, a pass as soon as the answer does."""
 COMPILING = 300.0
 """How long the first search of a compiled engine may take: numba compiles its kernel when the
 cache has none (after any change to its sources), some 20 seconds idle, minutes when busy."""
