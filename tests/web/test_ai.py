@@ -11,8 +11,9 @@ import pytest
 from bluegray import Game, read_record
 from bluegray.engine.levels import LEVELS, TOP_LEVEL
 from bluegray.engine.limits import Limits
+from bluegray.engine.time_manager import Clock, allocate
 from bluegray.web import duties, local_queue
-from bluegray.web.engine_work import CLOCK_SHARE, think_limits
+from bluegray.web.engine_work import think_limits
 from bluegray.web.jobs import AnalysisOutput, Job, run_job
 from tests.web.conftest import Json, LiveServer, Socket
 
@@ -108,6 +109,22 @@ def test_only_the_timed_levels_think_less_when_their_clock_runs_low() -> None:
         if config.limits.time is None:  # a depth or a number of positions: the same with a clock
             assert think_limits(level, 1_000) is None
     top = LEVELS[TOP_LEVEL].limits.time
-    assert think_limits(TOP_LEVEL, 3_600_000) == Limits(time=top)  # plenty of time: all of it
-    low = think_limits(TOP_LEVEL, 3_000)  # three seconds left: a thirtieth of them
-    assert low is not None and low.time == pytest.approx(3 / CLOCK_SHARE)
+    plenty = think_limits(TOP_LEVEL, 3_600_000)  # an hour: the level's own time, no more
+    assert plenty == Limits(time=top, aim=top)
+    game = Game("sackson")
+    low = think_limits(TOP_LEVEL, 20_000, game=game)  # twenty seconds: the time manager's share
+    expected = allocate(Clock(20.0), ply=0, rules=game.rules)
+    assert low == Limits(time=expected.hard, aim=expected.soft)
+    assert low.time is not None and top is not None and low.time < top
+
+
+def test_the_ai_spends_its_increment() -> None:
+    game = Game("cooper")
+    without = think_limits(TOP_LEVEL, 20_000, game=game)
+    with_increment = think_limits(TOP_LEVEL, 20_000, 1_000, game=game)
+    assert without is not None and with_increment is not None
+    assert with_increment.aim is not None and without.aim is not None
+    assert with_increment.aim == pytest.approx(without.aim + 1.0)
+    top = LEVELS[TOP_LEVEL].limits.time
+    rich = think_limits(TOP_LEVEL, 600_000, 30_000, game=game)  # still capped at its own time
+    assert rich == Limits(time=top, aim=top)
