@@ -1,7 +1,8 @@
 """The alpha-beta search: its front end, written once over two kernels.
 
-The front end runs the root: iterative deepening, the limits (depth, nodes, a deadline) and a
-stop an interface asks for, principal variation search among the root moves, the best move of an
+The front end runs the root: iterative deepening, the limits (depth, nodes, a deadline, and on
+a clock a soft time that ``time_manager`` decides when to stop starting depths by) and a stop an
+interface asks for, principal variation search among the root moves, the best move of an
 unfinished iteration, the principal variation, and the exact root scores the weaker levels choose
 among. Inside the tree a kernel searches (``kernel``): the compiled one (``fastsearch``) when it
 is ready, the plain Python one (``plainsearch``) until then or without numba. The two search the
