@@ -2,19 +2,20 @@
 
 from __future__ import annotations
 
+import json
 from collections.abc import Callable
 from concurrent.futures.process import BrokenProcessPool
 
 import httpx
 import pytest
 
-from bluegray import Game, read_record
+from bluegray import Game, Move, read_record
 from bluegray.engine.levels import LEVELS, TOP_LEVEL
 from bluegray.engine.limits import Limits
 from bluegray.engine.time_manager import Clock, allocate
 from bluegray.web import duties, local_queue
-from bluegray.web.engine_work import think_limits
-from bluegray.web.jobs import AnalysisOutput, Job, run_job
+from bluegray.web.engine_work import choose_move, think_limits
+from bluegray.web.jobs import AnalysisOutput, Job, MoveJob, decode_job, encode_job, run_job
 from tests.web.conftest import Json, LiveServer, Socket
 
 RULES = "classic-light impasse-plies=30"
@@ -128,3 +129,13 @@ def test_the_ai_spends_its_increment() -> None:
     top = LEVELS[TOP_LEVEL].limits.time
     rich = think_limits(TOP_LEVEL, 600_000, 30_000, game=game)  # still capped at its own time
     assert rich == Limits(time=top, aim=top)
+
+
+def test_a_clocked_ai_job_carries_its_increment_to_the_engine() -> None:
+    job = MoveJob("g", 1, "sackson", str(Game("sackson").start), (), 6, 0, 5_000, 2_000)
+    assert decode_job(encode_job(job)) == job  # the increment crosses machines with the job
+    old = json.loads(encode_job(job))
+    del old["increment_ms"]  # a job queued by a process that knew no increment
+    older = decode_job(json.dumps(old))
+    assert isinstance(older, MoveJob) and older.increment_ms == 0
+    assert Move.parse(choose_move(job)) in Game("sackson").legal_moves
