@@ -612,7 +612,7 @@ def test_go_with_clocks_asks_the_time_manager_for_the_movers_clock() -> None:
     assert gray == allocate(Clock(3.0, 0.0), ply=10, rules=cooper, overhead=0.05)
     last = move_time(Go(btime=600, movestogo=1), Side.BLUE, 50)
     assert last is not None  # the last move before the control: all but the margin
-    assert (last.soft, last.hard) == (pytest.approx(0.55), pytest.approx(0.55))
+    assert last.soft == pytest.approx(0.55) and last.hard == pytest.approx(0.55)
     assert move_time(Go(btime=-10), Side.BLUE, 50) == MoveTime(0.01, 0.01)  # the floor
     both = move_time(Go(movetime=100, btime=60000), Side.BLUE, 50)
     assert both is not None and both.hard == pytest.approx(0.1) and both.soft <= 0.1
