@@ -21,6 +21,7 @@ from bluegray.engine.limits import WIN, Limits
 from bluegray.engine.match import MatchSettings, play_game, run_match
 from bluegray.engine.players import InvalidPlayerError, RandomPlayer, player_from_spec
 from bluegray.engine.search import SEARCH_ENVIRONMENT
+from bluegray.engine.time_manager import Clock, MoveTime, allocate
 from bluegray.pieces import Side
 from bluegray.protocol import Go, Info, Limit, Option, PositionCommand, ProtocolError, Score
 from bluegray.protocol.client import (
@@ -30,7 +31,7 @@ from bluegray.protocol.client import (
     EngineTimeoutError,
 )
 from bluegray.protocol.player import EnginePlayer
-from bluegray.protocol.server import move_seconds, protocol_score
+from bluegray.protocol.server import move_time, protocol_score
 
 ENGINE = [sys.executable, "-m", "bluegray", "engine"]
 ENGINE_SPEC = "engine:" + shlex.join(ENGINE)
@@ -254,12 +255,46 @@ def test_clocks_give_a_share_of_the_remaining_time(engine: Session) -> None:
     engine.wait_for_the_compiled_kernel()
     engine.send("position rules cooper startpos moves d2-d3")
     assert engine.ready() == []
+    go = Go(btime=600_000, gtime=3_000, binc=0, ginc=0)
+    allowed = move_time(go, Side.GRAY, 50, ply=1, rules=RuleSet.parse("cooper"))
+    assert allowed is not None and allowed.hard < 0.1  # Gray's clock, not Blue's
     started = time.monotonic()
-    _, best = engine.go("go btime 600000 gtime 1500 binc 0 ginc 0")
-    assert time.monotonic() - started < 1500 / 30 / 1000 + 0.3  # Gray's clock, not Blue's
+    _, best = engine.go(str(go))
+    assert time.monotonic() - started < allowed.hard + 0.3  # what a loaded machine adds
     game = Game("cooper")
     game.push("d2-d3")
     assert Move.parse(best) in game.legal_moves
+
+
+def test_the_engine_answers_within_its_clock_move_after_move(engine: Session) -> None:
+    """A short game on a clock, the engine playing both sides through ``go btime gtime binc
+    ginc``: each answer comes within the hard time the time manager gave it, and within what
+    is left on the mover's clock."""
+    engine.wait_for_the_compiled_kernel()
+    game = Game("sackson")
+    left = {Side.BLUE: 2.0, Side.GRAY: 2.0}
+    increment = 0.05
+    for _ in range(12):
+        engine.send(str(PositionCommand.from_game(game)))
+        engine.ready()
+        go = Go(
+            btime=round(left[Side.BLUE] * 1000),
+            gtime=round(left[Side.GRAY] * 1000),
+            binc=round(increment * 1000),
+            ginc=round(increment * 1000),
+        )
+        allowed = move_time(go, game.turn, 50, ply=game.ply, rules=game.rules)
+        assert allowed is not None
+        started = time.monotonic()
+        _, best = engine.go(str(go))
+        spent = time.monotonic() - started
+        assert spent < allowed.hard + 0.3  # what a loaded machine adds in replying
+        left[game.turn] -= spent
+        assert left[game.turn] > 0, "the engine lost on time"
+        left[game.turn] += increment
+        game.push(Move.parse(best))
+        if game.outcome() is not None:
+            break
 
 
 def test_infinite_searches_until_stop_and_stays_responsive(engine: Session) -> None:
@@ -572,14 +607,20 @@ def test_scores_say_who_wins_in_how_many_plies() -> None:
     assert Score("cp", 0).expected == 0.5 and Score("win", 3).expected == 1.0
 
 
-def test_the_time_manager_spends_a_share_and_keeps_a_margin() -> None:
-    assert move_seconds(Go(btime=30000, binc=1000), Side.BLUE, 50) == pytest.approx(2.0)
-    assert move_seconds(Go(btime=30000, gtime=3000), Side.GRAY, 50) == pytest.approx(0.1)
-    assert move_seconds(Go(btime=600, movestogo=1), Side.BLUE, 50) == pytest.approx(0.55)
-    assert move_seconds(Go(btime=-10), Side.BLUE, 50) == pytest.approx(0.01)
-    assert move_seconds(Go(movetime=300, btime=3000), Side.BLUE, 50) == pytest.approx(0.1)
-    assert move_seconds(Go(movetime=300, gtime=3000), Side.BLUE, 50) == pytest.approx(0.3)
-    assert move_seconds(Go(depth=5), Side.BLUE, 50) is None
+def test_go_with_clocks_asks_the_time_manager_for_the_movers_clock() -> None:
+    cooper = RuleSet.parse("cooper")
+    blue = move_time(Go(btime=30000, gtime=3000, binc=1000), Side.BLUE, 50, ply=10, rules=cooper)
+    assert blue == allocate(Clock(30.0, 1.0), ply=10, rules=cooper, overhead=0.05)
+    gray = move_time(Go(btime=30000, gtime=3000, binc=1000), Side.GRAY, 50, ply=10, rules=cooper)
+    assert gray == allocate(Clock(3.0, 0.0), ply=10, rules=cooper, overhead=0.05)
+    last = move_time(Go(btime=600, movestogo=1), Side.BLUE, 50)
+    assert last is not None  # the last move before the control: all but the margin
+    assert last.soft == pytest.approx(0.55) and last.hard == pytest.approx(0.55)
+    assert move_time(Go(btime=-10), Side.BLUE, 50) == MoveTime(0.01, 0.01)  # the floor
+    both = move_time(Go(movetime=100, btime=60000), Side.BLUE, 50)
+    assert both is not None and both.hard == pytest.approx(0.1) and both.soft <= 0.1
+    assert move_time(Go(movetime=300, gtime=3000), Side.BLUE, 50) == MoveTime(0.3, 0.3)
+    assert move_time(Go(depth=5), Side.BLUE, 50) is None
 
 
 # -- the client ---------------------------------------------------------------------------------

@@ -2,19 +2,21 @@
 
 from __future__ import annotations
 
+import json
 from collections.abc import Callable
 from concurrent.futures.process import BrokenProcessPool
 
 import httpx
 import pytest
 
-from bluegray import Game, read_record
+from bluegray import Game, Move, read_record
 from bluegray.engine.levels import LEVELS, TOP_LEVEL
 from bluegray.engine.limits import Limits
+from bluegray.engine.time_manager import Clock, allocate
 from bluegray.web import duties
 from bluegray.web.ai import local_queue
-from bluegray.web.ai.engine_work import CLOCK_SHARE, think_limits
-from bluegray.web.ai.jobs import AnalysisOutput, Job, run_job
+from bluegray.web.ai.engine_work import choose_move, think_limits
+from bluegray.web.ai.jobs import AnalysisOutput, Job, MoveJob, decode_job, encode_job, run_job
 from tests.web.conftest import Json, LiveServer, Socket
 
 RULES = "classic-light impasse-plies=30"
@@ -109,6 +111,32 @@ def test_only_the_timed_levels_think_less_when_their_clock_runs_low() -> None:
         if config.limits.time is None:  # a depth or a number of positions: the same with a clock
             assert think_limits(level, 1_000) is None
     top = LEVELS[TOP_LEVEL].limits.time
-    assert think_limits(TOP_LEVEL, 3_600_000) == Limits(time=top)  # plenty of time: all of it
-    low = think_limits(TOP_LEVEL, 3_000)  # three seconds left: a thirtieth of them
-    assert low is not None and low.time == pytest.approx(3 / CLOCK_SHARE)
+    plenty = think_limits(TOP_LEVEL, 3_600_000)  # an hour: the level's own time, no more
+    assert plenty == Limits(time=top, aim=top)
+    game = Game("sackson")
+    low = think_limits(TOP_LEVEL, 20_000, game=game)  # twenty seconds: the time manager's share
+    expected = allocate(Clock(20.0), ply=0, rules=game.rules)
+    assert low == Limits(time=expected.hard, aim=expected.soft)
+    assert low.time is not None and top is not None and low.time < top
+
+
+def test_the_ai_spends_its_increment() -> None:
+    game = Game("cooper")
+    without = think_limits(TOP_LEVEL, 20_000, game=game)
+    with_increment = think_limits(TOP_LEVEL, 20_000, 1_000, game=game)
+    assert without is not None and with_increment is not None
+    assert with_increment.aim is not None and without.aim is not None
+    assert with_increment.aim == pytest.approx(without.aim + 1.0)
+    top = LEVELS[TOP_LEVEL].limits.time
+    rich = think_limits(TOP_LEVEL, 600_000, 30_000, game=game)  # still capped at its own time
+    assert rich == Limits(time=top, aim=top)
+
+
+def test_a_clocked_ai_job_carries_its_increment_to_the_engine() -> None:
+    job = MoveJob("g", 1, "sackson", str(Game("sackson").start), (), 6, 0, 5_000, 2_000)
+    assert decode_job(encode_job(job)) == job  # the increment crosses machines with the job
+    old = json.loads(encode_job(job))
+    del old["increment_ms"]  # a job queued by a process that knew no increment
+    older = decode_job(json.dumps(old))
+    assert isinstance(older, MoveJob) and older.increment_ms == 0
+    assert Move.parse(choose_move(job)) in Game("sackson").legal_moves

@@ -46,6 +46,7 @@ from bluegray.engine.players import (
     spec_help,
 )
 from bluegray.engine.stats import MatchStats, Tally
+from bluegray.engine.time_manager import InvalidClockError, TimeControl
 from bluegray.numerals import MAX_INT64
 from bluegray.protocol import player as engine_player  # noqa: F401 - registers engine: players
 from bluegray.record import write_records
@@ -95,6 +96,10 @@ standard error; at a score of 0% or 100% the open side is infinite (null in --js
 against H1 "A is ELO1 stronger", and stops the match once either is accepted (checked after
 whole pairs, in game order). A game still going after --max-plies plies is a draw
 ('max-plies'). Ctrl-C stops the match and reports the games finished so far (exit code 130).
+
+With --clock each side plays the whole game on its own clock instead of a time a move: a move
+that takes longer than its clock has left loses the game on time ('time'), and the report
+counts each player's flags.
 """
 
 EPILOG = """\
@@ -103,6 +108,7 @@ examples:
   bluegray match level:6 level:5 --games 200 --nodes 20000 --out games.pgn --sprt 0,50
   bluegray match level:5 random --games 20 --sackson-scoring --json
   bluegray match level:8 mcts --games 100 --time 1 --cluster 10.0.0.5:6379
+  bluegray match level:8 "engine:bluegray engine" --games 100 --clock 1+0 --concurrency 4
 """
 
 
@@ -135,6 +141,16 @@ def register(subparsers: Any) -> None:
     )
     parser.add_argument(
         "--nodes", type=int, metavar="N", help="search nodes per move (same players as --time)"
+    )
+    parser.add_argument(
+        "--clock",
+        metavar="MIN+INC",
+        help="give each side a game clock instead of a time a move: MIN minutes for the whole "
+        "game, plus INC seconds after each of its moves (1+0: a minute each; 3+2; 0.5+0.1). A "
+        "player whose clock runs out loses the game ('time'), and the report counts the flags. "
+        "Levels 6-8 share their clock out with the engine's time manager, engine: players get "
+        "both clocks through the protocol (go btime/gtime/binc/ginc), levels 1-5 keep their "
+        "fixed depth; not with --time or --nodes",
     )
     parser.add_argument(
         "--concurrency",
@@ -203,6 +219,14 @@ def settings_from(args: argparse.Namespace) -> MatchSettings:
         fail(f"--games must be at least 1, not {args.games}")
     if args.time is not None and args.nodes is not None:
         fail("give --time or --nodes, not both")
+    clock = None
+    if args.clock is not None:
+        if args.time is not None or args.nodes is not None:
+            fail("give --clock or a limit a move (--time, --nodes), not both")
+        try:
+            clock = TimeControl.parse(args.clock)
+        except InvalidClockError as error:
+            fail(f"--clock: {error}")
     if args.time is not None and not 0 < args.time <= MAX_MOVE_SECONDS:
         fail(
             f"--time must be a positive number of seconds, at most {MAX_MOVE_SECONDS:g}, "
@@ -230,6 +254,7 @@ def settings_from(args: argparse.Namespace) -> MatchSettings:
         rules=rules,
         games=args.games,
         limits=limits,
+        clock=clock,
         concurrency=min(concurrency, args.games),
         seed=args.seed,
         opening_plies=_plies(args.opening_plies),
@@ -335,9 +360,13 @@ def describe_limits(settings: MatchSettings) -> str:
     """What each move may use, in words: the match's limits, and the players that do not
     follow them (a weaker level's fixed depth, a player that does not search)."""
     limits = settings.limits
-    if limits is None:
+    if settings.clock is not None:
+        clock = settings.clock
+        text = f"a clock of {clock.minutes:g} min + {clock.increment:g} s a move each"
+        limits = Limits(time=clock.seconds)  # a clock spends time, as a time a move does
+    elif limits is None:
         return "each player's own limits"
-    if limits.nodes is not None:
+    elif limits.nodes is not None:
         text = f"{limits.nodes} nodes a move"
     else:
         text = f"{limits.time:g} s a move"
@@ -411,6 +440,11 @@ def print_summary(summary: MatchSummary, *, out: Path | None = None) -> None:
     console.print(f"Blue (moving first) scored {_blue_share(stats.blue)}")
     reasons = ", ".join(f"{reason} {count}" for reason, count in stats.reasons.items())
     console.print(f"Endings: {reasons or 'none'}; average length {stats.average_plies:.1f} plies")
+    if settings.clock is not None:
+        flags_a, flags_b = summary.flags
+        console.print(
+            Text(f"Flags (games lost on time): {flags_a + flags_b}: {a} {flags_a}, {b} {flags_b}")
+        )
     sprt = stats.sprt
     if sprt is not None:
         console.print(

@@ -16,6 +16,7 @@ from bluegray.engine.player import Player, PlayerKind, register_players
 from bluegray.engine.players import player_from_spec
 from bluegray.engine.search import warm_up
 from bluegray.engine.stats import GameOutcome
+from bluegray.engine.time_manager import Clock, TimeControl
 from bluegray.game import Game
 from bluegray.moves import Move
 from bluegray.outcome import Outcome, Termination
@@ -68,7 +69,14 @@ class GameResult:
         game.push_all(self.moves)
         if self.adjudicated and game.outcome() is None:
             game.declare(Outcome(Termination.AGREEMENT, None))
+        if self.flagged and game.outcome() is None and self.winner is not None:
+            game.time_out(self.winner.other)
         return game
+
+    @property
+    def flagged(self) -> bool:
+        """Whether a player lost the game on time (its clock ran out)."""
+        return self.reason == Termination.TIME.value
 
     def record(self, **tags: str) -> GameRecord:
         """The game record, with the players as the Blue and Gray tags and the opening."""
@@ -90,20 +98,36 @@ def play_game(
     opening: Sequence[Move | str] = (),
     limits: Limits | None = None,
     max_plies: int = DEFAULT_MAX_PLIES,
+    clock: TimeControl | None = None,
 ) -> GameResult:
     """Play one game from the rule set's start after ``opening``, each move within ``limits``
-    (the players' own defaults when ``None``); a game still going after ``max_plies`` plies
-    (opening included) is adjudicated a draw."""
+    (the players' own defaults when ``None``), or with ``clock``, each side's game clock: a
+    side whose move takes longer than its clock has left loses on time, before its move is
+    played; a game still going after ``max_plies`` plies (opening included) is adjudicated a
+    draw."""
     started = time.perf_counter()
     game = Game(rules)
     game.push_all(opening)
     book = tuple(game.moves)
     blue.new_game(game.rules)
     gray.new_game(game.rules)
+    left = dict.fromkeys(Side, 0.0 if clock is None else clock.seconds)
     outcome = game.outcome()
     while outcome is None and game.ply < max_plies:
-        player = blue if game.turn is Side.BLUE else gray
-        game.push(player.choose(game, limits))
+        side = game.turn
+        player = blue if side is Side.BLUE else gray
+        if clock is None:
+            move = player.choose(game, limits)
+        else:
+            own = Clock(left[side], clock.increment)
+            thinking = time.perf_counter()
+            move = player.choose_on_clock(game, own, Clock(left[side.other], clock.increment))
+            left[side] -= time.perf_counter() - thinking
+            if left[side] < 0:
+                outcome = game.time_out(side)
+                break
+            left[side] += clock.increment
+        game.push(move)
         outcome = game.outcome()
     return GameResult(
         blue=blue.spec,
@@ -149,6 +173,7 @@ class GameTask:
     opening: tuple[str, ...]
     limits: Limits | None
     max_plies: int
+    clock: TimeControl | None = None
 
 
 def play_task(task: GameTask) -> MatchGame:
@@ -157,7 +182,7 @@ def play_task(task: GameTask) -> MatchGame:
     gray = player_from_spec(task.gray, seed=task.gray_seed)
     try:
         rules = RuleSet.parse(task.rules)
-        result = play_game(blue, gray, rules, task.opening, task.limits, task.max_plies)
+        result = play_game(blue, gray, rules, task.opening, task.limits, task.max_plies, task.clock)
     finally:
         blue.close()
         gray.close()

@@ -14,6 +14,7 @@ from dataclasses import dataclass
 from typing import Final
 
 from bluegray.engine.limits import Limits
+from bluegray.engine.time_manager import MoveTime
 from bluegray.errors import BlueGrayError
 
 
@@ -72,15 +73,13 @@ def level_config(level: int) -> LevelConfig:
         ) from None
 
 
-MIN_THINK_SECONDS: Final = 0.05
-"""The least a timed level thinks, however low its clock."""
-
-
-def clock_limits(level: int, budget: float) -> Limits | None:
-    """A timed level's limits when a clock allows it ``budget`` seconds for the move: its own
-    time or the budget, whichever is less. None for a level limited otherwise (a depth keeps
-    its strength whatever the clock), which then searches to its own limits."""
+def clock_limits(level: int, move_time: MoveTime) -> Limits | None:
+    """A timed level's limits on a clock that gives the move ``move_time`` (the time manager's
+    soft and hard times): the clock's times, each capped at the level's own time a move, so
+    that the level thinks no longer than it would without a clock. None for a level limited
+    otherwise (a depth keeps its strength whatever the clock), which then searches to its own
+    limits."""
     wanted = level_config(level).limits.time
     if wanted is None:
         return None
-    return Limits(time=min(wanted, max(MIN_THINK_SECONDS, budget)))
+    return move_time.capped(wanted).limits()

@@ -32,7 +32,11 @@ class Limits:
     depth: int | None = None
     nodes: int | None = None
     time: float | None = None
-    """Seconds for this move."""
+    """Seconds for this move: the search stops there."""
+    aim: float | None = None
+    """Seconds the move aims to take, when a clock gives it more room up to ``time`` (the
+    ``time_manager``'s soft time): no new depth starts past a share of it, stretched when the
+    best move changes or the score drops. ``None``: aim at ``time``."""
 
 
 @dataclass(frozen=True)

@@ -38,7 +38,9 @@ from bluegray.engine.openings import DEFAULT_PLIES, Opening, opening_book
 from bluegray.engine.player import PlayerKind, player_kinds
 from bluegray.engine.search import warm_up
 from bluegray.engine.stats import MatchStats, Tally, summarize
+from bluegray.engine.time_manager import TimeControl
 from bluegray.errors import BlueGrayError
+from bluegray.pieces import Side
 from bluegray.record import GameRecord
 from bluegray.rules import RuleSet
 
@@ -74,6 +76,8 @@ class MatchSettings:
     games: int
     limits: Limits | None = None
     """Per move, for both players; ``None``: each player's own default."""
+    clock: TimeControl | None = None
+    """Each side's game clock, in place of ``limits``: a player whose clock runs out loses."""
     concurrency: int = 1
     """Worker processes; 1 plays in this process (not used on a cluster)."""
     seed: int = 0
@@ -98,6 +102,8 @@ class MatchSettings:
             raise InvalidMatchError(f"SPRT bounds {self.sprt}: elo0 must be below elo1")
         if self.cluster is not None and not self.cluster.strip():
             raise InvalidMatchError("a cluster's address must not be empty")
+        if self.clock is not None and self.limits is not None:
+            raise InvalidMatchError("a match has a clock or limits a move, not both")
 
 
 @dataclass(frozen=True)
@@ -115,11 +121,26 @@ class MatchSummary:
     date: str = field(default_factory=lambda: datetime.date.today().strftime("%Y.%m.%d"))
 
     def records(self) -> list[GameRecord]:
-        """The game records, in game order."""
+        """The game records, in game order (with the match's clock as ``TimeControl``)."""
+        clock = self.settings.clock
+        tags = {} if clock is None else {"TimeControl": f"{clock.seconds:g}+{clock.increment:g}"}
         return [
-            game.result.record(Event=self.settings.event, Date=self.date, Round=str(game.number))
+            game.result.record(
+                Event=self.settings.event, Date=self.date, Round=str(game.number), **tags
+            )
             for game in self.games
         ]
+
+    @property
+    def flags(self) -> tuple[int, int]:
+        """How many games player A and player B lost on time."""
+        a = b = 0
+        for game in self.games:
+            result = game.result
+            if result.flagged and result.winner is not None:
+                a_lost = (result.winner is Side.GRAY) == game.a_blue
+                a, b = (a + 1, b) if a_lost else (a, b + 1)
+        return a, b
 
     def to_json(self) -> dict[str, Any]:
         """The summary as JSON-ready data; an infinite Elo bound is ``None``."""
@@ -164,6 +185,7 @@ class MatchSummary:
                 "upper": sprt.upper,
                 "verdict": sprt.verdict,
             },
+            "flags": dict(zip(("a", "b"), self.flags, strict=True)),
             "stopped_early": self.stopped_early,
             "interrupted": self.interrupted,
             "seconds": self.seconds,
@@ -171,6 +193,7 @@ class MatchSummary:
                 "time": limits.time,
                 "nodes": limits.nodes,
                 "depth": limits.depth,
+                "clock": None if settings.clock is None else str(settings.clock),
                 "concurrency": settings.concurrency,
                 "cluster": settings.cluster,
                 "seed": settings.seed,
@@ -225,6 +248,7 @@ def _schedule(settings: MatchSettings, openings: Sequence[Opening]) -> list[Game
                 opening=_opening_moves(openings, index // 2),
                 limits=settings.limits,
                 max_plies=settings.max_plies,
+                clock=settings.clock,
             )
         )
     return tasks

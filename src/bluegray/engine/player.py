@@ -17,6 +17,7 @@ from dataclasses import dataclass
 from typing import Final
 
 from bluegray.engine.limits import Limits
+from bluegray.engine.time_manager import Clock, allocate
 from bluegray.errors import BlueGrayError, GameOverError, InvalidNumberError, quoted
 from bluegray.game import Game
 from bluegray.moves import Move
@@ -43,6 +44,13 @@ class Player(ABC):
     @abstractmethod
     def choose(self, game: Game, limits: Limits | None = None) -> Move:
         """The move to play in ``game`` (which must not be over), within ``limits`` if given."""
+
+    def choose_on_clock(self, game: Game, own: Clock, other: Clock) -> Move:
+        """The move to play on a clock: ``own`` is the side to move's, ``other`` the opponent's.
+        By default, ``choose`` within the time manager's soft time for the move; a player that
+        can use more (a search that stretches its time, an engine that reads clocks) says so."""
+        move_time = allocate(own, ply=game.ply, rules=game.rules)
+        return self.choose(game, Limits(time=move_time.soft))
 
     def close(self) -> None:  # noqa: B027 - optional hook
         """Release what the player holds (processes, files)."""

@@ -33,6 +33,7 @@ from bluegray.engine.player import (
     spec_whole,
 )
 from bluegray.engine.search import Searcher
+from bluegray.engine.time_manager import Clock, allocate
 from bluegray.game import Game
 from bluegray.moves import Move
 from bluegray.position import move_from_raw
@@ -216,6 +217,12 @@ class SearchPlayer(Player):
         )
         self.last_result = result
         return result.move
+
+    def choose_on_clock(self, game: Game, own: Clock, other: Clock) -> Move:
+        """The level's move on a clock, which takes the place of its own time a move (as a
+        match's ``--time`` does): the time manager's soft time to aim at, stretched when the
+        search needs it, up to the hard time. A weaker level keeps its fixed depth."""
+        return self.choose(game, allocate(own, ply=game.ply, rules=game.rules).limits())
 
     def _choose_with_mistakes(self, game: Game, searcher: Searcher) -> Move:
         """The weaker levels: score every move at the level's depth; play the best, or now and

@@ -1,7 +1,8 @@
 """The alpha-beta search: its front end, written once over two kernels.
 
-The front end runs the root: iterative deepening, the limits (depth, nodes, a deadline) and a
-stop an interface asks for, principal variation search among the root moves, the best move of an
+The front end runs the root: iterative deepening, the limits (depth, nodes, a deadline, and on
+a clock a soft time that ``time_manager`` decides when to stop starting depths by) and a stop an
+interface asks for, principal variation search among the root moves, the best move of an
 unfinished iteration, the principal variation, and the exact root scores the weaker levels choose
 among. Inside the tree a kernel searches (``kernel``): the compiled one (``fastsearch``) when it
 is ready, the plain Python one (``plainsearch``) until then or without numba. The two search the
@@ -44,6 +45,7 @@ from bluegray.engine.network_file import evaluator_for
 from bluegray.engine.parameters import counted_from, faded
 from bluegray.engine.plainsearch import PlainKernel
 from bluegray.engine.records import GENERATIONS
+from bluegray.engine.time_manager import LAST_ITERATION_START, starts_next_depth
 from bluegray.errors import BlueGrayError, GameOverError
 from bluegray.moves import Move
 from bluegray.position import move_from_raw
@@ -68,10 +70,6 @@ __all__ = [
     "warm_up",
 ]
 
-LAST_ITERATION_START: Final = 0.45
-"""No new iteration starts after this share of a time limit (the next would rarely finish).
-Measured: searching to the deadline instead (about a third more time at one second a move) did
-not play better against MCTS in ``cooper``: 5-15-0 against 8-12-0 on the same 20 openings."""
 PV_LENGTH: Final = 32
 """The longest principal variation reported."""
 WATCH_SECONDS: Final = 0.002
@@ -268,7 +266,7 @@ class Searcher:
                     on_iteration(iteration)
                 if len(moves) == 1 or abs(best_score) > DECIDED:
                     break
-                if limits.time is not None and elapsed > limits.time * LAST_ITERATION_START:
+                if not starts_next_depth(elapsed, limits, iterations):
                     break  # the next iteration would most likely not finish in time
         finally:
             watcher.finish()

@@ -12,9 +12,11 @@ from typing import Final
 
 from bluegray.engine.limits import Limits
 from bluegray.engine.player import InvalidPlayerError, Player, PlayerKind, register_player
+from bluegray.engine.time_manager import Clock
 from bluegray.errors import GameOverError
 from bluegray.game import Game
 from bluegray.moves import Move
+from bluegray.pieces import Side
 from bluegray.protocol import Go, Limit
 from bluegray.protocol.client import DEFAULT_TIMEOUT, Engine, EngineError, GoResult
 from bluegray.rules import RuleSet
@@ -29,7 +31,8 @@ class EnginePlayer(Player):
 
     Each ``choose`` sends the whole game (its start and every move since) and the match's
     limits as ``go depth``/``nodes``/``movetime`` (a bare ``go``, the engine's own choice, when
-    there are none), and checks that the move it gets back is legal.
+    there are none), or on a clock (``choose_on_clock``) both clocks as ``go btime gtime binc
+    ginc``, and checks that the move it gets back is legal.
     """
 
     def __init__(
@@ -64,12 +67,29 @@ class EnginePlayer(Player):
         self.engine.new_game()
 
     def choose(self, game: Game, limits: Limits | None = None) -> Move:
+        limit = None if limits is None else Limit(limits.depth, limits.nodes, limits.time)
+        return self._go(game, Go.from_limit(limit))
+
+    def choose_on_clock(self, game: Game, own: Clock, other: Clock) -> Move:
+        """The engine's move on the clocks, sent as ``go btime gtime binc ginc`` (and
+        ``movestogo``), in milliseconds: the engine divides its time itself."""
+        blue, gray = (own, other) if game.turn is Side.BLUE else (other, own)
+        go = Go(
+            btime=_milliseconds(blue.remaining),
+            gtime=_milliseconds(gray.remaining),
+            binc=_milliseconds(blue.increment),
+            ginc=_milliseconds(gray.increment),
+            movestogo=own.moves_to_go,
+        )
+        return self._go(game, go)
+
+    def _go(self, game: Game, go: Go) -> Move:
+        """Send the game and ``go``; the engine's move, checked."""
         outcome = game.outcome()
         if outcome is not None:
             raise GameOverError(f"the game is over ({outcome.describe()}): no move to choose")
         self.engine.position(game)
-        limit = None if limits is None else Limit(limits.depth, limits.nodes, limits.time)
-        result = self.engine.go(Go.from_limit(limit), timeout=self.timeout)
+        result = self.engine.go(go, timeout=self.timeout)
         self.last_result = result
         if result.move is None:
             said = "; ".join(result.strings) or "no reason given"
@@ -83,6 +103,11 @@ class EnginePlayer(Player):
 
     def close(self) -> None:
         self.engine.close()
+
+
+def _milliseconds(seconds: float) -> int:
+    """A clock's seconds as the protocol's whole milliseconds (never below 0)."""
+    return max(0, round(seconds * 1000))
 
 
 def engine_player_from_spec(spec: str, seed: int = 0) -> EnginePlayer:

@@ -21,6 +21,7 @@ from bluegray.engine.limits import Iteration, Limits, mate_distance
 from bluegray.engine.network_file import describe_evaluation, network_for
 from bluegray.engine.players import SearchPlayer
 from bluegray.engine.search import SEARCH_ENVIRONMENT, Searcher, search_choice, warm_up
+from bluegray.engine.time_manager import Clock, MoveTime, allocate
 from bluegray.errors import BlueGrayError, quoted
 from bluegray.game import Game
 from bluegray.moves import Move
@@ -37,7 +38,7 @@ from bluegray.protocol import (
     Score,
     parse_integer,
 )
-from bluegray.rules import PRESETS
+from bluegray.rules import PRESETS, RuleSet
 
 ENGINE_NAME: Final = f"bluegray {__version__}"
 ENGINE_AUTHOR: Final = "The bluegray developers"
@@ -45,10 +46,6 @@ ENGINE_AUTHOR: Final = "The bluegray developers"
 BYTES_PER_ENTRY: Final = 256
 """What one transposition-table entry costs, roughly, with the static-evaluation cache beside
 it (Python dicts of ints and tuples): ``Hash`` megabytes become ``MB * 2**20 // 256`` entries."""
-MOVES_LEFT: Final = 30
-"""Without ``movestogo``, a move may spend this share of the remaining time (plus the increment)."""
-MIN_MOVE_SECONDS: Final = 0.01
-"""The least time a move is given, however short the clock."""
 READY_WAIT: Final = 8.0
 """The longest ``isready`` waits for the compiled kernel to load from the cache (a second or two;
 more on a loaded machine): less than the ten seconds a client gives ``readyok`` (the client's
@@ -92,18 +89,21 @@ time a move takes to travel, and the seed of the weaker levels' random slips."""
 COMMANDS: Final = ("bgi", "isready", "setoption", "newgame", "position", "go", "stop", "quit")
 
 
-def move_seconds(go: Go, side: Side, overhead_ms: int) -> float | None:
-    """How long a move may take under ``go``'s ``movetime`` and clocks (``None``: no time
-    limit): about the remaining time over ``movestogo`` (else 30) plus the increment, never
-    more than the remaining time less ``overhead_ms``."""
+def move_time(
+    go: Go, side: Side, overhead_ms: int, *, ply: int = 0, rules: RuleSet | None = None
+) -> MoveTime | None:
+    """How long a move ``ply`` plies into a game of ``rules`` may take under ``go``'s
+    ``movetime`` and clocks (``None``: no time limit). With ``side``'s clock, the time manager's
+    soft and hard times (``time_manager.allocate``: the remaining time over the moves to go,
+    or the moves the game is expected to last, plus the increment; ``overhead_ms`` kept back),
+    each at most ``movetime`` when that is given too; with ``movetime`` alone, that time."""
     seconds = None if go.movetime is None else go.movetime / 1000
     remaining = go.btime if side is Side.BLUE else go.gtime
-    if remaining is not None:
-        increment = (go.binc if side is Side.BLUE else go.ginc) or 0
-        share = max(remaining, 0) / (go.movestogo or MOVES_LEFT) + increment
-        clock = max(min(share, remaining - overhead_ms) / 1000, MIN_MOVE_SECONDS)
-        seconds = clock if seconds is None else min(seconds, clock)
-    return seconds
+    if remaining is None:
+        return None if seconds is None else MoveTime(seconds, seconds)
+    increment = (go.binc if side is Side.BLUE else go.ginc) or 0
+    clock = Clock(remaining / 1000, increment / 1000, go.movestogo)
+    return allocate(clock, ply=ply, rules=rules, overhead=overhead_ms / 1000).capped(seconds)
 
 
 def protocol_score(score: int) -> Score:
@@ -337,8 +337,15 @@ class EngineServer:
         player = self.player()
         if player.config.mistake_rate > 0:
             return self._think_with_slips(player, game)
-        seconds = None if go.infinite else move_seconds(go, game.turn, self._values["moveoverhead"])
-        requested = Limits(depth=go.depth, nodes=go.nodes, time=seconds)
+        timed = None
+        if not go.infinite:
+            overhead = self._values["moveoverhead"]
+            timed = move_time(go, game.turn, overhead, ply=game.ply, rules=game.rules)
+        requested = (
+            Limits(depth=go.depth, nodes=go.nodes)
+            if timed is None
+            else timed.limits(go.depth, go.nodes)
+        )
         # go infinite with no depth or nodes searches until stop, not to the level's own limit.
         limits = requested if go.infinite else player.limits(requested)
         searcher = player.searcher(game.rules)

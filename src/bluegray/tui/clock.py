@@ -5,43 +5,13 @@ The clock reads a monotonic time source that tests replace, so it is checked wit
 
 from __future__ import annotations
 
-import re
 import time
 from collections.abc import Callable
-from dataclasses import dataclass
 
-from bluegray.errors import BlueGrayError
+from bluegray.engine.time_manager import InvalidClockError, TimeControl
 from bluegray.pieces import Side
 
-_CONTROL = re.compile(r"(\d+(?:\.\d+)?)(?:\+(\d+(?:\.\d+)?))?")
-
-
-class InvalidClockError(BlueGrayError):
-    """A time control that is not ``MINUTES[+INCREMENT]``."""
-
-
-@dataclass(frozen=True)
-class TimeControl:
-    """Minutes for the whole game for each side, and seconds added after each of its moves."""
-
-    minutes: float
-    increment: float = 0.0
-
-    @classmethod
-    def parse(cls, text: str) -> TimeControl:
-        """``5`` (five minutes each) or ``3+2`` (three minutes, two seconds a move)."""
-        match = _CONTROL.fullmatch(text.strip())
-        if match is None:
-            raise InvalidClockError(
-                f"invalid clock {text!r}: expected MINUTES[+INCREMENT], e.g. 5 or 3+2"
-            )
-        minutes = float(match.group(1))
-        if minutes <= 0:
-            raise InvalidClockError(f"invalid clock {text!r}: the minutes must be more than 0")
-        return cls(minutes, float(match.group(2) or 0))
-
-    def __str__(self) -> str:
-        return f"{self.minutes:g}+{self.increment:g}"
+__all__ = ["Clock", "InvalidClockError", "TimeControl"]
 
 
 class Clock:

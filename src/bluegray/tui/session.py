@@ -17,6 +17,7 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
 
+from bluegray.engine import time_manager
 from bluegray.engine.analysis import HINT_SECONDS, hint
 from bluegray.engine.levels import LEVELS, clock_limits
 from bluegray.engine.limits import Limits
@@ -323,8 +324,9 @@ class Session:
         clock = self.clock
         if clock is None:
             return None
+        own = time_manager.Clock(clock.remaining(self._game.turn), clock.control.increment)
         return clock_limits(
-            level, clock.remaining(self._game.turn) / 30 + clock.control.increment / 2
+            level, time_manager.allocate(own, ply=self._game.ply, rules=self._game.rules)
         )
 
     def _reset_clock(self) -> None:

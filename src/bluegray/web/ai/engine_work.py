@@ -13,11 +13,10 @@ from bluegray.engine.limits import Limits
 from bluegray.engine.players import SearchPlayer, player_from_spec
 from bluegray.engine.processes import die_with_parent
 from bluegray.engine.search import warm_up
+from bluegray.engine.time_manager import Clock, allocate
 from bluegray.game import Game
 from bluegray.web.ai.jobs import AnalysisJob, AnalysisOutput, Job, MoveJob
 
-CLOCK_SHARE: Final = 30
-"""A clocked AI spends at most its time left divided by this on one move."""
 NICENESS: Final = 19
 """Engine processes yield the CPU to the web process that serves the players' moves."""
 
@@ -28,11 +27,17 @@ def _game(rules: str, start: str, moves: tuple[str, ...]) -> Game:
     return game
 
 
-def think_limits(level: int, time_left_ms: int | None) -> Limits | None:
-    """The limits of an AI move: the level's own, shortened when its clock runs low."""
+def think_limits(
+    level: int, time_left_ms: int | None, increment_ms: int = 0, *, game: Game | None = None
+) -> Limits | None:
+    """The limits of an AI move on its clock (``None``: no clock): the time manager's soft and
+    hard times for a move of ``game`` (its ply and rule set) with ``time_left_ms`` left and
+    ``increment_ms`` to come, each capped at the level's own time a move."""
     if time_left_ms is None:
         return None
-    return clock_limits(level, time_left_ms / 1000 / CLOCK_SHARE)
+    clock = Clock(time_left_ms / 1000, max(increment_ms, 0) / 1000)
+    ply, rules = (0, None) if game is None else (game.ply, game.rules)
+    return clock_limits(level, allocate(clock, ply=ply, rules=rules))
 
 
 def choose_move(job: MoveJob) -> str:
@@ -42,7 +47,8 @@ def choose_move(job: MoveJob) -> str:
     if isinstance(player, SearchPlayer):
         player.new_game(game.rules)
     try:
-        return str(player.choose(game, think_limits(job.level, job.time_left_ms)))
+        limits = think_limits(job.level, job.time_left_ms, job.increment_ms, game=game)
+        return str(player.choose(game, limits))
     finally:
         player.close()
 

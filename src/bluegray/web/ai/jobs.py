@@ -56,6 +56,8 @@ class MoveJob:
     level: int
     seed: int
     time_left_ms: int | None = None
+    increment_ms: int = 0
+    """The AI's increment, added to its clock after each move (the time manager spends it)."""
 
     @property
     def key(self) -> str:

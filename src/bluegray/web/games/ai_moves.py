@@ -31,6 +31,7 @@ def ai_job(live: LiveGame) -> MoveJob:
         level=live.ai_level or 1,
         seed=seed,
         time_left_ms=None if clock is None else clock.left(live.game.turn, now_ms()),
+        increment_ms=0 if clock is None else clock.increment_ms,
     )
 
 
