@@ -273,3 +273,28 @@ def test_compiling_never_touches_the_process_s_output_streams() -> None:
     )
     assert result.returncode == 0, result.stderr
     assert result.stdout.strip() == "untouched"
+
+
+def test_the_cache_folder_holds_when_numba_was_imported_first() -> None:
+    """numba re-reads its settings from the environment at a compile when a ``NUMBA_*`` variable
+    changed since it was imported, which resets a cache folder set in code: importing numba
+    before the engine (as the suite's numba-only modules do) must not send the engine's
+    compiled code to numba's default cache."""
+    script = (
+        "import numba, json\n"
+        "from bluegray.engine import compiled_cache, fasteval  # noqa: F401\n"
+        "numba.njit(cache=False)(lambda x: x + 1)(1)  # a compile: numba checks its environment\n"
+        "print(json.dumps([numba.config.CACHE_DIR, str(compiled_cache.cache_folder())]))\n"
+    )
+    # As a fresh process finds it: no NUMBA_ variable the engine sets (this process has them).
+    env = {name: value for name, value in os.environ.items() if not name.startswith("NUMBA_")}
+    answer = subprocess.run(
+        [sys.executable, "-c", script],
+        capture_output=True,
+        text=True,
+        timeout=300,
+        check=True,
+        env=env,
+    )
+    used, wanted = json.loads(answer.stdout.strip().splitlines()[-1])
+    assert used == wanted

@@ -15,9 +15,10 @@ import pytest
 from bluegray import Game, Move, RuleSet, read_records
 from bluegray.cli.main import main
 from bluegray.cli.match import describe_limits
+from bluegray.engine import player as player_module
 from bluegray.engine.limits import Limits
 from bluegray.engine.match import InvalidMatchError, MatchSettings, play_game, run_match
-from bluegray.engine.player import Player, PlayerKind, legal_moves, register_player
+from bluegray.engine.player import Player, PlayerKind, legal_moves
 from bluegray.engine.players import RandomPlayer, player_from_spec
 from bluegray.engine.time_manager import Clock, TimeControl
 from bluegray.outcome import Termination
@@ -45,7 +46,19 @@ class SlowPlayer(Player):
         return super().choose_on_clock(game, own, other)
 
 
-register_player(PlayerKind("slow", lambda spec, seed: SlowPlayer(0.2), "slow (for tests)"))
+def slow_player(spec: str, seed: int) -> Player:
+    """The ``slow`` kind's player (a function of the module: a match's worker processes unpickle
+    the registry's kinds)."""
+    return SlowPlayer(0.2)
+
+
+@pytest.fixture
+def slow_kind(monkeypatch: pytest.MonkeyPatch) -> None:
+    """The ``slow`` kind of player, registered for one test only: the registry is the process's,
+    and a kind left in it travels with every later match to its worker processes."""
+    monkeypatch.setitem(
+        player_module._KINDS, "slow", PlayerKind("slow", slow_player, "slow (for tests)")
+    )
 
 
 def test_a_side_whose_clock_runs_out_loses_on_time() -> None:
@@ -61,6 +74,7 @@ def test_a_side_whose_clock_runs_out_loses_on_time() -> None:
     assert game.ply == result.plies and game.turn is Side.GRAY
 
 
+@pytest.mark.usefixtures("slow_kind")
 def test_the_match_counts_each_players_flags(
     tmp_path: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:

@@ -99,6 +99,7 @@ def test_a_scaled_web_process_never_loads_the_search(postgres_url: str, redis_ur
         "bluegray.engine",
         "bluegray.engine.levels",
         "bluegray.engine.limits",
+        "bluegray.engine.time_manager",  # the AI's clock: plain arithmetic, no search
     ]
 
 

@@ -75,6 +75,10 @@ def use_source_keyed_cache() -> None:
     """Point numba's cache at ``compiled_cache.cache_folder()`` (numba reads the setting when a
     function is decorated, so this must run before the compiled modules define theirs), mark it
     as used and remove the stale folders of other sources."""
+    # numba re-reads its settings from the environment at a compile when a NUMBA_ variable has
+    # changed since it last read them (this module sets one, and numba may have been imported
+    # before it), which would reset the folder set here: read them now, then set it.
+    numba.core.config.reload_config()  # type: ignore[no-untyped-call]
     # numba's config module sets its attributes at run time, so mypy cannot see this one.
     numba.config.CACHE_DIR = str(cache_folder())  # type: ignore[attr-defined]
     touch_folder()
