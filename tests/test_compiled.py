@@ -24,11 +24,11 @@ from numba.core.options import DefaultOptions
 
 from bluegray import Game, Position, bitboard
 from bluegray.bitboard import Board
-from bluegray.engine import compiled, compiled_cache
-from bluegray.engine import fastboard as fb
-from bluegray.engine import fastmoves as fm
+from bluegray.engine.compiled import board as fb
+from bluegray.engine.compiled import cache, compiler
+from bluegray.engine.compiled import moves as fm
+from bluegray.engine.compiled.evaluation import compiled_evaluation, evaluate
 from bluegray.engine.evaluation import FEATURES, Evaluator, linear_value, weights_for
-from bluegray.engine.fasteval import compiled_evaluation, evaluate
 from bluegray.engine.limits import Limits
 from bluegray.engine.records import COUNT, HISTORY_LENGTH, MOVE_TAKEN, MOVE_WIDTH, UndoRecord
 from bluegray.engine.search import Searcher
@@ -161,16 +161,83 @@ def test_the_compiled_cache_is_keyed_by_every_source_the_compiled_code_reads() -
     # numba checks only each function's own file; a change to an imported module must still
     # compile afresh, so every bluegray module the compiled modules import is in the digest
     # (the compiled functions read their constants, and compile some of their functions).
-    package = Path(compiled_cache.__file__).resolve().parent.parent
-    compiled_modules = sorted(path.name for path in (package / "engine").glob("fast*.py"))
-    assert len(compiled_modules) >= 3
-    for name in (f"engine/{module}" for module in compiled_modules):
-        assert name in compiled_cache.SOURCES
-        for module in _bluegray_imports(package / name):
-            path = module.removeprefix("bluegray.").replace(".", "/") + ".py"
-            assert path in compiled_cache.SOURCES, (name, module)
-    assert vars(numba.config)["CACHE_DIR"] == str(compiled_cache.cache_folder())
-    assert compiled_cache.cache_folder().name == f"bluegray-{compiled_cache.source_digest()}"
+    package = Path(cache.__file__).resolve().parent.parent.parent
+    compiled_modules = sorted((package / "engine" / "compiled").glob("*.py"))
+    assert len(compiled_modules) >= 10
+    for path in compiled_modules:
+        name = path.relative_to(package).as_posix()
+        assert name in cache.sources()
+        for module in _bluegray_imports(path):
+            file = module.removeprefix("bluegray.").replace(".", "/")
+            assert f"{file}.py" in cache.sources() or f"{file}/__init__.py" in cache.sources(), (
+                name,
+                module,
+            )
+    assert vars(numba.config)["CACHE_DIR"] == str(cache.cache_folder())
+    assert cache.cache_folder().name == f"bluegray-{cache.source_digest()}"
+
+
+KEY_PROBE = """
+import builtins, json, sys
+from pathlib import Path
+
+edges = {}
+real_import = builtins.__import__
+
+
+def recording_import(name, globals=None, locals=None, fromlist=(), level=0):
+    module = real_import(name, globals, locals, fromlist, level)
+    importer = (globals or {}).get("__name__", "")
+    if level == 0 and importer.startswith("bluegray") and name.startswith("bluegray"):
+        named = [f"{name}.{item}" for item in fromlist or ()]
+        targets = [n for n in named if n in sys.modules] if named else [name]
+        if named and len(targets) < len(named):
+            targets.append(name)
+        edges.setdefault(importer, set()).update(targets)
+    return module
+
+
+builtins.__import__ = recording_import
+from bluegray.engine.compiled import cache
+
+package = Path(cache.__file__).resolve().parent.parent.parent
+roots = [f"bluegray.engine.compiled.{p.stem}" for p in (package / "engine" / "compiled").glob("*.py")]
+for root in roots:
+    __import__(root)
+seen, waiting = set(), list(roots)
+while waiting:
+    name = waiting.pop()
+    if name not in seen:
+        seen.add(name)
+        waiting += sorted(edges.get(name, ()))
+files = {Path(sys.modules[n].__file__).resolve().relative_to(package).as_posix() for n in seen}
+print(json.dumps([sorted(files - set(cache.sources())), sorted(set(cache.sources()) - files)]))
+"""
+
+
+def test_the_cache_key_is_what_the_compiled_code_imports_when_it_loads() -> None:
+    # Watched as the modules load (every import statement they run, recorded by the importer)
+    # rather than read from their sources: the key holds every module the compiled modules
+    # import, directly or through each other, and nothing else.
+    answer = subprocess.run(
+        [sys.executable, "-c", KEY_PROBE], capture_output=True, text=True, timeout=300, check=True
+    )
+    missing, extra = json.loads(answer.stdout.strip().splitlines()[-1])
+    assert missing == [], "imported by the compiled code but not in the cache key"
+    assert extra == [], "in the cache key but never imported"
+
+
+def test_a_module_the_compiled_code_starts_to_import_joins_the_key(tmp_path: Path) -> None:
+    # The key is computed from the imports: a compiled module that starts to read the plain
+    # rules' tables brings them (and what they import) into the key with no list to edit.
+    source = tmp_path / "new_kernel.py"
+    source.write_text("from bluegray.rule_tables import RuleTables\nfrom bluegray import steps\n")
+    found = {path.name for path in cache.imported_files(source)}
+    assert found == {"rule_tables.py", "steps.py"}
+    source.write_text(
+        "from typing import TYPE_CHECKING\nif TYPE_CHECKING:\n    from bluegray import svg\n"
+    )
+    assert cache.imported_files(source) == set()
 
 
 def test_stale_cache_folders_of_other_sources_are_removed_and_nothing_else(tmp_path: Path) -> None:
@@ -180,10 +247,10 @@ def test_stale_cache_folders_of_other_sources_are_removed_and_nothing_else(tmp_p
     unrelated = tmp_path / "someone-elses"
     for folder in (current, stale, recent, unrelated):
         (folder / "index").mkdir(parents=True)
-    long_ago = time.time() - (compiled_cache.STALE_AFTER_DAYS + 1) * 86400
+    long_ago = time.time() - (cache.STALE_AFTER_DAYS + 1) * 86400
     for folder in (current, stale, unrelated):
         os.utime(folder, (long_ago, long_ago))
-    removed = compiled_cache.prune_stale_folders(current)
+    removed = cache.prune_stale_folders(current)
     assert removed == [stale]
     assert sorted(p.name for p in tmp_path.iterdir()) == sorted(
         p.name for p in (current, recent, unrelated)
@@ -195,10 +262,10 @@ def test_using_the_cache_marks_its_folder_as_recent(
 ) -> None:
     monkeypatch.setenv("NUMBA_CACHE_DIR", str(tmp_path))
     monkeypatch.setattr(numba.config, "CACHE_DIR", vars(numba.config)["CACHE_DIR"])
-    folder = compiled_cache.cache_folder()
+    folder = cache.cache_folder()
     folder.mkdir()
     os.utime(folder, (0, 0))
-    compiled.use_source_keyed_cache()
+    compiler.use_source_keyed_cache()
     assert folder.stat().st_mtime > time.time() - 60
 
 
@@ -208,7 +275,7 @@ def _bluegray_imports(path: Path) -> list[str]:
     modules = []
     for node in ast.walk(ast.parse(path.read_text("utf-8"))):
         if isinstance(node, ast.ImportFrom) and (node.module or "").startswith("bluegray"):
-            if node.module in ("bluegray", "bluegray.engine"):
+            if node.module in ("bluegray", "bluegray.engine", "bluegray.engine.compiled"):
                 modules += [f"{node.module}.{alias.name}" for alias in node.names]
             else:
                 modules.append(str(node.module))
@@ -218,12 +285,12 @@ def _bluegray_imports(path: Path) -> list[str]:
 def test_the_compiled_functions_leave_numbas_runtime_out_where_numba_allows() -> None:
     # This numba lists the option, so the engine is compiled without reference counting; a
     # numba that dropped it would compile the same functions with the runtime, not fail.
-    assert compiled.without_runtime(DefaultOptions) == {"_nrt": False}
+    assert compiler.without_runtime(DefaultOptions) == {"_nrt": False}
 
     class WithoutTheOption:
         nopython = True
 
-    assert compiled.without_runtime(WithoutTheOption) == {}
+    assert compiler.without_runtime(WithoutTheOption) == {}
     dispatcher: Any = fm.generate  # typed as the function it compiles
     assert dispatcher.targetoptions.get("_nrt") is False
 
@@ -235,7 +302,7 @@ import ray  # noqa: F401 - ray puts its own colorama on sys.path, as the full su
 
 import colorama  # noqa: F401 - importable now: numba would colour its messages with it
 
-from bluegray.engine import compiled  # noqa: F401 - loads numba as the engine does
+from bluegray.engine.compiled import compiler  # noqa: F401 - loads numba as the engine does
 from numba.core.errors import TypingError
 
 
@@ -282,9 +349,9 @@ def test_the_cache_folder_holds_when_numba_was_imported_first() -> None:
     compiled code to numba's default cache."""
     script = (
         "import numba, json\n"
-        "from bluegray.engine import compiled_cache, fasteval  # noqa: F401\n"
+        "from bluegray.engine.compiled import cache, evaluation  # noqa: F401\n"
         "numba.njit(cache=False)(lambda x: x + 1)(1)  # a compile: numba checks its environment\n"
-        "print(json.dumps([numba.config.CACHE_DIR, str(compiled_cache.cache_folder())]))\n"
+        "print(json.dumps([numba.config.CACHE_DIR, str(cache.cache_folder())]))\n"
     )
     # As a fresh process finds it: no NUMBA_ variable the engine sets (this process has them).
     env = {name: value for name, value in os.environ.items() if not name.startswith("NUMBA_")}

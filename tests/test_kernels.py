@@ -13,8 +13,8 @@ pytest.importorskip("numba")  # the compiled engine: skipped without numba (in C
 
 from bluegray import Game
 from bluegray.engine import readiness
-from bluegray.engine.fastframes import FRAMES
-from bluegray.engine.fastsearch import CompiledKernel
+from bluegray.engine.compiled.frames import FRAMES
+from bluegray.engine.compiled.search import CompiledKernel
 from bluegray.engine.kernel import Kernel
 from bluegray.engine.limits import Limits, SearchResult
 from bluegray.engine.plainsearch import PlainKernel

@@ -10,7 +10,9 @@ import pytest
 pytest.importorskip("numba")  # the compiled engine: skipped without numba (in CI, a failure)
 
 from bluegray import Game
-from bluegray.engine import fastmcts, fastsearch, readiness, simulation
+from bluegray.engine import readiness, simulation
+from bluegray.engine.compiled import mcts as compiled_mcts
+from bluegray.engine.compiled import search as compiled_search
 from bluegray.engine.limits import Limits
 from bluegray.engine.mcts_player import MctsPlayer
 from bluegray.engine.players import InvalidPlayerError, RandomPlayer, player_from_spec
@@ -206,7 +208,7 @@ def test_beats_random() -> None:
 def compiled_parts() -> readiness.CompiledParts:
     """The compiled code, loaded here (as the background preparation loads it)."""
     return readiness.CompiledParts(
-        fastsearch.CompiledKernel, fastmcts.CompiledMctsBoard, simulation.random_walk
+        compiled_search.CompiledKernel, compiled_mcts.CompiledMctsBoard, simulation.random_walk
     )
 
 

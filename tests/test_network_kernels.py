@@ -1,4 +1,4 @@
-"""Engine 4's network inside both search kernels: the compiled accumulators (``fastnet``) follow
+"""Engine 4's network inside both search kernels: the compiled accumulators (``compiled.network``) follow
 the plain network's definition (``network``) through make and unmake, the compiled evaluation is
 the plain one bit for bit (saturating parameters included), and with a network the plain and
 the compiled kernels still search the same tree (as ``test_kernels.py`` checks without one)."""
@@ -14,19 +14,19 @@ pytest.importorskip("numba")  # the compiled engine: skipped without numba (in C
 
 from bluegray import Game, bitboard
 from bluegray.bitboard import Board
-from bluegray.engine.evaluation import Evaluator
-from bluegray.engine.fastboard import compiled_board, compiled_rules, make, unmake
-from bluegray.engine.fasteval import compiled_evaluation
-from bluegray.engine.fastframes import SEARCH_MOVES
-from bluegray.engine.fastmoves import capture_stack, generate_moves
-from bluegray.engine.fastnet import (
+from bluegray.engine.compiled.board import compiled_board, compiled_rules, make, unmake
+from bluegray.engine.compiled.evaluation import compiled_evaluation
+from bluegray.engine.compiled.frames import SEARCH_MOVES
+from bluegray.engine.compiled.moves import capture_stack, generate_moves
+from bluegray.engine.compiled.network import (
     CompiledNetwork,
     compiled_network,
     network_value,
     push_move,
     refresh,
 )
-from bluegray.engine.fastnode import make_null, unmake_null
+from bluegray.engine.compiled.node import make_null, unmake_null
+from bluegray.engine.evaluation import Evaluator
 from bluegray.engine.limits import Limits
 from bluegray.engine.network import (
     ACCUMULATOR_LIMIT,

@@ -13,7 +13,9 @@ import pytest
 pytest.importorskip("numba")  # the compiled engine: skipped without numba (in CI, a failure)
 
 from bluegray import PRESETS, Game, Move, Position, bitboard
-from bluegray.engine import fastmcts, fastsearch, readiness
+from bluegray.engine import readiness
+from bluegray.engine.compiled import mcts as compiled_mcts
+from bluegray.engine.compiled import search as compiled_search
 from bluegray.engine.encoding import NUM_ACTIONS
 from bluegray.engine.openings import opening_book
 from bluegray.engine.records import MoveRecord
@@ -338,7 +340,7 @@ def test_the_opening_book_is_the_same_with_the_compiled_walk(
 ) -> None:
     plain = opening_book("cooper", 10, seed=4)
     parts = readiness.CompiledParts(
-        fastsearch.CompiledKernel, fastmcts.CompiledMctsBoard, random_walk
+        compiled_search.CompiledKernel, compiled_mcts.CompiledMctsBoard, random_walk
     )
     monkeypatch.setattr(readiness, "compiled_parts", lambda: parts)
     assert opening_book("cooper", 10, seed=4) == plain

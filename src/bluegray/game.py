@@ -11,7 +11,6 @@ from bluegray.outcome import Outcome, Termination, outcome_of
 from bluegray.pieces import Side
 from bluegray.position import Position, legal_raw_move, move_from_raw, raw_move_of
 from bluegray.rules import RuleSet, as_rules
-from bluegray.svg import board_svg
 
 __all__ = ["Game", "outcome_of"]
 
@@ -264,4 +263,7 @@ class Game:
         return f"<Game {self.rules} ply={self.ply} position={str(self.position)!r}>"
 
     def _repr_svg_(self) -> str:
+        # The drawing code loads only when a notebook draws a game (see ``Position._repr_svg_``).
+        from bluegray.svg import board_svg  # noqa: PLC0415 - lazily, for the load time alone
+
         return board_svg(self.position, last_move=self.last_move)

@@ -31,7 +31,6 @@ from bluegray.points import (
     rotate_point,
 )
 from bluegray.rules import Army, Capture, RuleSet, Soldiers, Start, as_rules
-from bluegray.svg import board_svg
 
 
 def _rotate_bits(bits: int) -> int:
@@ -301,6 +300,10 @@ class Position:
         )
 
     def _repr_svg_(self) -> str:
+        # The drawing code (some 700 lines) loads only when a notebook draws a position, as
+        # python-chess does: every engine process imports this module and never draws.
+        from bluegray.svg import board_svg  # noqa: PLC0415 - lazily, for the load time alone
+
         return board_svg(self)
 
     def __iter__(self) -> Iterator[tuple[Point, Piece]]:

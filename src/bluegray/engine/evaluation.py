@@ -9,7 +9,8 @@ The weights are fitted to self-play results per rule set family (``weights.json`
 The evaluation is defined once: the weights' dot product with ``features`` (the plain version,
 also what tuning fits), summed in the features' order and truncated to an integer.
 ``Evaluator.evaluate`` computes the same number fast for the plain Python search, and
-``fasteval.evaluate`` compiles it for the compiled one; the tests check all three equal, exactly,
+``compiled.evaluation.evaluate`` compiles it for the compiled one; the tests check all three equal,
+exactly,
 in every rule set (``tests/test_compiled.py``).
 """
 

@@ -2,7 +2,7 @@
 front end (``search.Searcher``) is written once.
 
 Two kernels implement it: the plain Python one (``plainsearch``, on the rules core's bitboards)
-and the compiled one (``fastsearch``, numba). They search the same tree in the same order with
+and the compiled one (``compiled.search``, numba). They search the same tree in the same order with
 the same table: the same move generation order, move ordering, pruning and reductions, the same
 evaluation, node count and transposition table (slots, replacement and packed entries from
 ``records``). For a fixed depth or node limit they return the same scores, node counts and best
@@ -60,7 +60,7 @@ def empty_memory(slots: int) -> Memory:
 def table_key(position_hash: int, count: int, near_limit: int) -> int:
     """A position's table key: its hash, and near the no-progress limit (from ``near_limit``,
     ``parameters.counted_from``) the count mixed in, since there it changes what a position is
-    worth. (The compiled kernel's ``fasttable.position_key`` computes the same on unsigned
+    worth. (The compiled kernel's ``compiled.table.position_key`` computes the same on unsigned
     64-bit integers.)"""
     if count >= near_limit:
         return position_hash ^ (count * NEAR_LIMIT_KEY & 0xFFFFFFFFFFFFFFFF)

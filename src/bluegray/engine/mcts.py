@@ -44,7 +44,7 @@ Design
 - **Determinism.** One seeded ``random.Random`` and lists only (no set or dict order), so a
   seed and an iteration limit give the same move every time.
 - **Boards.** The tree is searched on the compiled board with the compiled evaluation once it
-  is ready in the process (``readiness``, as for the alpha-beta search; ``fastmcts``), else on
+  is ready in the process (``readiness``, as for the alpha-beta search; ``compiled.mcts``), else on
   the rules core's board (``mcts_board``): the same moves, evaluations and random draws either
   way, so the same search, some twice as fast compiled.
 """

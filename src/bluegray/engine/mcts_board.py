@@ -2,7 +2,7 @@
 moves scored for the tree, and a playout's plies and leaf.
 
 ``PlainMctsBoard`` is the rules core's ``Board`` with the Python evaluation;
-``fastmcts.CompiledMctsBoard`` does the same on the compiled board with the compiled evaluation
+``compiled.mcts.CompiledMctsBoard`` does the same on the compiled board with the compiled evaluation
 (equal to the Python one), once the compiled code is ready (``readiness``), in a few compiled
 calls an iteration. The search makes the same moves and the same random draws on either, so it
 plays the same moves, only faster.

@@ -5,11 +5,11 @@ record of it, and the order of the moves' notation (``Game.legal_moves``' order)
 from __future__ import annotations
 
 from collections.abc import Sequence
+from typing import Final
 
 import numpy as np
 import numpy.typing as npt
 
-from bluegray.engine.fastbatch import DIGEST_FACTOR, DIGEST_START
 from bluegray.engine.records import (
     MAX_TAKEN,
     MOVE_FIRST_TAKEN,
@@ -20,10 +20,16 @@ from bluegray.engine.records import (
 )
 from bluegray.points import SIZE
 
+DIGEST_FACTOR: Final = np.uint64(0x100000001B3)
+"""The multiplier of ``moves_digest`` (FNV-1a's 64-bit prime); the compiled twin
+(``compiled.batch.moves_digest``) uses the same constants."""
+DIGEST_START: Final = np.uint64(0xCBF29CE484222325)
+"""FNV-1a's 64-bit offset basis: the digest of an empty list."""
+
 
 def moves_digest(moves: Sequence[MoveRecord]) -> int:
     """The digest the compiled playouts record of a position's legal moves
-    (``fastbatch.moves_digest``), computed from records: FNV-1a over each move's from, to,
+    (``compiled.batch.moves_digest``), computed from records: FNV-1a over each move's from, to,
     count and taken points."""
     mask = (1 << 64) - 1
     h = int(DIGEST_START)

@@ -3,7 +3,8 @@
 Both search kernels evaluate with a network when the evaluator has one
 (``evaluation.Evaluator(rules, network=...)``; no family ships one yet, so the engine plays with
 the linear evaluation). This module defines the network once, exactly, in integer arithmetic; its
-compiled twin (``fastnet``) reproduces it bit for bit (docs/evaluation.md, "Engine 4's network").
+compiled twin (``compiled.network``) reproduces it bit for bit (docs/evaluation.md, "Engine 4's
+network").
 The plain search computes a leaf's sums from scratch (``Network.evaluate_board``), the compiled
 one keeps accumulators up to date move by move.
 
@@ -308,7 +309,7 @@ class Network:
 
 def corrected(linear: int, correction: int) -> int:
     """Engine 4's evaluation: the linear evaluation plus the network's correction, clamped to
-    ``±EVAL_LIMIT`` (``fastnet.corrected`` is its compiled twin)."""
+    ``±EVAL_LIMIT`` (``compiled.network.corrected`` is its compiled twin)."""
     return max(-EVAL_LIMIT, min(EVAL_LIMIT, linear + correction))
 
 

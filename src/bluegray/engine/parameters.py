@@ -1,5 +1,5 @@
 """The search tree's parameters: how far the quiescence search goes and what the pruning and
-reductions may cut, shared by both kernels (``plainsearch`` and ``fastsearch``) so that they
+reductions may cut, shared by both kernels (``plainsearch`` and ``compiled.search``) so that they
 search the same tree. ``faded`` is compiled as it is by the compiled kernel."""
 
 from __future__ import annotations

@@ -1,7 +1,8 @@
 """The plain Python kernel of the search: negamax with alpha-beta on the rules core's bitboards
 (``bitboard.Board``), with no dependency beyond the standard library.
 
-What it does, node by node, is what the compiled kernel (``fastsearch``) does, in the same order
+What it does, node by node, is what the compiled kernel (``compiled.search``) does, in the same
+order
 (see ``kernel``): a principal variation search with a transposition table; the hash move, killers,
 the captain's step and the history of quiet moves for move ordering; null-move, reverse futility
 and late move pruning; late move reductions; a quiescence search over forced captures; the rules'

@@ -18,7 +18,7 @@ import sys
 from collections.abc import Iterator, Sequence
 from pathlib import Path
 
-from bluegray.engine.compiled_cache import touch_folder
+from bluegray.engine.compiled.cache import touch_folder
 from bluegray.engine.processes import die_with_parent
 
 try:
@@ -52,16 +52,14 @@ def main(argv: Sequence[str] | None = None) -> None:
     if hasattr(os, "nice"):
         os.nice(10)  # the searches of the process that started this one come first
     # numba loads now, once this process is tied to its parent: loading it takes seconds.
-    from bluegray.engine import (  # noqa: PLC0415 - numba, after the tie to the parent
-        fastmcts,
-        fastsearch,
-        simulation,
-    )
+    from bluegray.engine import simulation  # noqa: PLC0415 - numba, after the tie to the parent
+    from bluegray.engine.compiled import mcts as compiled_mcts  # noqa: PLC0415
+    from bluegray.engine.compiled import search as compiled_search  # noqa: PLC0415
 
     with compiling_lock(touch_folder()):
-        fastmcts.warm_up()
+        compiled_mcts.warm_up()
         simulation.warm_up()
-        fastsearch.warm_up()  # last: it marks the cache ready
+        compiled_search.warm_up()  # last: it marks the cache ready
 
 
 if __name__ == "__main__":

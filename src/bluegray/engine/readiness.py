@@ -1,13 +1,14 @@
 """Getting the compiled kernel ready without making anyone wait.
 
-numba compiles the compiled kernel (``fastsearch``) the first time it runs after an install or an
+numba compiles the compiled kernel (``compiled.search``) the first time it runs after an install or
+an
 upgrade (some 20 seconds on an idle machine, a minute on a busy one) and keeps the result on disk
-(``compiled_cache``), from where later processes load it in a fraction of a second. So that nobody
+(``compiled.cache``), from where later processes load it in a fraction of a second. So that nobody
 waits for that, a process that searches gets the compiled kernel ready in the background
 (``prepare``) and searches with the plain kernel meanwhile: the two search the same tree, so a
 fixed-depth search plays the very same move, only more slowly.
 
-When the cache holds the kernel (``compiled_cache.is_marked_ready``) a background thread loads it
+When the cache holds the kernel (``compiled.cache.is_marked_ready``) a background thread loads it
 (a second or two, more on a loaded machine): an engine that is asked whether it is ready waits
 for that (``wait_while_loading``), as engines initialise before they say so, but not for a
 compile.
@@ -18,7 +19,7 @@ it and load. The compiling process ends with the process that started it: that o
 it exits, and on Linux the kernel kills it when that one dies any other way (SIGKILL, or the
 SIGTERM with which a server stops its engine processes; ``precompile --parent``).
 
-Loading numba itself happens in the background too: ``fastsearch`` is imported by the
+Loading numba itself happens in the background too: ``compiled.search`` is imported by the
 background thread, when it is wanted, so that importing the engine never loads numba.
 """
 
@@ -37,7 +38,7 @@ from collections.abc import Callable
 from typing import NamedTuple
 
 from bluegray.bitboard import Board
-from bluegray.engine.compiled_cache import is_marked_ready
+from bluegray.engine.compiled.cache import is_marked_ready
 from bluegray.engine.evaluation import Evaluator
 from bluegray.engine.kernel import Kernel
 from bluegray.engine.mcts_board import MctsBoard
@@ -66,7 +67,7 @@ class CompiledState(enum.Enum):
 
 class CompiledParts(NamedTuple):
     """What the compiled code gives the engine once it is ready: the search's kernel, the MCTS
-    player's board (``fastmcts``) and the opening book's random walk (``simulation``)."""
+    player's board (``compiled.mcts``) and the opening book's random walk (``simulation``)."""
 
     kernel: type[Kernel]
     mcts_board: Callable[[Board, Evaluator], MctsBoard]
@@ -179,19 +180,19 @@ class _Preparation:
             # The compiled kernel loads numba: here, in the background, and only when wanted, so
             # that importing the engine never waits for it (nor needs it). What the cache lacks
             # is compiled here (when no separate process could do it).
-            from bluegray.engine import (  # noqa: PLC0415 - numba, in the background
-                fastmcts,
-                fastsearch,
-                simulation,
-            )
+            from bluegray.engine import simulation  # noqa: PLC0415 - numba, in the background
+            from bluegray.engine.compiled import mcts as compiled_mcts  # noqa: PLC0415
+            from bluegray.engine.compiled import search as compiled_search  # noqa: PLC0415
 
-            fastmcts.warm_up()
+            compiled_mcts.warm_up()
             simulation.warm_up()
-            fastsearch.warm_up()
+            compiled_search.warm_up()
             self._parts = CompiledParts(
-                fastsearch.CompiledKernel, fastmcts.CompiledMctsBoard, simulation.random_walk
+                compiled_search.CompiledKernel,
+                compiled_mcts.CompiledMctsBoard,
+                simulation.random_walk,
             )
-            self._kernel = fastsearch.CompiledKernel
+            self._kernel = compiled_search.CompiledKernel
             self._state = CompiledState.READY
         except Exception as error:  # the plain kernel goes on searching; the reason is kept
             self.error = f"{type(error).__name__}: {error}"

@@ -6,7 +6,7 @@ integer); its fields are read through the constants and accessors here, never by
 At the Python boundary each record is a named type (``MoveRecord``, ``UndoRecord``,
 ``TableEntry``) made from its row. The accessors are plain functions that both kernels share:
 the plain Python search calls them as they are, and the compiled one compiles the very same
-functions (``fastsearch``), so a table entry is packed and unpacked in this one place.
+functions (``compiled.search``), so a table entry is packed and unpacked in this one place.
 """
 
 from __future__ import annotations

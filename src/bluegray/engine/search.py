@@ -4,7 +4,8 @@ The front end runs the root: iterative deepening, the limits (depth, nodes, a de
 a clock a soft time that ``time_manager`` decides when to stop starting depths by) and a stop an
 interface asks for, principal variation search among the root moves, the best move of an
 unfinished iteration, the principal variation, and the exact root scores the weaker levels choose
-among. Inside the tree a kernel searches (``kernel``): the compiled one (``fastsearch``) when it
+among. Inside the tree a kernel searches (``kernel``): the compiled one (``compiled.search``) when
+it
 is ready, the plain Python one (``plainsearch``) until then or without numba. The two search the
 same tree in the same order with the same table, so a search limited by depth or nodes gives the
 same move, score, node count and principal variation with either, and a searcher may change

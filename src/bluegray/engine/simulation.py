@@ -10,8 +10,9 @@ one action at a time, with their action masks and observation planes as NumPy ar
 >>> batch.action_masks().shape, batch.observations().shape
 ((64, 973), (64, 19, 9, 9))
 
-The games run on the compiled board (``fastboard``: the search's own rules, checked against the
-rules core move for move) inside loops compiled with numba (``fastsim``, ``fastbatch``), so it
+The games run on the compiled board (``compiled.board``: the search's own rules, checked against the
+rules core move for move) inside loops compiled with numba (``compiled.simulation``,
+``compiled.batch``), so it
 needs the ``fast`` extra. The moves are the rules core's, in its order; the actions and planes
 are those of ``bluegray.rl`` (docs/rl.md). See docs/rl.md, "Simulation", for the speed.
 """
@@ -26,20 +27,30 @@ import numpy as np
 import numpy.typing as npt
 
 from bluegray import bitboard
-from bluegray.engine import fastbatch
-from bluegray.engine.encoding import NUM_ACTIONS, NUM_PLANES, OBSERVATION_SHAPE
-from bluegray.engine.fastbatch import (
+from bluegray.engine.compiled import batch as compiled_batch
+from bluegray.engine.compiled.batch import (
+    PLAYER_OPPONENT,
+    RANDOM_OPPONENT,
+    RANDOM_SIDE,
+    SELF_PLAY,
+    Finals,
+    Seats,
+    StepOutput,
     Trace,
+    answer,
     apply_actions,
     fill_masks,
     observe_all,
     policy_actions,
     reset_game,
     settle_all,
+    step_envs,
 )
-from bluegray.engine.fastboard import compiled_rules
-from bluegray.engine.fastmoves import MAX_MOVES, capture_stack
-from bluegray.engine.fastsim import (
+from bluegray.engine.compiled.board import compiled_rules
+from bluegray.engine.compiled.compiler import entry_point
+from bluegray.engine.compiled.moves import MAX_MOVES, capture_stack
+from bluegray.engine.compiled.simulation import (
+    DEPTH,
     END,
     LANDINGS_WIDTH,
     OVERFLOW,
@@ -52,6 +63,7 @@ from bluegray.engine.fastsim import (
     play,
     regenerate,
 )
+from bluegray.engine.encoding import NUM_ACTIONS, NUM_PLANES, OBSERVATION_SHAPE
 from bluegray.engine.move_lists import moves_digest, notation_order, notation_ranks
 from bluegray.engine.playouts import TERMINATIONS, Playouts, Trajectories, outcome_from_codes
 from bluegray.engine.records import (
@@ -72,19 +84,38 @@ from bluegray.position import Position, move_from_raw
 from bluegray.rules import RuleSet, as_rules
 
 __all__ = [
+    # With the compiled batch's parts that the RL environments drive (DEPTH, PLIES, Work, the
+    # seats and their constants, step_envs, answer, observe_all, apply_actions, fill_masks,
+    # entry_point): they reach the compiled board only through this module.
+    "DEPTH",
+    "PLAYER_OPPONENT",
+    "PLIES",
+    "RANDOM_OPPONENT",
+    "RANDOM_SIDE",
+    "SELF_PLAY",
     "TERMINATIONS",
+    "Finals",
     "Playouts",
     "Policy",
+    "Seats",
     "Simulation",
+    "StepOutput",
     "Trajectories",
+    "Work",
     "action_masks",
+    "answer",
+    "apply_actions",
+    "entry_point",
+    "fill_masks",
     "moves_digest",
     "new_work",
     "notation_order",
     "notation_ranks",
     "observations",
+    "observe_all",
     "random_playouts",
     "random_walk",
+    "step_envs",
     "warm_up",
 ]
 
@@ -398,7 +429,7 @@ class Simulation:
         active = self.games.status[:, END] == 0
         recorded = np.zeros(self.size, np.int64)
         if not trajectories:
-            fastbatch.random_playouts(
+            compiled_batch.random_playouts(
                 self.games,
                 self.compiled_rules,
                 self.work,
@@ -411,7 +442,7 @@ class Simulation:
         room = FIRST_TRACE if max_plies is None else max(1, min(FIRST_TRACE, max_plies))
         trace = _trace(self.size, room)
         while True:
-            fastbatch.random_playouts(
+            compiled_batch.random_playouts(
                 self.games, self.compiled_rules, self.work, active, stop_at, trace, recorded
             )
             status = self.games.status

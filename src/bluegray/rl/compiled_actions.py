@@ -19,12 +19,20 @@ from typing import Any, SupportsIndex
 import numpy as np
 import numpy.typing as npt
 
-from bluegray.engine.compiled import entry_point
 from bluegray.engine.encoding import NUM_ACTIONS, NUM_PLANES, OBSERVATION_SHAPE
-from bluegray.engine.fastbatch import apply_actions, fill_masks, observe_all
-from bluegray.engine.fastsim import DEPTH, Work
 from bluegray.engine.records import CAPTAIN_POINT, MoveRecord
-from bluegray.engine.simulation import TABLES, Simulation, new_work, notation_ranks
+from bluegray.engine.simulation import (
+    DEPTH,
+    TABLES,
+    Simulation,
+    Work,
+    apply_actions,
+    entry_point,
+    fill_masks,
+    new_work,
+    notation_ranks,
+    observe_all,
+)
 from bluegray.game import Game
 from bluegray.moves import Move
 from bluegray.outcome import Outcome

@@ -25,21 +25,22 @@ from gymnasium.vector import AutoresetMode, VectorEnv
 from gymnasium.vector.utils import batch_space
 
 from bluegray.engine.encoding import NUM_ACTIONS, NUM_PLANES, OBSERVATION_SHAPE
-from bluegray.engine.fastbatch import (
+from bluegray.engine.players import Player, player_from_spec
+from bluegray.engine.simulation import (
     PLAYER_OPPONENT,
+    PLIES,
     RANDOM_OPPONENT,
     RANDOM_SIDE,
     SELF_PLAY,
+    TABLES,
     Finals,
     Seats,
+    Simulation,
     StepOutput,
     answer,
     observe_all,
     step_envs,
 )
-from bluegray.engine.fastsim import PLIES
-from bluegray.engine.players import Player, player_from_spec
-from bluegray.engine.simulation import TABLES, Simulation
 from bluegray.errors import BlueGrayError
 from bluegray.moves import Move
 from bluegray.protocol import player as engine_player  # noqa: F401 - registers engine: players

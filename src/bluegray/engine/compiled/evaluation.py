@@ -1,9 +1,9 @@
 """The static evaluation compiled with numba: ``evaluation``'s sum (the weights' dot product with
-``evaluation.features``), read from ``fastboard``'s piece codes instead of bitboards. The tests
+``evaluation.features``), read from ``compiled.board``'s piece codes instead of bitboards. The tests
 check it equal to ``evaluation.Evaluator.evaluate``, exactly, in every rule set.
 
 An evaluator with engine 4's network carries it here too (``CompiledEvaluation.network``): the
-search evaluates with ``fastnet.network_value`` then (``fastnode.static_value``)."""
+search evaluates with ``compiled.network.network_value`` then (``compiled.node.static_value``)."""
 
 from __future__ import annotations
 
@@ -13,7 +13,9 @@ import numpy as np
 
 from bluegray.bitboard import bits, rule_tables
 from bluegray.engine import evaluation
-from bluegray.engine.compiled import compiled, use_source_keyed_cache
+from bluegray.engine.compiled.board import CAPTAIN, GUARD, CompiledRules
+from bluegray.engine.compiled.compiler import compiled, use_source_keyed_cache
+from bluegray.engine.compiled.network import CompiledNetwork, compiled_network
 from bluegray.engine.evaluation import (
     ADVANCED_PRIVATES,
     ENEMY_FAR,
@@ -36,8 +38,6 @@ from bluegray.engine.evaluation import (
     Evaluator,
     advancement_values,
 )
-from bluegray.engine.fastboard import CAPTAIN, GUARD, CompiledRules
-from bluegray.engine.fastnet import CompiledNetwork, compiled_network
 from bluegray.engine.records import CAPTAIN_POINT, COUNT, TURN
 from bluegray.points import CENTER, PATH_LENGTH, SIZE
 
@@ -52,7 +52,8 @@ START_SOLDIERS: Final = 2
 
 class CompiledEvaluation(NamedTuple):
     """What the compiled evaluation needs for one evaluator besides the rule set's paths and
-    advancement (``fastboard.CompiledRules``): its weights, the value of each advancement, a few
+    advancement (``compiled.board.CompiledRules``): its weights, the value of each advancement, a
+    few
     numbers (``extras``: ``PRESSURE_WEIGHT``, ...) and the siege zone of every point."""
 
     weights: np.ndarray
@@ -61,7 +62,7 @@ class CompiledEvaluation(NamedTuple):
     zone_points: np.ndarray
     zone_sizes: np.ndarray
     network: CompiledNetwork
-    """Engine 4's network when the evaluator has one (``fastnet``; empty arrays when not):
+    """Engine 4's network when the evaluator has one (``compiled.network``; empty arrays when not):
     the search then evaluates with it instead of the linear sum."""
 
 

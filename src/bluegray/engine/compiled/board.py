@@ -1,5 +1,5 @@
 """The rules compiled with numba, for the engine's fast search: the board as arrays, make/unmake
-and the end-of-game checks of docs/rules-reference.md §4 (move generation is ``fastmoves``).
+and the end-of-game checks of docs/rules-reference.md §4 (move generation is ``compiled.moves``).
 
 This is a second implementation of ``bluegray.bitboard``, kept to what the search needs and
 written for the numba compiler (``pip install "bluegray[fast]"``). It is checked against the
@@ -24,7 +24,7 @@ import numpy as np
 
 from bluegray import bitboard
 from bluegray.bitboard import Board
-from bluegray.engine.compiled import compiled, use_source_keyed_cache
+from bluegray.engine.compiled.compiler import compiled, use_source_keyed_cache
 from bluegray.engine.records import (
     CAPTAIN_POINT,
     COUNT,

@@ -7,12 +7,13 @@ or an interface's cancel, ``request_stop``) is told to the compiled code through
 array that another Python thread sets; the compiled search releases the GIL so that it can.
 
 This module holds the search's main loop, its root and the Python kernel around them; a node's
-entry and leaves are ``fastnode``'s, the move ordering ``fastorder``'s, the table ``fasttable``'s
-and the arrays' layout ``fastframes``'s. The board, the rule set's tables, the evaluation's tables
-and the search's own arrays travel as four named tuples (``fastboard.CompiledBoard``,
-``fastboard.CompiledRules``, ``fasteval.CompiledEvaluation``, ``fastframes.SearchArrays``); a
-record's fields are read through the constants and accessors of ``records``, compiled from the
-very functions the plain kernel calls.
+entry and leaves are ``compiled.node``'s, the move ordering ``compiled.ordering``'s, the table
+``compiled.table``'s and the arrays' layout ``compiled.frames``'s. The board, the rule set's
+tables, the evaluation's tables and the search's own arrays travel as four named tuples
+(``compiled.board.CompiledBoard``, ``compiled.board.CompiledRules``,
+``compiled.evaluation.CompiledEvaluation``, ``compiled.frames.SearchArrays``); a record's fields
+are read through the constants and accessors of ``records``, compiled from the very functions the
+plain kernel calls.
 """
 
 from __future__ import annotations
@@ -23,10 +24,7 @@ import numpy as np
 
 from bluegray import bitboard
 from bluegray.bitboard import Board
-from bluegray.engine.compiled import NUMBA_VERSION, compiled, use_source_keyed_cache
-from bluegray.engine.compiled_cache import mark_ready
-from bluegray.engine.evaluation import Evaluator
-from bluegray.engine.fastboard import (
+from bluegray.engine.compiled.board import (
     CompiledBoard,
     CompiledRules,
     compiled_board,
@@ -35,8 +33,10 @@ from bluegray.engine.fastboard import (
     make,
     unmake,
 )
-from bluegray.engine.fasteval import CompiledEvaluation, compiled_evaluation
-from bluegray.engine.fastframes import (
+from bluegray.engine.compiled.cache import mark_ready
+from bluegray.engine.compiled.compiler import NUMBA_VERSION, compiled, use_source_keyed_cache
+from bluegray.engine.compiled.evaluation import CompiledEvaluation, compiled_evaluation
+from bluegray.engine.compiled.frames import (
     ALPHA,
     BEST,
     BEST_MOVE,
@@ -72,11 +72,12 @@ from bluegray.engine.fastframes import (
     STOPPED,
     SearchArrays,
 )
-from bluegray.engine.fastmoves import capture_stack, generate_moves
-from bluegray.engine.fastnet import WIDTH, push_move, refresh
-from bluegray.engine.fastnode import enter, make_null, terminal_score, unmake_null
-from bluegray.engine.fastorder import reward_cutoff
-from bluegray.engine.fasttable import position_key, store_entry
+from bluegray.engine.compiled.moves import capture_stack, generate_moves
+from bluegray.engine.compiled.network import WIDTH, push_move, refresh
+from bluegray.engine.compiled.node import enter, make_null, terminal_score, unmake_null
+from bluegray.engine.compiled.ordering import reward_cutoff
+from bluegray.engine.compiled.table import position_key, store_entry
+from bluegray.engine.evaluation import Evaluator
 from bluegray.engine.kernel import STATIC_ENTRIES, Kernel, KernelOverflowError, Memory
 from bluegray.engine.limits import DECIDED, INFINITY
 from bluegray.engine.parameters import (
@@ -442,7 +443,7 @@ class CompiledKernel(Kernel):
 
 def warm_up() -> None:
     """Load every compiled function the kernel calls (from numba's cache, or compile them) by
-    searching a small position, and mark the cache ready (``compiled_cache.mark_ready``)."""
+    searching a small position, and mark the cache ready (``compiled.cache.mark_ready``)."""
     start = Position.start("cooper")
     kernel = CompiledKernel(Evaluator(start.rules), 1 << 10)
     moves = kernel.start(start.board(), generation=1, node_limit=0, contempt=0)

@@ -7,7 +7,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from bluegray.engine.compiled import compiled, use_source_keyed_cache
+from bluegray.engine.compiled.compiler import compiled, use_source_keyed_cache
 from bluegray.engine.parameters import CAPTAIN_BONUS, KILLER_BONUS
 from bluegray.engine.records import MOVE_FROM, MOVE_TAKEN, MOVE_TO
 

@@ -1,5 +1,6 @@
-"""The MCTS player's board on the compiled board (``fastboard``) with the compiled evaluation
-(``fasteval``): ``CompiledMctsBoard``, the same answers as ``mcts_board.PlainMctsBoard`` (the
+"""The MCTS player's board on the compiled board (``compiled.board``) with the compiled evaluation
+(``compiled.evaluation``): ``CompiledMctsBoard``, the same answers as ``mcts_board.PlainMctsBoard``
+(the
 same moves in the same order, the same game ends and evaluations), with a position's moves
 scored and a playout's leaf judged in one compiled call each.
 """
@@ -14,9 +15,7 @@ import numpy as np
 
 from bluegray import bitboard
 from bluegray.bitboard import Board, RawMove
-from bluegray.engine.compiled import compiled, entry_point, use_source_keyed_cache
-from bluegray.engine.evaluation import Evaluator
-from bluegray.engine.fastboard import (
+from bluegray.engine.compiled.board import (
     ONGOING,
     STALEMATE,
     CompiledBoard,
@@ -28,8 +27,10 @@ from bluegray.engine.fastboard import (
     unmake,
     winner,
 )
-from bluegray.engine.fasteval import CompiledEvaluation, compiled_evaluation, evaluate
-from bluegray.engine.fastmoves import MAX_MOVES, capture_stack, generate_moves, has_capture
+from bluegray.engine.compiled.compiler import compiled, entry_point, use_source_keyed_cache
+from bluegray.engine.compiled.evaluation import CompiledEvaluation, compiled_evaluation, evaluate
+from bluegray.engine.compiled.moves import MAX_MOVES, capture_stack, generate_moves, has_capture
+from bluegray.engine.evaluation import Evaluator
 from bluegray.engine.mcts_board import WIN_VALUE, Leaf, MctsBoard, PlyChoices, ScoredMove
 from bluegray.engine.records import (
     CAPTAIN_POINT,

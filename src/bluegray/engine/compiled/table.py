@@ -10,8 +10,8 @@ from typing import Final
 import numpy as np
 
 from bluegray.engine import parameters, records
-from bluegray.engine.compiled import compiled, use_source_keyed_cache
-from bluegray.engine.fastframes import GENERATION, NEAR_LIMIT, SearchArrays
+from bluegray.engine.compiled.compiler import compiled, use_source_keyed_cache
+from bluegray.engine.compiled.frames import GENERATION, NEAR_LIMIT, SearchArrays
 from bluegray.engine.limits import DECIDED
 from bluegray.engine.records import COUNT, HISTORY_LENGTH
 

@@ -1,6 +1,7 @@
 """The compiled simulation's loops over a batch: random playouts, one action in every game, the
 vector environment's step, masks and observations for all games. Each is one call from Python
-for the whole batch (``simulation`` is the public API; ``fastsim`` holds what one game does).
+for the whole batch (``simulation`` is the public API; ``compiled.simulation`` holds what one game
+does).
 """
 
 from __future__ import annotations
@@ -9,9 +10,9 @@ from typing import Final, NamedTuple
 
 import numpy as np
 
-from bluegray.engine.compiled import compiled, use_source_keyed_cache
-from bluegray.engine.fastboard import ONGOING, CompiledRules
-from bluegray.engine.fastsim import (
+from bluegray.engine.compiled.board import ONGOING, CompiledRules
+from bluegray.engine.compiled.compiler import compiled, use_source_keyed_cache
+from bluegray.engine.compiled.simulation import (
     CONTINUES,
     DEPTH,
     END,
@@ -33,6 +34,7 @@ from bluegray.engine.fastsim import (
     settle,
     uniform,
 )
+from bluegray.engine.move_lists import DIGEST_FACTOR, DIGEST_START
 from bluegray.engine.records import COUNT, HISTORY_LENGTH, MOVE_WIDTH, TURN
 
 use_source_keyed_cache()
@@ -60,11 +62,6 @@ class Trace(NamedTuple):
     digests: np.ndarray
     hashes: np.ndarray
     counts: np.ndarray
-
-
-DIGEST_FACTOR: Final = np.uint64(0x100000001B3)
-"""The multiplier of ``moves_digest`` (FNV-1a's 64-bit prime)."""
-DIGEST_START: Final = np.uint64(0xCBF29CE484222325)
 
 
 @compiled()

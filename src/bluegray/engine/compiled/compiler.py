@@ -1,7 +1,8 @@
 """How the engine's compiled functions are compiled: numba's ``njit``, cached on disk in the
-folder ``compiled_cache`` names after the sources, and without numba's runtime.
+folder ``compiled.cache`` names after the sources, and without numba's runtime.
 
-Each compiled module (``fastboard``, ``fastmoves``, ``fasteval``, ``fastsearch``, ...) calls
+Each compiled module (``compiled.board``, ``compiled.moves``, ``compiled.evaluation``,
+``compiled.search``, ...) calls
 ``use_source_keyed_cache`` before it defines anything, and decorates its functions with
 ``compiled``.
 """
@@ -24,7 +25,7 @@ os.environ.setdefault("NUMBA_DISABLE_ERROR_MESSAGE_HIGHLIGHTING", "1")
 import numba
 from numba.core.options import DefaultOptions
 
-from bluegray.engine.compiled_cache import cache_folder, touch_folder
+from bluegray.engine.compiled.cache import cache_folder, touch_folder
 
 _Function = TypeVar("_Function", bound=Callable[..., Any])
 
@@ -72,7 +73,7 @@ def entry_point(function: Callable[..., Any], *arguments: Any) -> Callable[..., 
 
 
 def use_source_keyed_cache() -> None:
-    """Point numba's cache at ``compiled_cache.cache_folder()`` (numba reads the setting when a
+    """Point numba's cache at ``cache.cache_folder()`` (numba reads the setting when a
     function is decorated, so this must run before the compiled modules define theirs), mark it
     as used and remove the stale folders of other sources."""
     # numba re-reads its settings from the environment at a compile when a NUMBA_ variable has

@@ -8,8 +8,7 @@ from __future__ import annotations
 import numpy as np
 
 from bluegray.engine import parameters
-from bluegray.engine.compiled import compiled, use_source_keyed_cache
-from bluegray.engine.fastboard import (
+from bluegray.engine.compiled.board import (
     CAPTAIN,
     STALEMATE,
     CompiledBoard,
@@ -17,8 +16,9 @@ from bluegray.engine.fastboard import (
     is_impasse,
     winner,
 )
-from bluegray.engine.fasteval import CompiledEvaluation, evaluate
-from bluegray.engine.fastframes import (
+from bluegray.engine.compiled.compiler import compiled, use_source_keyed_cache
+from bluegray.engine.compiled.evaluation import CompiledEvaluation, evaluate
+from bluegray.engine.compiled.frames import (
     ALPHA,
     BEST,
     BEST_MOVE,
@@ -47,10 +47,10 @@ from bluegray.engine.fastframes import (
     STOPPED,
     SearchArrays,
 )
-from bluegray.engine.fastmoves import generate_captures, generate_moves, has_capture
-from bluegray.engine.fastnet import WIDTH, corrected, network_value, push_null
-from bluegray.engine.fastorder import order_moves
-from bluegray.engine.fasttable import (
+from bluegray.engine.compiled.moves import generate_captures, generate_moves, has_capture
+from bluegray.engine.compiled.network import WIDTH, corrected, network_value, push_null
+from bluegray.engine.compiled.ordering import order_moves
+from bluegray.engine.compiled.table import (
     entry_depth,
     entry_flag,
     entry_generation,

@@ -23,9 +23,9 @@ from typing import Final, NamedTuple
 
 import numpy as np
 
-from bluegray.engine.compiled import compiled, use_source_keyed_cache
-from bluegray.engine.fastboard import CAPTAIN
-from bluegray.engine.fastframes import FRAMES
+from bluegray.engine.compiled.board import CAPTAIN
+from bluegray.engine.compiled.compiler import compiled, use_source_keyed_cache
+from bluegray.engine.compiled.frames import FRAMES
 from bluegray.engine.network import (
     ACTIVATION_MAX,
     COUNT_BASE,
@@ -145,7 +145,7 @@ def compiled_network(network: Network | None, impasse_plies: int) -> CompiledNet
 
 @compiled(inline=True)
 def piece_feature(perspective: int, owner: int, code: int, point: int) -> int:
-    """``network.piece_feature`` for a piece of ``fastboard`` code ``code`` (its kind is
+    """``network.piece_feature`` for a piece of ``compiled.board`` code ``code`` (its kind is
     ``code & 3``: guard 1, private 2, captain 3, which is the network's kind modulo 3)."""
     block = (0 if owner == perspective else PIECE_KINDS) + (code & 3) % 3
     return block * POINTS + (point if perspective == 0 else POINTS - 1 - point)
@@ -228,7 +228,7 @@ def push_move(
     advancement: np.ndarray,
     net: CompiledNetwork,
 ) -> None:
-    """After ``fastboard.make`` played ``move``: the new position's accumulators, from the
+    """After ``compiled.board.make`` played ``move``: the new position's accumulators, from the
     previous position's and the move's feature changes (``network.move_delta`` and the
     no-progress count's)."""
     if net.shape[WIDTH] == 0:
@@ -271,7 +271,7 @@ def push_move(
 
 @compiled()
 def push_null(state: np.ndarray, undo: np.ndarray, net: CompiledNetwork) -> None:
-    """After ``fastnode.make_null``: the same pieces, the count restarted."""
+    """After ``compiled.node.make_null``: the same pieces, the count restarted."""
     if net.shape[WIDTH] == 0:
         return
     made = state[MADE]

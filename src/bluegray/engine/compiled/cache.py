@@ -10,6 +10,7 @@ kernel is in the cache before it decides how to get it ready (``kernels``).
 
 from __future__ import annotations
 
+import ast
 import hashlib
 import os
 import platform
@@ -19,42 +20,73 @@ import time
 from functools import lru_cache
 from pathlib import Path
 
-_PACKAGE = Path(__file__).resolve().parent.parent
-SOURCES = (
-    "engine/compiled.py",
-    "engine/compiled_cache.py",
-    "engine/encoding.py",
-    "engine/fastbatch.py",
-    "engine/fastboard.py",
-    "engine/fasteval.py",
-    "engine/fastframes.py",
-    "engine/fastmcts.py",
-    "engine/fastmoves.py",
-    "engine/fastnet.py",
-    "engine/fastnode.py",
-    "engine/fastorder.py",
-    "engine/fastsearch.py",
-    "engine/fastsim.py",
-    "engine/fasttable.py",
-    "engine/evaluation.py",
-    "engine/kernel.py",
-    "engine/limits.py",
-    "engine/network.py",
-    "engine/mcts_board.py",
-    "engine/parameters.py",
-    "engine/records.py",
-    "bitboard.py",
-    "errors.py",
-    "moves.py",
-    "pieces.py",
-    "points.py",
-    "position.py",
-    "rule_tables.py",
-    "rules.py",
-    "steps.py",
-)
-"""The compiled modules and every module of the package they import (package-relative): their
-code and constants are what the compiled functions are built from."""
+_FOLDER = Path(__file__).resolve().parent
+_PACKAGE = _FOLDER.parent.parent
+
+
+def _module_file(module: str) -> Path | None:
+    """The file of the package's module ``module`` (``bluegray.engine.records``), if it has one."""
+    parts = module.split(".")
+    if parts[0] != "bluegray":
+        return None
+    base = _PACKAGE.joinpath(*parts[1:])
+    for candidate in (base.with_suffix(".py"), base / "__init__.py"):
+        if candidate.is_file():
+            return candidate
+    return None
+
+
+def _runs_at_import(statements: list[ast.stmt]) -> list[ast.stmt]:
+    """The statements of a module body that run when it is imported, into ``if`` and ``try``
+    blocks, leaving out ``if TYPE_CHECKING:`` (names for the annotations only)."""
+    found: list[ast.stmt] = []
+    for statement in statements:
+        if isinstance(statement, ast.If):
+            if "TYPE_CHECKING" not in ast.unparse(statement.test):
+                found += _runs_at_import(statement.body + statement.orelse)
+        elif isinstance(statement, ast.Try):
+            found += _runs_at_import(
+                statement.body
+                + [s for handler in statement.handlers for s in handler.body]
+                + statement.orelse
+                + statement.finalbody
+            )
+        else:
+            found.append(statement)
+    return found
+
+
+def imported_files(path: Path) -> set[Path]:
+    """The package's source files that ``path`` imports when it is loaded (``from bluegray
+    import bitboard`` and ``from bluegray.bitboard import Board`` both name ``bitboard.py``)."""
+    files: set[Path] = set()
+    for statement in _runs_at_import(ast.parse(path.read_text("utf-8")).body):
+        if isinstance(statement, ast.Import):
+            modules = [alias.name for alias in statement.names]
+        elif isinstance(statement, ast.ImportFrom) and statement.level == 0 and statement.module:
+            modules = [f"{statement.module}.{alias.name}" for alias in statement.names]
+            modules = [m if _module_file(m) else statement.module for m in modules]
+        else:
+            continue
+        files.update(file for file in map(_module_file, modules) if file is not None)
+    return files
+
+
+@lru_cache(maxsize=1)
+def sources() -> tuple[str, ...]:
+    """Every module of this folder (the compiled code) and every module of the package they
+    import, directly or through each other (package-relative paths, sorted): their code and
+    constants are what the compiled functions are built from. Computed from the imports, so a
+    module the compiled code starts to use joins the key by itself."""
+    waiting = sorted(_FOLDER.glob("*.py"))
+    seen: set[Path] = set()
+    while waiting:
+        path = waiting.pop()
+        if path not in seen:
+            seen.add(path)
+            waiting += sorted(imported_files(path) - seen)
+    return tuple(sorted(path.relative_to(_PACKAGE).as_posix() for path in seen))
+
 
 STALE_AFTER_DAYS = 30
 """A cache folder of other sources that no process has used for this long is removed: every edit
@@ -63,9 +95,9 @@ or upgrade leaves one behind (some megabytes each), and nothing else would ever 
 
 @lru_cache(maxsize=1)
 def source_digest() -> str:
-    """A short digest of ``SOURCES``: it changes whenever any of them does."""
+    """A short digest of ``sources()``: it changes whenever any of them does."""
     digest = hashlib.sha256()
-    for name in SOURCES:
+    for name in sources():
         digest.update(name.encode())
         digest.update((_PACKAGE / name).read_bytes())
     return digest.hexdigest()[:16]

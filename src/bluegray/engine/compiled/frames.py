@@ -18,7 +18,7 @@ SEARCH_MOVES: Final = 256
 """Room for the moves of one position in the search; a position with more stops the compiled
 kernel (``KernelOverflowError``), and the plain one searches the move instead."""
 PENDING: Final = 1 << 40
-"""What ``fastnode.enter`` returns when it has set up a frame to search rather than a value."""
+"""What ``compiled.node.enter`` returns when it has set up a frame to search rather than a value."""
 
 # control[...]: the search's counters and settings.
 NODES: Final = 0
@@ -33,7 +33,7 @@ FADE: Final = 8
 IMPASSE_PLIES: Final = 9
 GENERATION: Final = 10
 """Which search this is, modulo ``records.GENERATIONS``: table scores of earlier searches are
-not trusted (see ``fastnode.enter``)."""
+not trusted (see ``compiled.node.enter``)."""
 CONTROL_SIZE: Final = 11
 
 # frames[ply, ...]: one ply of the search in progress.
@@ -85,11 +85,11 @@ class SearchArrays(NamedTuple):
     history: np.ndarray
     """The history of quiet moves, by (from, to)."""
     order_keys: np.ndarray
-    """Working space of ``fastorder.order_moves``."""
+    """Working space of ``compiled.ordering.order_moves``."""
     stop: np.ndarray
     """One element: set to stop the search."""
     work: np.ndarray
-    """The move generator's working space (``fastmoves.capture_stack``)."""
+    """The move generator's working space (``compiled.moves.capture_stack``)."""
 
 
 __all__ = ["FRAMES", "SEARCH_MOVES", "SearchArrays"]

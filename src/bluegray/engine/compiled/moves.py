@@ -2,7 +2,7 @@
 rules core's order (``Board.moves``), captures (compulsory, the most where the rule set says so)
 by a depth-first search of each soldier's jump sequences, and the compiled perft.
 
-The board, its tables and the move rows are ``fastboard``'s and ``records``'s; ``bitboard``
+The board, its tables and the move rows are ``compiled.board``'s and ``records``'s; ``bitboard``
 stays the reference (``tests/test_compiled.py`` compares the two move for move).
 """
 
@@ -14,8 +14,7 @@ import numpy as np
 
 from bluegray import bitboard
 from bluegray.bitboard import Board
-from bluegray.engine.compiled import compiled, use_source_keyed_cache
-from bluegray.engine.fastboard import (
+from bluegray.engine.compiled.board import (
     CAPTAIN,
     GUARD,
     MAXIMAL,
@@ -30,6 +29,7 @@ from bluegray.engine.fastboard import (
     make,
     unmake,
 )
+from bluegray.engine.compiled.compiler import compiled, use_source_keyed_cache
 from bluegray.engine.records import (
     CAPTAIN_POINT,
     MAX_TAKEN,

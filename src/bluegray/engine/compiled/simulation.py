@@ -2,14 +2,14 @@
 or one action at a time, with their action masks and observation planes.
 
 Each kernel loops over the games of a batch (``Games``) inside the compiled code, so one call
-from Python plays thousands of plies. The rules are ``fastboard``'s (the search's own compiled
+from Python plays thousands of plies. The rules are ``compiled.board``'s (the search's own compiled
 board, checked against the rules core move for move): these kernels only choose moves, keep
 each game's status, and translate between moves and the 973 actions of ``encoding``.
 ``simulation`` is the public API over them.
 
 Representation
 --------------
-A batch holds, per game, ``fastboard``'s ``cells`` and ``state`` rows, a ``history`` row (the
+A batch holds, per game, ``compiled.board``'s ``cells`` and ``state`` rows, a ``history`` row (the
 Zobrist hashes since the last irreversible move: the repetition rule never looks further back,
 so the row is cut back to the current position whenever the no-progress count is 0), a row of
 ``status`` (the columns ``END`` ... below), the capture in progress (``landings``: its start and
@@ -22,18 +22,7 @@ from typing import Final, NamedTuple
 
 import numpy as np
 
-from bluegray.engine.compiled import compiled, use_source_keyed_cache
-from bluegray.engine.encoding import (
-    CAPTAIN_ACTION,
-    FIRST_JUMP_ACTION,
-    JUMP_DIRECTIONS,
-    NUM_ACTIONS,
-    STEP_DIRECTIONS,
-    jump_action,
-    offset,
-    step_action,
-)
-from bluegray.engine.fastboard import (
+from bluegray.engine.compiled.board import (
     GUARD,
     IMPASSE_BY_ADVANCE,
     IMPASSE_PLIES,
@@ -49,7 +38,18 @@ from bluegray.engine.fastboard import (
     make,
     winner,
 )
-from bluegray.engine.fastmoves import captain_target, generate_moves
+from bluegray.engine.compiled.compiler import compiled, use_source_keyed_cache
+from bluegray.engine.compiled.moves import captain_target, generate_moves
+from bluegray.engine.encoding import (
+    CAPTAIN_ACTION,
+    FIRST_JUMP_ACTION,
+    JUMP_DIRECTIONS,
+    NUM_ACTIONS,
+    STEP_DIRECTIONS,
+    jump_action,
+    offset,
+    step_action,
+)
 from bluegray.engine.records import (
     CAPTAIN_POINT,
     COUNT,
@@ -69,7 +69,7 @@ use_source_keyed_cache()
 
 # The columns of a game's ``status`` row.
 END: Final = 0
-"""How the game ended (``fastboard``'s codes: ``ONGOING`` while it goes on, ``OVERFLOW``)."""
+"""How the game ended (``compiled.board``'s codes: ``ONGOING`` while it goes on, ``OVERFLOW``)."""
 WINNER: Final = 1
 """0 Blue, 1 Gray, -1 a draw or an unfinished game."""
 PLIES: Final = 2
