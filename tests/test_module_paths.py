@@ -11,20 +11,81 @@ from pathlib import Path
 
 from tests.paths import REPOSITORY
 
-RETIRED_WEB = (
-    "account_schemas accounts actions ai_moves api_tokens bus callers clocks cpus db deadlines "
-    "engine_work errors fair_play glicko guard idempotency jobs leaderboards learn learn_diagrams "
-    "learn_settings live lobby lobby_hub lobby_schemas local_queue logs mail metrics models "
-    "notices passwords players presence profiles queries quick_pairings rated_pairs rates "
-    "ratings redis_queue runtime schemas security seeks service sessions settings slow_clients "
-    "store texts turns uptime view ws"
-).split()
+RETIRED_WEB = [
+    "account_schemas",
+    "accounts",
+    "actions",
+    "ai_moves",
+    "api_tokens",
+    "bus",
+    "callers",
+    "clocks",
+    "cpus",
+    "db",
+    "deadlines",
+    "engine_work",
+    "errors",
+    "fair_play",
+    "glicko",
+    "guard",
+    "idempotency",
+    "jobs",
+    "leaderboards",
+    "learn",
+    "learn_diagrams",
+    "learn_settings",
+    "live",
+    "lobby",
+    "lobby_hub",
+    "lobby_schemas",
+    "local_queue",
+    "logs",
+    "mail",
+    "metrics",
+    "models",
+    "notices",
+    "passwords",
+    "players",
+    "presence",
+    "profiles",
+    "queries",
+    "quick_pairings",
+    "rated_pairs",
+    "rates",
+    "ratings",
+    "redis_queue",
+    "runtime",
+    "schemas",
+    "security",
+    "seeks",
+    "service",
+    "sessions",
+    "settings",
+    "slow_clients",
+    "store",
+    "texts",
+    "turns",
+    "uptime",
+    "view",
+    "ws",
+]
 """The web app's modules before it was cut by domain (some names are packages now)."""
 
-RETIRED_ENGINE = (
-    "compiled_cache fastbatch fastboard fasteval fastframes fastmcts fastmoves fastnet fastnode "
-    "fastorder fastsearch fastsim fasttable"
-).split()
+RETIRED_ENGINE = [
+    "compiled_cache",
+    "fastbatch",
+    "fastboard",
+    "fasteval",
+    "fastframes",
+    "fastmcts",
+    "fastmoves",
+    "fastnet",
+    "fastnode",
+    "fastorder",
+    "fastsearch",
+    "fastsim",
+    "fasttable",
+]
 """The engine's compiled twin before it moved into ``engine/compiled/``."""
 
 TEXT_SUFFIXES = (".py", ".md", ".toml", ".cfg", ".txt", ".sh", ".yml", ".yaml", ".html", ".js")

@@ -20,6 +20,9 @@ from sqlalchemy import insert, select
 from sqlalchemy.orm import Session
 
 from bluegray import Game
+from bluegray.engine import levels
+from bluegray.engine.limits import Limits
+from bluegray.errors import BlueGrayError
 from bluegray.pieces import Side
 from bluegray.web.ai import local_queue, redis_queue
 from bluegray.web.ai.cpus import quota_cpus, usable_cpus
@@ -37,6 +40,7 @@ from bluegray.web.ai.jobs import (
 )
 from bluegray.web.ai.local_queue import LocalQueue
 from bluegray.web.games import actions
+from bluegray.web.games.ai_moves import ai_job
 from bluegray.web.games.live import LiveGame, Seat
 from bluegray.web.games.store import (
     apply_save,
@@ -131,6 +135,28 @@ async def _never(game_id: str) -> tuple[int, str]:
 
 def move_job(level: int, game: str = "g") -> MoveJob:
     return MoveJob(game, 1, "sackson", "x", (), level, 0)
+
+
+def test_a_move_jobs_priority_follows_the_engines_time_for_its_level(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    # The levels are the engine's (engine.levels), read once: a level that came to think three
+    # seconds a move would queue with the long jobs, one of a fixed depth with the quick ones.
+    monkeypatch.setitem(levels.LEVELS, 7, levels.LevelConfig(Limits(time=3.0)))
+    monkeypatch.setitem(levels.LEVELS, 6, levels.LevelConfig(Limits(depth=6)))
+    assert move_job(7).priority is Priority.LONG
+    assert move_job(6).priority is Priority.QUICK
+    with pytest.raises(BlueGrayError, match="unknown level"):
+        _ = move_job(levels.TOP_LEVEL + 1).priority
+
+
+def test_the_ais_job_is_asked_only_of_a_game_against_the_ai() -> None:
+    # It once took level 1 for a game without one, silently.
+    live = LiveGame("g", "hotseat", "active", Game("sackson"), 0, 0, 0)
+    with pytest.raises(ValueError, match="not played against the AI"):
+        ai_job(live)
+    live.ai_level = 4
+    assert ai_job(live).level == 4
 
 
 def test_jobs_cross_machines_as_text_and_know_their_priority() -> None:

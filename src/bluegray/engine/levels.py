@@ -61,6 +61,15 @@ LEVELS: Final = {
 """The levels by number."""
 
 TOP_LEVEL: Final = max(LEVELS)
+"""The strongest level (the engine's full strength)."""
+LOWEST_LEVEL: Final = min(LEVELS)
+"""The weakest level."""
+
+
+def seconds_a_move(level: int) -> float | None:
+    """How long a level thinks a move when it is limited by time (levels 6 to 8), ``None`` for a
+    fixed-depth level (its moves take milliseconds): what a queue of AI jobs sorts them by."""
+    return level_config(level).limits.time
 
 
 def level_config(level: int) -> LevelConfig:

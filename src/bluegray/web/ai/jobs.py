@@ -21,6 +21,7 @@ import json
 from dataclasses import dataclass
 from typing import Any, Final, Protocol
 
+from bluegray.engine.levels import seconds_a_move
 from bluegray.errors import BlueGrayError
 from bluegray.outcome import Outcome, Termination
 from bluegray.pieces import Side
@@ -28,11 +29,9 @@ from bluegray.pieces import Side
 ENGINE_WORK: Final = "bluegray.web.ai.engine_work"
 """The module that runs jobs with the engine (loaded only where jobs run)."""
 SHORT_SECONDS: Final = 1.0
-"""Analyses of at most this long (a hint) are short jobs."""
-QUICK_LEVELS: Final = frozenset({1, 2, 3, 4, 5})
-"""The fixed-depth levels: their moves take a few milliseconds to a tenth of a second."""
-LONG_LEVELS: Final = frozenset({8})
-"""The levels whose moves take long (two seconds a move)."""
+"""Jobs of at most this long (a hint, a move of levels 6 and 7) are short jobs; longer ones (a
+move of level 8) are long. A fixed-depth level's move (levels 1 to 5, a few milliseconds to a
+tenth of a second) is quick. The levels' times are the engine's (``engine.levels``)."""
 
 
 class Priority(enum.IntEnum):
@@ -65,9 +64,10 @@ class MoveJob:
 
     @property
     def priority(self) -> Priority:
-        if self.level in QUICK_LEVELS:
+        seconds = seconds_a_move(self.level)
+        if seconds is None:
             return Priority.QUICK
-        return Priority.LONG if self.level in LONG_LEVELS else Priority.SHORT
+        return Priority.SHORT if seconds <= SHORT_SECONDS else Priority.LONG
 
 
 @dataclass(frozen=True)

@@ -19,7 +19,9 @@ log = logging.getLogger("bluegray.web")
 
 
 def ai_job(live: LiveGame) -> MoveJob:
-    """The job of finding the AI's move in a game as it stands."""
+    """The job of finding the AI's move in a game as it stands (a game against the AI)."""
+    if live.ai_level is None:
+        raise ValueError(f"game {live.id} is not played against the AI")
     clock = live.clock
     seed = int.from_bytes(hashlib.sha256(f"{live.id}:{live.game.ply}".encode()).digest()[:4])
     return MoveJob(
@@ -28,7 +30,7 @@ def ai_job(live: LiveGame) -> MoveJob:
         rules=str(live.rules),
         start=str(live.game.start),
         moves=tuple(str(move) for move in live.game.moves),
-        level=live.ai_level or 1,
+        level=live.ai_level,
         seed=seed,
         time_left_ms=None if clock is None else clock.left(live.game.turn, now_ms()),
         increment_ms=0 if clock is None else clock.increment_ms,

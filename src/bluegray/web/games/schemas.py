@@ -8,6 +8,8 @@ from typing import Annotated, Any, Literal, Self
 
 from pydantic import BaseModel, ConfigDict, Field, model_validator
 
+from bluegray.engine.levels import LOWEST_LEVEL, TOP_LEVEL
+
 SideName = Literal["blue", "gray"]
 SeatSide = Literal["blue", "gray", "both"]
 Mode = Literal["ai", "hotseat", "friend", "imported"]
@@ -93,7 +95,7 @@ class ParseRulesRequest(Request):
 
 class AiOpponent(Request):
     type: Literal["ai"]
-    level: int = Field(ge=1, le=8, examples=[3])
+    level: int = Field(ge=LOWEST_LEVEL, le=TOP_LEVEL, examples=[3])
 
 
 class HotseatOpponent(Request):
