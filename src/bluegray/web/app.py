@@ -17,6 +17,7 @@ from bluegray import __version__
 from bluegray.web.accounts.callers import Callers
 from bluegray.web.accounts.service import Accounts
 from bluegray.web.backends import backends
+from bluegray.web.duties import Duties
 from bluegray.web.endings import CLOSING_STEPS, record_end
 from bluegray.web.games.schemas import ErrorResponse
 from bluegray.web.games.service import GameService
@@ -82,31 +83,36 @@ def create_app(settings: Settings | None = None) -> FastAPI:
         settings.resolved_database_url, sqlite_synchronous=settings.sqlite_synchronous
     )
     parts = backends(settings, process)
-    service = GameService(
+    service = GameService(settings, database, parts.bus, parts.presence, process, on_end=record_end)
+    # The process's duties (timers, the AI's moves, the heartbeat) over the service's games.
+    duties = Duties(
         settings,
         database,
         parts.bus,
         parts.presence,
         process,
-        parts.make_queue,
-        on_end=record_end,
+        games=service.games,
+        hub=service.hub,
+        metrics=service.metrics,
+        make_queue=parts.make_queue,
     )
+    service.take_duties(duties)
     rates = RateLimits(settings, shared=settings.scaled)
     account_service = Accounts(
         database, rates, settings, service.games, closing_steps=CLOSING_STEPS
     )
     lobby = Lobby(settings, service, rates)
-    service.duties.on_cluster = lobby.heard
+    duties.on_cluster = lobby.heard
 
     @asynccontextmanager
     async def lifespan(app: FastAPI) -> AsyncIterator[None]:
         database.start()
         try:
-            await service.duties.start()
+            await duties.start()
             await lobby.start()
             yield
             await lobby.stop()
-            await service.duties.stop()
+            await duties.stop()
         finally:
             database.close()
             await parts.close()
@@ -123,9 +129,10 @@ def create_app(settings: Settings | None = None) -> FastAPI:
     )
     app.state.settings = settings
     app.state.service = service
+    app.state.duties = duties
     app.state.accounts = account_service
     app.state.lobby = lobby
-    app.state.tournaments = Tournaments(service)
+    app.state.tournaments = Tournaments(service, duties.timers)
     app.state.callers = Callers(account_service.sessions, account_service.tokens)
     install_handlers(app, process, service.metrics)
     for module in (rules, games, positions, boards, records, analysis, meta, sockets, pages):

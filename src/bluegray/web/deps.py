@@ -25,6 +25,7 @@ from bluegray.web.accounts.callers import (
 )
 from bluegray.web.accounts.players import Account
 from bluegray.web.accounts.service import Accounts
+from bluegray.web.duties import Duties
 from bluegray.web.games.service import GameService
 from bluegray.web.platform.errors import ApiError
 from bluegray.web.platform.security import (
@@ -55,6 +56,11 @@ def get_service(request: Request) -> GameService:
     return service
 
 
+def get_duties(request: Request) -> Duties:
+    duties: Duties = request.app.state.duties
+    return duties
+
+
 def get_settings(request: Request) -> Settings:
     settings: Settings = request.app.state.settings
     return settings
@@ -66,6 +72,7 @@ def get_accounts(request: Request) -> Accounts:
 
 
 Service = Annotated[GameService, Depends(get_service)]
+ProcessDuties = Annotated[Duties, Depends(get_duties)]
 AppSettings = Annotated[Settings, Depends(get_settings)]
 AccountService = Annotated[Accounts, Depends(get_accounts)]
 

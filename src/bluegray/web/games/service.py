@@ -13,6 +13,7 @@ import secrets
 import time
 from collections.abc import Callable
 from functools import partial
+from typing import Protocol
 
 from redis.exceptions import ConnectionError as RedisConnectionError
 from redis.exceptions import TimeoutError as RedisTimeoutError
@@ -25,8 +26,6 @@ from bluegray.pieces import Side
 from bluegray.record import read_record
 from bluegray.rules import RuleSet
 from bluegray.web.accounts.players import Account
-from bluegray.web.ai.jobs import JobQueue, MoveSink
-from bluegray.web.duties import Duties
 from bluegray.web.games import actions
 from bluegray.web.games.idempotency import Keyed, new_salt, remember, remembered
 from bluegray.web.games.live import LiveGame, Played, Seat
@@ -56,9 +55,19 @@ from bluegray.web.ratings.service import check_rated, check_rated_seat
 from bluegray.web.realtime.bus import Bus
 from bluegray.web.realtime.presence import Presence, PresenceBook
 from bluegray.web.realtime.sockets import Hub
-from bluegray.web.timers.uptime import credit_store_outage
+from bluegray.web.timers.uptime import Outage, credit_store_outage
 
 log = logging.getLogger("bluegray.web")
+
+
+class GameDuties(Protocol):
+    """What the games ask of the process's duties (``duties.Duties``, built by the app)."""
+
+    def expect_timers(self, live: LiveGame) -> None:
+        """Arm the timers of a game just stored (its flag, its abort, the AI's move)."""
+
+    async def store_outage(self) -> Outage | None:
+        """Record how long the database was out, if it was, so that nobody loses on time."""
 
 
 class GameService:
@@ -71,11 +80,12 @@ class GameService:
         bus: Bus,
         presence: PresenceBook,
         process: str,
-        make_queue: Callable[[MoveSink], JobQueue],
         *,
         on_end: Callable[[Connection, LiveGame], None],
     ) -> None:
-        """``on_end`` writes what a game's end changes elsewhere (``endings.record_end``)."""
+        """``on_end`` writes what a game's end changes elsewhere (``endings.record_end``). The
+        process's duties (``take_duties``) are built by the app beside this service, from its
+        games, hub and metrics."""
         self.settings = settings
         self.db = db
         self.bus = bus
@@ -97,19 +107,19 @@ class GameService:
         self.games.idle = lambda game_id: not self.hub.has_connections(game_id)
         self.games.watched = self.hub.has_connections
         self.games.held = self.hub.sides_held
-        self.duties = Duties(
-            settings,
-            db,
-            bus,
-            presence,
-            process,
-            games=self.games,
-            hub=self.hub,
-            metrics=self.metrics,
-            make_queue=make_queue,
-        )
-        """The process's part in the cluster's work: its timers, the AI's moves, its heartbeat."""
-        self.games.on_stored = self.duties.expect_timers
+        self._duties: GameDuties | None = None
+
+    def take_duties(self, duties: GameDuties) -> None:
+        """The process's part in the cluster's work (``duties.Duties``: its timers, the AI's
+        moves, its heartbeat), which a stored game tells of its deadlines."""
+        self._duties = duties
+        self.games.on_stored = duties.expect_timers
+
+    @property
+    def duties(self) -> GameDuties:
+        if self._duties is None:
+            raise RuntimeError("the game service was started without its duties (take_duties)")
+        return self._duties
 
     # -- reading -------------------------------------------------------------------------------
 

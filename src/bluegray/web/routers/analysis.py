@@ -9,10 +9,10 @@ from fastapi import APIRouter, Query
 
 from bluegray.game import Game
 from bluegray.web.ai.jobs import AiBusyError, AiUnavailableError, AnalysisJob, AnalysisOutput, Owner
-from bluegray.web.deps import Address, AppSettings, Browser, GameId, Service
+from bluegray.web.deps import Address, AppSettings, Browser, GameId, ProcessDuties, Service
+from bluegray.web.duties import Duties
 from bluegray.web.games.fair_play import hints_allowed, refuse_in_rated_play
 from bluegray.web.games.schemas import AnalysisRequest, AnalysisResult, ErrorResponse, OutcomeInfo
-from bluegray.web.games.service import GameService
 from bluegray.web.platform.errors import ApiError
 from bluegray.web.platform.settings import Settings
 
@@ -35,10 +35,10 @@ def _seconds(seconds: float, settings: Settings) -> float:
     return min(seconds, settings.max_analysis_seconds)
 
 
-async def _analyse(service: GameService, job: AnalysisJob, owner: Owner) -> AnalysisResult:
+async def _analyse(duties: Duties, job: AnalysisJob, owner: Owner) -> AnalysisResult:
     """The analysis from the AI's queue; 503 when the AI is busy or no worker runs."""
     try:
-        return _result(await service.duties.queue.analyse(job, owner))
+        return _result(await duties.queue.analyse(job, owner))
     except AiBusyError as error:
         raise ApiError(503, "ai_busy", str(error)) from None
     except AiUnavailableError as error:
@@ -80,6 +80,7 @@ def _result(output: AnalysisOutput) -> AnalysisResult:
 async def analyse_position(
     body: AnalysisRequest,
     service: Service,
+    duties: ProcessDuties,
     settings: AppSettings,
     browser: Browser,
     address: Address,
@@ -92,7 +93,7 @@ async def analyse_position(
     job = AnalysisJob(
         str(game.rules), str(game.start), tuple(body.moves), _seconds(body.seconds, settings)
     )
-    return await _analyse(service, job, Owner(browser, address))
+    return await _analyse(duties, job, Owner(browser, address))
 
 
 @router.get(
@@ -104,6 +105,7 @@ async def analyse_position(
 async def analyse_game(
     game_id: GameId,
     service: Service,
+    duties: ProcessDuties,
     settings: AppSettings,
     browser: Browser,
     address: Address,
@@ -129,4 +131,4 @@ async def analyse_game(
     job = AnalysisJob(
         str(live.rules), str(live.game.start), tuple(moves), _seconds(seconds, settings)
     )
-    return await _analyse(service, job, Owner(browser, address))
+    return await _analyse(duties, job, Owner(browser, address))

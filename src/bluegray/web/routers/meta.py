@@ -9,7 +9,7 @@ from fastapi import APIRouter, Response
 from pydantic import TypeAdapter
 
 from bluegray import __version__
-from bluegray.web.deps import Service
+from bluegray.web.deps import ProcessDuties, Service
 from bluegray.web.games.schemas import Health, IncomingMessage, OutgoingMessage, Ready
 from bluegray.web.lobby.schemas import LobbyMessage
 from bluegray.web.platform.metrics import CONTENT_TYPE
@@ -29,10 +29,10 @@ async def health(service: Service) -> Health:
     summary="Whether the server can serve players",
     responses={503: {"model": Ready, "description": "Something it needs is missing."}},
 )
-async def ready(service: Service, response: Response) -> Ready:
+async def ready(service: Service, duties: ProcessDuties, response: Response) -> Ready:
     """Its database answers; when scaled out, Redis answers; and some AI worker is alive (an
     AI game waits until one is). 503 with the same body when any check fails."""
-    checks = await service.duties.readiness()
+    checks = await duties.readiness()
     ok = all(check.ok for check in checks)
     if not ok:
         response.status_code = 503

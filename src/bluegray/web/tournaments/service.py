@@ -39,7 +39,7 @@ from bluegray.web.ratings.glicko import DEFAULT_SETTINGS, Rating
 from bluegray.web.ratings.leaderboards import shown_rating
 from bluegray.web.ratings.service import pool_name
 from bluegray.web.realtime.bus import News
-from bluegray.web.timers.deadlines import DONE, Due, Verdict
+from bluegray.web.timers.deadlines import DONE, Due, Timers, Verdict
 from bluegray.web.tournaments import arena, swiss
 from bluegray.web.tournaments.ending import TIMER_KIND, set_timer
 from bluegray.web.tournaments.schemas import (
@@ -79,10 +79,13 @@ Pairs = list[tuple[int, int, int | None, int | None]]
 class Tournaments:
     """The tournaments of the site."""
 
-    def __init__(self, service: GameService) -> None:
+    def __init__(self, service: GameService, timers: Timers) -> None:
+        """``timers``: the process's (``duties.Duties.timers``), which start the tournaments
+        and end their rounds."""
         self.service = service
         self.db = service.db
-        service.duties.timers.on(TIMER_KIND, self.due)
+        self.timers = timers
+        timers.on(TIMER_KIND, self.due)
 
     # -- reading -------------------------------------------------------------------------------
 
@@ -177,7 +180,7 @@ class Tournaments:
         refused = await self.db.write(write)
         if refused is not None:
             raise refused
-        self.service.duties.timers.expect([starts])
+        self.timers.expect([starts])
         return await self.info(tournament_id)
 
     async def join(self, account: Account, tournament_id: str) -> Standings:
@@ -242,7 +245,7 @@ class Tournaments:
                 set_timer(connection, tournament_id, now)
 
         await self._write(write)
-        self.service.duties.timers.expect([now])
+        self.timers.expect([now])
         return await self._announce(tournament_id)
 
     async def _withdraw(self, account: Account, tournament_id: str) -> Standings:
