@@ -7,7 +7,9 @@ from typing import Annotated, Literal
 
 from pydantic import BaseModel, Field
 
+from bluegray.pieces import Side
 from bluegray.web.accounts.schemas import TurnGame
+from bluegray.web.games.rated_pairs import explain
 from bluegray.web.games.schemas import (
     RULES_TEXT_LIMIT,
     ClockSettings,
@@ -99,6 +101,29 @@ class StartedGame(BaseModel):
     tournament: str | None = Field(
         default=None, description="The tournament whose game it is (its id), if any."
     )
+
+    @classmethod
+    def told(
+        cls,
+        game_id: str,
+        side: Side,
+        opponent: str,
+        *,
+        rated: bool,
+        unrated_reason: str | None,
+        tournament: str | None = None,
+    ) -> StartedGame:
+        """The game as the player of ``side`` is told of it: its page, and why a game asked for
+        as rated is not (``unrated_reason``, the code the game keeps, in words)."""
+        return cls(
+            game_id=game_id,
+            path=f"/game/{game_id}",
+            side=side.value,
+            opponent=opponent,
+            rated=rated,
+            unrated_reason=explain(unrated_reason),
+            tournament=tournament,
+        )
 
 
 class QuickPairing(BaseModel):

@@ -30,7 +30,6 @@ from bluegray.errors import BlueGrayError
 from bluegray.pieces import Side
 from bluegray.rules import RuleSet
 from bluegray.web.accounts.players import Account, account_of_row, name_key
-from bluegray.web.games.rated_pairs import explain
 from bluegray.web.games.schemas import ClockSettings, CorrespondenceSettings
 from bluegray.web.games.service import GameService
 from bluegray.web.lobby.hub import ACCOUNT_PREFIX, LOBBY, LobbyHub
@@ -428,25 +427,22 @@ class Lobby:
         await self._announce_gone(row, "accepted")
         if withdraw is not None:
             await self._announce_gone(withdraw, "cancelled")
-        path = f"/game/{live.id}"
         for player, side, opponent in ((owner, own, taker), (taker, own.other, owner)):
-            started = StartedGame(
-                game_id=live.id,
-                path=path,
-                side=side.value,
-                opponent=opponent.name,
+            started = StartedGame.told(
+                live.id,
+                side,
+                opponent.name,
                 rated=live.rated,
-                unrated_reason=explain(live.unrated_reason),
+                unrated_reason=live.unrated_reason,
             )
             message = GameStartedMessage(game=started)
             await self._publish(f"{ACCOUNT_PREFIX}{player.id}", message.model_dump_json())
-        return StartedGame(
-            game_id=live.id,
-            path=path,
-            side=own.other.value,
-            opponent=owner.name,
+        return StartedGame.told(
+            live.id,
+            own.other,
+            owner.name,
             rated=live.rated,
-            unrated_reason=explain(live.unrated_reason),
+            unrated_reason=live.unrated_reason,
         )
 
     async def quick(self, account: Account, key: str, connection: str | None) -> QuickPairingResult:
@@ -488,13 +484,12 @@ class Lobby:
         if found is None:
             return None
         game, side, opponent = found
-        return StartedGame(
-            game_id=game.id,
-            path=f"/game/{game.id}",
-            side=Side(side).value,
-            opponent=opponent,
+        return StartedGame.told(
+            game.id,
+            Side(side),
+            opponent,
             rated=game.rated,
-            unrated_reason=explain(game.unrated_reason),
+            unrated_reason=game.unrated_reason,
         )
 
     async def _pair_quick(

@@ -26,7 +26,7 @@ from bluegray.pieces import Side
 from bluegray.rules import RuleSet
 from bluegray.web.accounts.players import Account, account_of_row
 from bluegray.web.games.live import LiveGame
-from bluegray.web.games.rated_pairs import DAY_MS, explain
+from bluegray.web.games.rated_pairs import DAY_MS
 from bluegray.web.games.service import GameService
 from bluegray.web.lobby.hub import ACCOUNT_PREFIX, TOURNAMENT_PREFIX
 from bluegray.web.lobby.schemas import GameStartedMessage, StartedGame
@@ -418,13 +418,12 @@ class Tournaments:
         for live, _ in lives:
             for side in (Side.BLUE, Side.GRAY):
                 seat, other = live.seats[side], live.seats[side.other]
-                started = StartedGame(
-                    game_id=live.id,
-                    path=f"/game/{live.id}",
-                    side=side.value,
-                    opponent=other.account_name or "",
+                started = StartedGame.told(
+                    live.id,
+                    side,
+                    other.account_name or "",
                     rated=live.rated,
-                    unrated_reason=explain(live.unrated_reason),
+                    unrated_reason=live.unrated_reason,
                     tournament=row.id,
                 )
                 text = GameStartedMessage(game=started).model_dump_json()
