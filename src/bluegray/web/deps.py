@@ -27,7 +27,7 @@ from bluegray.web.accounts.players import Account
 from bluegray.web.accounts.service import Accounts
 from bluegray.web.duties import Duties
 from bluegray.web.games.service import GameService
-from bluegray.web.platform.errors import ApiError
+from bluegray.web.platform.refusals import Forbidden, Unauthorized
 from bluegray.web.platform.security import (
     BROWSER_COOKIE,
     COOKIE_MAX_AGE,
@@ -182,10 +182,10 @@ async def seat_sides(
     if player is None:
         if caller.refused_csrf:
             raise csrf_refusal()
-        raise ApiError(401, "unauthorized", "a seat token is needed: Authorization: Bearer TOKEN")
+        raise Unauthorized("unauthorized", "a seat token is needed: Authorization: Bearer TOKEN")
     sides = await service.account_sides(game_id, player)
     if not sides:
-        raise ApiError(403, "forbidden", f"{player.name} plays no side of this game")
+        raise Forbidden("forbidden", f"{player.name} plays no side of this game")
     return sides
 
 

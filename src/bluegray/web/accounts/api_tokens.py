@@ -17,8 +17,8 @@ from sqlalchemy.orm import Session
 from bluegray.web.accounts.players import Account, account_of_row
 from bluegray.web.platform.clocks import now_ms
 from bluegray.web.platform.db import Database
-from bluegray.web.platform.errors import ApiError
 from bluegray.web.platform.models import AccountRow, ApiTokenRow, Base
+from bluegray.web.platform.refusals import Conflict, NotFound
 from bluegray.web.platform.security import digest
 
 TOKEN_PREFIX: Final = "bgp_"
@@ -81,8 +81,7 @@ class ApiTokens:
 
         token_id = await self.db.write(write)
         if token_id is None:
-            raise ApiError(
-                409,
+            raise Conflict(
                 "not_allowed",
                 f"an account has at most {TOKENS_PER_ACCOUNT} tokens: revoke one first",
             )
@@ -111,7 +110,7 @@ class ApiTokens:
             return int(result.rowcount)
 
         if not await self.db.write(write):
-            raise ApiError(404, "not_found", f"token {token_id} not found")
+            raise NotFound("not_found", f"token {token_id} not found")
 
     async def account_of(self, token: str) -> Account | None:
         """The open account a token belongs to (``None``: unknown, revoked, or closed)."""

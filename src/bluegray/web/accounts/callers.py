@@ -31,7 +31,7 @@ from bluegray.web.accounts.sessions import (
     Sessions,
     csrf_token,
 )
-from bluegray.web.platform.errors import ApiError
+from bluegray.web.platform.refusals import Forbidden, Refusal, Unauthorized
 from bluegray.web.platform.security import BROWSER_COOKIE, origin_allowed
 
 CHANGING_METHODS: Final = frozenset({"POST", "PUT", "PATCH", "DELETE"})
@@ -69,9 +69,7 @@ class Caller:
         revoking tokens): 403 for a token, so a leaked token cannot take the account over."""
         account = self.signed_in()
         if self.via != "session":
-            raise ApiError(
-                403, "forbidden", f"{what} from a logged-in browser: an API token cannot"
-            )
+            raise Forbidden("forbidden", f"{what} from a logged-in browser: an API token cannot")
         return account
 
     def signed_in(self) -> Account:
@@ -80,12 +78,11 @@ class Caller:
             return self.account
         if self.refused_csrf:
             raise csrf_refusal()
-        raise ApiError(401, "unauthorized", "log in first (or send an API token)")
+        raise Unauthorized("unauthorized", "log in first (or send an API token)")
 
 
-def csrf_refusal() -> ApiError:
-    return ApiError(
-        403,
+def csrf_refusal() -> Refusal:
+    return Forbidden(
         "csrf_failed",
         f"a change made with the session cookie needs its {CSRF_HEADER} header "
         "(GET /api/account gives the token)",
@@ -110,7 +107,7 @@ class Callers:
     async def by_token(self, token: str) -> Caller:
         account = await self.tokens.account_of(token)
         if account is None:
-            raise ApiError(401, "invalid_token", "that API token is unknown or revoked")
+            raise Unauthorized("invalid_token", "that API token is unknown or revoked")
         return Caller(account=account, via="token")
 
     async def identify(self, connection: HTTPConnection, *, changing: bool) -> Caller:
@@ -149,7 +146,7 @@ def check_form(connection: HTTPConnection, caller: Caller) -> None:
     carries the site's cookies must carry the CSRF token they go with. A program that sends no
     cookie needs neither."""
     if not origin_allowed(connection.headers):
-        raise ApiError(403, "csrf_failed", "this request comes from another site")
+        raise Forbidden("csrf_failed", "this request comes from another site")
     if caller.via == "token":
         return
     if caller.csrf is not None and not _csrf_given(connection, caller.csrf):

@@ -14,8 +14,8 @@ import re
 from dataclasses import dataclass
 from typing import Final
 
-from bluegray.web.platform.errors import ApiError
 from bluegray.web.platform.models import AccountRow
+from bluegray.web.platform.refusals import Invalid
 
 NAME_PATTERN: Final = r"^[A-Za-z0-9_-]{3,20}$"
 _NAME: Final = re.compile(NAME_PATTERN)
@@ -107,11 +107,10 @@ def is_name(text: str) -> bool:
 def check_new_name(name: str) -> str:
     """A name someone may take (422 ``invalid_name`` saying why not)."""
     if not is_name(name):
-        raise ApiError(
-            422,
+        raise Invalid(
             "invalid_name",
             "a name is 3 to 20 characters: ASCII letters, digits, '-' and '_'",
         )
     if is_reserved(name):
-        raise ApiError(422, "invalid_name", "that name is reserved: choose another")
+        raise Invalid("invalid_name", "that name is reserved: choose another")
     return name

@@ -33,9 +33,16 @@ from bluegray.web.games.runtime import Games
 from bluegray.web.games.schemas import GameEvent
 from bluegray.web.platform.clocks import now_ms
 from bluegray.web.platform.db import Database
-from bluegray.web.platform.errors import ApiError, rate_limited
 from bluegray.web.platform.models import AccountRow, Base, ListingRow, SeatRow
 from bluegray.web.platform.rates import RateLimits
+from bluegray.web.platform.refusals import (
+    Conflict,
+    Forbidden,
+    Invalid,
+    Refusal,
+    Unauthorized,
+    rate_limited,
+)
 from bluegray.web.platform.security import device_cookie, device_knows
 from bluegray.web.platform.settings import Settings
 
@@ -53,25 +60,19 @@ ClosingStep = Callable[[Connection, int, int], None]
 ``step(connection, account_id, now_ms)``."""
 
 
-class AccountError(ApiError):
-    """An account's request refused (the status and code say why)."""
-
-
 def check_password(password: str, name: str) -> None:
     """A password someone may choose (422 ``invalid_password`` saying why not): long enough
     without the spaces around it, not the name, and not one of the most common passwords."""
     if not MIN_LENGTH <= len(password.strip()) <= len(password) <= MAX_LENGTH:
-        raise AccountError(
-            422,
+        raise Invalid(
             "invalid_password",
             f"a password is {MIN_LENGTH} to {MAX_LENGTH} characters long, not counting the "
             "spaces around it",
         )
     if password.strip().lower() == name.lower():
-        raise AccountError(422, "invalid_password", "the password cannot be the name")
+        raise Invalid("invalid_password", "the password cannot be the name")
     if is_common(password):
-        raise AccountError(
-            422,
+        raise Invalid(
             "invalid_password",
             "that password is one of the most common ones, the first an attacker tries: "
             "choose another (a few unrelated words make a good one)",
@@ -190,7 +191,7 @@ class Accounts:
         except IntegrityError:  # taken on another process at the same moment
             account_id = None
         if account_id is None:
-            raise AccountError(409, "name_taken", f"the name {name} is taken: choose another")
+            raise Conflict("name_taken", f"the name {name} is taken: choose another")
         return Account(id=account_id, name=name, created_ms=now)
 
     async def log_in(
@@ -224,7 +225,7 @@ class Accounts:
             await self._failed("name", slowed, settings.login_failures_per_name)
             if settings.rate_limits:
                 await self._failed("address", address, settings.login_failures_per_address)
-            raise AccountError(401, "login_failed", LOGIN_FAILED)
+            raise Unauthorized("login_failed", LOGIN_FAILED)
         # What this browser failed is forgotten (not the failures elsewhere, if it is known).
         await rates.forget_failures("name", slowed)
         if needs_rehash(row.password_hash):  # made with older parameters: today's from now on
@@ -254,7 +255,7 @@ class Accounts:
         row = await self.db.read(lambda session: session.get(AccountRow, account.id))
         if row is None or not await self.hashing.verify(row.password_hash, current):
             await self._failed("name", key, self.settings.login_failures_per_name)
-            raise AccountError(403, "wrong_password", "the current password is not that")
+            raise Forbidden("wrong_password", "the current password is not that")
         check_password(new, account.name)
         await self._store_password(account.id, await self.hashing.hash(new))
 
@@ -282,8 +283,7 @@ class Accounts:
         if account.bot:
             return account
         if not await self.db.write(lambda connection: make_bot(connection, account.id)):
-            raise AccountError(
-                409,
+            raise Conflict(
                 "not_allowed",
                 "an account that has played games cannot become a bot: make a new one",
             )
@@ -331,7 +331,7 @@ class Accounts:
         games): each game changes as any change does (a new version, with the event
         ``claimed``), so every process and socket sees its player's name. How many games."""
         if account.bot:
-            raise AccountError(409, "not_allowed", "a bot's account plays through the API only")
+            raise Conflict("not_allowed", "a bot's account plays through the API only")
         claimed = 0
         for game_id in await self.unclaimed(browser):
 
@@ -353,6 +353,6 @@ class Accounts:
             try:
                 if await self.games.change(game_id, change, seats_changed=True) is not None:
                     claimed += 1
-            except ApiError as error:  # gone, or changed meanwhile: the others still count
+            except Refusal as error:  # gone, or changed meanwhile: the others still count
                 log.warning("cannot claim game %s: %s", game_id, error.message)
         return claimed

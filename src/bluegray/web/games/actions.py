@@ -2,8 +2,9 @@
 takeback, rematch, each made, accepted or declined by one protocol), resigning, aborting and
 claiming an abandoned game.
 
-Each action changes the copy it is given and returns the event to announce, or raises
-``ApiError`` to refuse (then the copy is thrown away). None of them reads the clock of the
+Each action changes the copy it is given and returns the event to announce, or raises a
+refusal (``platform.refusals``: ``Conflict``, ``Forbidden``...) to refuse (then the copy is
+thrown away). None of them reads the clock of the
 machine or the database: the time and the seats' presence come in an ``ActionContext``, so that
 any process can apply any action the same way.
 """
@@ -22,7 +23,7 @@ from bluegray.web.games.rated_pairs import limit_rated
 from bluegray.web.games.schemas import Action, GameEvent
 from bluegray.web.games.view import claim_win_at
 from bluegray.web.platform.clocks import Clock, Correspondence
-from bluegray.web.platform.errors import ApiError
+from bluegray.web.platform.refusals import Conflict
 from bluegray.web.platform.security import new_game_id
 from bluegray.web.realtime.presence import Presence
 
@@ -53,11 +54,11 @@ def before_both_moved(live: LiveGame) -> bool:
 
 def require_playing(live: LiveGame) -> None:
     if live.status == "waiting":
-        raise ApiError(409, "not_started", "the game has not started: the friend has not joined")
+        raise Conflict("not_started", "the game has not started: the friend has not joined")
     outcome = live.outcome()
     if live.is_over() or outcome is not None:
         words = "aborted" if live.status == "aborted" else (outcome.describe() if outcome else "")
-        raise ApiError(409, "game_over", f"the game is over ({words})")
+        raise Conflict("game_over", f"the game is over ({words})")
 
 
 # -- moves and time ---------------------------------------------------------------------------
@@ -133,7 +134,7 @@ def take_back(live: LiveGame, requester: Side, now: int) -> None:
     else:
         plies = 1 if game.ply and live.mover_of(game.ply) is requester else 2
     if game.ply < plies:
-        raise ApiError(409, "not_allowed", "there is no move of yours to take back")
+        raise Conflict("not_allowed", "there is no move of yours to take back")
     for _ in range(plies):
         game.pop()
         live.played.pop()
@@ -212,7 +213,7 @@ class Offer:
             setattr(live, self.field, None)
             return self.agree(live, actor.other, actor, context)
         if holder is actor:
-            raise ApiError(409, "not_allowed", self.already)
+            raise Conflict("not_allowed", self.already)
         setattr(live, self.field, actor)
         return GameEvent(kind=self.offered, side=actor.value)
 
@@ -221,7 +222,7 @@ class Offer:
     ) -> GameEvent:
         self.answerable(live)
         if self.holder(live) is not actor.other:
-            raise ApiError(409, "not_allowed", f"{actor.other.title} {self.asked}")
+            raise Conflict("not_allowed", f"{actor.other.title} {self.asked}")
         setattr(live, self.field, None)
         if accept:
             return self.agree(live, actor.other, actor, context)
@@ -231,10 +232,9 @@ class Offer:
 def _check_draw(live: LiveGame, actor: Side) -> None:
     require_playing(live)
     if live.mode == "ai":
-        raise ApiError(409, "not_allowed", "the AI does not agree to draws: play on or resign")
+        raise Conflict("not_allowed", "the AI does not agree to draws: play on or resign")
     if before_both_moved(live):
-        raise ApiError(
-            409,
+        raise Conflict(
             "not_allowed",
             "a draw can be offered once both sides have moved: until then, abort the game",
         )
@@ -245,14 +245,14 @@ def _check_takeback(live: LiveGame, actor: Side) -> None:
     if live.mode in ("ai", "hotseat"):
         return
     if not any(live.mover_of(ply) is actor for ply in range(1, live.game.ply + 1)):
-        raise ApiError(409, "not_allowed", "there is no move of yours to take back")
+        raise Conflict("not_allowed", "there is no move of yours to take back")
 
 
 def _check_rematch(live: LiveGame, actor: Side) -> None:
     if not live.is_over():
-        raise ApiError(409, "not_allowed", "a rematch can be offered when the game is over")
+        raise Conflict("not_allowed", "a rematch can be offered when the game is over")
     if live.mode == "imported" or live.rematch_id is not None:
-        raise ApiError(409, "not_allowed", "this game has no rematch to offer")
+        raise Conflict("not_allowed", "this game has no rematch to offer")
 
 
 def _agree_draw(live: LiveGame, offerer: Side, actor: Side, context: ActionContext) -> GameEvent:
@@ -323,11 +323,9 @@ def resign(live: LiveGame, actor: Side, context: ActionContext) -> GameEvent:
 
 def abort(live: LiveGame, actor: Side, context: ActionContext) -> GameEvent:
     if live.is_over() or live.outcome() is not None:
-        raise ApiError(409, "game_over", "the game is already over")
+        raise Conflict("game_over", "the game is already over")
     if live.game.ply >= 2:
-        raise ApiError(
-            409, "not_allowed", "a game can be aborted only before both sides have moved"
-        )
+        raise Conflict("not_allowed", "a game can be aborted only before both sides have moved")
     live.status = "aborted"
     if live.clock is not None:
         live.clock = live.clock.switched(None, context.now)
@@ -360,13 +358,12 @@ def claim_win(live: LiveGame, actor: Side, context: ActionContext) -> GameEvent:
     require_playing(live)
     at = claim_win_at(live, context.presence, context.abandon_ms)
     if at is None or live.game.turn is not actor.other:
-        raise ApiError(
-            409, "not_allowed", "you can claim the win only while your opponent is away on a move"
+        raise Conflict(
+            "not_allowed", "you can claim the win only while your opponent is away on a move"
         )
     wait = at - context.now
     if wait > 0:
-        raise ApiError(
-            409,
+        raise Conflict(
             "not_allowed",
             f"{actor.other.title} has been away too briefly: you can claim in "
             f"{(wait + 999) // 1000} s",

@@ -13,7 +13,7 @@ from bluegray.web.games.live import LiveGame
 from bluegray.web.games.runtime import Games
 from bluegray.web.games.schemas import GameEvent
 from bluegray.web.platform.clocks import now_ms
-from bluegray.web.platform.errors import ApiError
+from bluegray.web.platform.refusals import Refusal
 
 log = logging.getLogger("bluegray.web")
 
@@ -50,6 +50,6 @@ async def play_ai_move(games: Games, job: MoveJob, move: str, computed_by: str) 
 
     try:
         return await games.change(job.game_id, change) is not None
-    except ApiError as error:
+    except Refusal as error:
         log.error("the AI move %r of game %s was refused: %s", move, job.game_id, error.message)
         return False

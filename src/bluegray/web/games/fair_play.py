@@ -19,8 +19,8 @@ from bluegray.game import Game
 from bluegray.position import Position
 from bluegray.web.games.live import LiveGame
 from bluegray.web.platform.db import Database
-from bluegray.web.platform.errors import ApiError
 from bluegray.web.platform.models import GameRow
+from bluegray.web.platform.refusals import Conflict
 
 IN_RATED_PLAY: Final = (
     "analysis is off for this position: it is on the board of a rated game being played; "
@@ -60,4 +60,4 @@ async def refuse_in_rated_play(db: Database, position: Position) -> None:
     board."""
     key = board_and_turn(position)
     if await db.read(lambda session: _in_rated_play(session, key)):
-        raise ApiError(409, "not_allowed", IN_RATED_PLAY)
+        raise Conflict("not_allowed", IN_RATED_PLAY)

@@ -24,8 +24,8 @@ from sqlalchemy.orm import Session
 
 from bluegray.web.accounts.players import Account
 from bluegray.web.platform.db import ConflictError
-from bluegray.web.platform.errors import ApiError
 from bluegray.web.platform.models import Base, IdempotencyKeyRow
+from bluegray.web.platform.refusals import Invalid
 from bluegray.web.platform.security import digest
 
 KEEP_MS: Final = 24 * 3600 * 1000
@@ -49,8 +49,7 @@ class Keyed:
         """``request_text``: the request as read (its canonical JSON), to tell a retry from a
         different request with the same key."""
         if not KEY_PATTERN.fullmatch(key):
-            raise ApiError(
-                422,
+            raise Invalid(
                 "invalid_request",
                 f"invalid {HEADER}: 1 to 255 printable ASCII characters, e.g. a random UUID",
             )
@@ -93,8 +92,7 @@ def remembered(session: Session, keyed: Keyed, now: int) -> Remembered | None:
     if row is None:
         return None
     if not secrets.compare_digest(row.request_hash, keyed.request_hash):
-        raise ApiError(
-            422,
+        raise Invalid(
             "idempotency_key_reused",
             f"this {HEADER} was sent with a different request: use a new key for a new game",
         )

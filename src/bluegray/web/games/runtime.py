@@ -47,9 +47,9 @@ from bluegray.web.games.store import (
 from bluegray.web.games.view import claim_win_at, game_state, seats_view
 from bluegray.web.platform.clocks import now_ms
 from bluegray.web.platform.db import ConflictError, Database
-from bluegray.web.platform.errors import ApiError, from_library, not_found
 from bluegray.web.platform.logs import game_id_var
 from bluegray.web.platform.models import Base, DeadlineRow, GameRow
+from bluegray.web.platform.refusals import Conflict, Refusal, Unavailable, from_library, not_found
 from bluegray.web.realtime.bus import Bus, BusUnavailableError, News
 from bluegray.web.realtime.presence import UNKNOWN, Presence, PresenceBook
 
@@ -246,8 +246,7 @@ class Games:
         cannot be told for certain refuses the claim (503), it never grants it."""
         presence = await self.presence_of(game_id, exact=True)
         if not presence.certain:
-            raise ApiError(
-                503,
+            raise Unavailable(
                 "presence_unavailable",
                 "who is connected to this game cannot be told right now: try again in a few "
                 "seconds",
@@ -380,7 +379,7 @@ class Games:
         after_store: Callable[[LiveGame], None] | None = None,
     ) -> Stored | None:
         """Apply ``change`` to a copy of the game, commit it, adopt it, publish it. ``change``
-        raises ``ApiError`` to refuse; it returns the event to announce (``None``: nothing
+        raises ``Refusal`` to refuse; it returns the event to announce (``None``: nothing
         changed). If another process changed the game first, the change is tried once more on
         the stored game (a change made at a given ``version`` is refused instead)."""
         for attempt in (1, 2):
@@ -399,8 +398,7 @@ class Games:
                 runtime.stale = True  # another process changed it first
                 if attempt == 2 or version is not None:
                     stored = await self.get(game_id)
-                    raise ApiError(
-                        409,
+                    raise Conflict(
                         "stale_version",
                         f"the game is at version {stored.live.version}, not {version}: "
                         "here is the current state",
@@ -421,8 +419,7 @@ class Games:
         async with runtime.lock:
             before = runtime.live
             if version is not None and version != before.version:
-                raise ApiError(
-                    409,
+                raise Conflict(
                     "stale_version",
                     f"the game is at version {before.version}, not {version}: "
                     "here is the current state",
@@ -504,7 +501,7 @@ class Games:
             try:
                 version, text = await self.current(game_id)
                 await self.bus.publish(News("state", game_id, version, self.process, text))
-            except ApiError:  # the game is gone: nothing to publish
+            except Refusal:  # the game is gone: nothing to publish
                 pass
             except Exception as error:
                 log.warning("cannot publish game %s again yet: %r", game_id, error)

@@ -47,8 +47,14 @@ from bluegray.web.games.store import Save, new_game_save
 from bluegray.web.games.view import game_state
 from bluegray.web.platform.clocks import Clock, Correspondence, now_ms
 from bluegray.web.platform.db import ConflictError, Database
-from bluegray.web.platform.errors import ApiError, from_library, refused_while_down
 from bluegray.web.platform.metrics import Metrics
+from bluegray.web.platform.refusals import (
+    Conflict,
+    Forbidden,
+    Unauthorized,
+    from_library,
+    refused_while_down,
+)
 from bluegray.web.platform.security import digest, new_game_id, new_invite_code, new_token
 from bluegray.web.platform.settings import Settings
 from bluegray.web.ratings.service import check_rated, check_rated_seat
@@ -186,7 +192,7 @@ class GameService:
         if not sides and self.games.shared:
             sides = _sides_of((await self.games.get(game_id)).live, hashed)
         if not sides:
-            raise ApiError(403, "forbidden", "that token does not hold a seat in this game")
+            raise Forbidden("forbidden", "that token does not hold a seat in this game")
         return sides
 
     async def account_sides(self, game_id: str, account: Account) -> frozenset[Side]:
@@ -418,9 +424,9 @@ class GameService:
 
         def change(live: LiveGame) -> GameEvent:
             if live.mode != "friend" or live.invite_hash is None:
-                raise ApiError(409, "not_allowed", "this game has no open seat")
+                raise Conflict("not_allowed", "this game has no open seat")
             if not secrets.compare_digest(digest(code), live.invite_hash):
-                raise ApiError(403, "forbidden", "that invite code is not this game's")
+                raise Forbidden("forbidden", "that invite code is not this game's")
             check_rated_seat(live, player)
             side = next(side for side, seat in live.seats.items() if seat.token_hash is None)
             live.seats[side] = _human(digest(token), browser, now_ms(), address_hash, player)
@@ -440,12 +446,12 @@ class GameService:
 
         def change(live: LiveGame) -> GameEvent:
             if live.mode != "friend" or live.status != "waiting":
-                raise ApiError(409, "not_allowed", "only a game waiting for a friend has an invite")
+                raise Conflict("not_allowed", "only a game waiting for a friend has an invite")
             live.invite_hash = digest(code)
             return GameEvent(kind="invite")
 
         if not sides:
-            raise ApiError(401, "unauthorized", "only a player of this game can invite")
+            raise Unauthorized("unauthorized", "only a player of this game can invite")
         await self.games.change(game_id, change)
         return Invite(code=code, path=f"/game/{game_id}#join={code}")
 
@@ -456,7 +462,7 @@ class GameService:
     ) -> tuple[LiveGame, str]:
         """Play a move for a seat; once it is committed, the game just after it and the move."""
         if not sides:
-            raise ApiError(401, "unauthorized", "spectators cannot move: a seat token is needed")
+            raise Unauthorized("unauthorized", "spectators cannot move: a seat token is needed")
         started = time.perf_counter()
         timed_out: list[GameEvent] = []
         outage = None
@@ -469,8 +475,7 @@ class GameService:
             actions.require_playing(live)
             turn = live.game.turn
             if turn not in sides:
-                raise ApiError(
-                    409,
+                raise Conflict(
                     "not_your_turn",
                     f"it is {turn.title}'s turn, and you play {actions.names(sides)}",
                 )
@@ -489,7 +494,7 @@ class GameService:
             message = f"{Side(ended.side).title}'s time ran out"
             if ended.kind == "aborted":
                 message += " before its first move: the game is aborted"
-            raise ApiError(409, "game_over", message)
+            raise Conflict("game_over", message)
         assert stored is not None and stored.event.move is not None
         return stored.live, stored.event.move
 
@@ -511,9 +516,9 @@ class GameService:
     ) -> GameState:
         """An offer, an answer to one, a resignation, an abort, a claim or a rematch."""
         if not sides:
-            raise ApiError(401, "unauthorized", "spectators cannot act: a seat token is needed")
+            raise Unauthorized("unauthorized", "spectators cannot act: a seat token is needed")
         if side is not None and side not in sides:
-            raise ApiError(403, "forbidden", f"you do not play {side.title}")
+            raise Forbidden("forbidden", f"you do not play {side.title}")
         context = actions.ActionContext(now=now_ms(), abandon_ms=self.abandon_ms)
         if action == "claim_win":  # the one action that depends on who is connected
             context.presence = await self.games.claim_presence(game_id)

@@ -20,8 +20,8 @@ from bluegray.web.accounts.schemas import SeekPreview
 from bluegray.web.games.schemas import ClockSettings, CorrespondenceSettings
 from bluegray.web.lobby.schemas import SeekInfo
 from bluegray.web.platform.db import ConflictError
-from bluegray.web.platform.errors import ApiError
 from bluegray.web.platform.models import AccountRow, Base, GameRow, SeatRow, SeekRow
+from bluegray.web.platform.refusals import NotFound
 from bluegray.web.ratings.service import rating_preview
 
 _SEEKS: Final = Base.metadata.tables["seeks"]
@@ -130,9 +130,9 @@ def seek_preview(session: Session, seek_id: str, account_id: int, now: int) -> S
     one not rated, or the player's own)."""
     row = read_seek(session, seek_id, now)
     if row is None or not row.rated or row.account_id == account_id:
-        raise ApiError(404, "not_found", "no rated seek by another player with this id")
+        raise NotFound("not_found", "no rated seek by another player with this id")
     if row.target_id is not None and row.target_id != account_id:
-        raise ApiError(404, "not_found", "no rated seek by another player with this id")
+        raise NotFound("not_found", "no rated seek by another player with this id")
     pool = f"{row.rules}/{row.time_class}"
     both = rating_preview(session.connection(), pool, account_id, row.account_id, now)
     return SeekPreview(pool=pool, you=both.blue, them=both.gray)

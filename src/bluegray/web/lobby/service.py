@@ -67,9 +67,17 @@ from bluegray.web.lobby.seeks import (
     waiting_quick,
 )
 from bluegray.web.platform.clocks import Clock, Correspondence, now_ms, time_class
-from bluegray.web.platform.errors import ApiError, from_library, rate_limited
 from bluegray.web.platform.models import AccountRow, RatingRow, SeekRow
 from bluegray.web.platform.rates import RateLimits
+from bluegray.web.platform.refusals import (
+    Conflict,
+    Forbidden,
+    Invalid,
+    NotFound,
+    Refusal,
+    from_library,
+    rate_limited,
+)
 from bluegray.web.platform.security import new_game_id
 from bluegray.web.platform.settings import Settings
 from bluegray.web.ratings.glicko import DEFAULT_SETTINGS, Rating, is_provisional
@@ -235,8 +243,7 @@ class Lobby:
         what = time_class(clock, days)
         pool = pool_name(rules, what)
         if rated and pool is None:
-            raise ApiError(
-                422,
+            raise Invalid(
                 "cannot_be_rated",
                 f"this {kind} cannot be rated: a custom rule set is never rated",
             )
@@ -304,8 +311,7 @@ class Lobby:
         try:
             await self.db.write(lambda c: insert_seek(c, values, most, now))
         except TooManySeeksError:
-            raise ApiError(
-                409,
+            raise Conflict(
                 "too_many_seeks",
                 f"you have {most} open seeks and challenges: cancel one, or wait for an answer",
             ) from None
@@ -317,7 +323,7 @@ class Lobby:
         terms = self._asked(request, "seek")
         low, high = request.rating_min, request.rating_max
         if low is not None and high is not None and low > high:
-            raise ApiError(422, "invalid_range", f"the rating range {low}-{high} is empty")
+            raise Invalid("invalid_range", f"the rating range {low}-{high} is empty")
         row = await self._store(
             account, terms, rating_min=low, rating_max=high, connection=request.connection
         )
@@ -326,9 +332,9 @@ class Lobby:
     async def challenge(self, account: Account, request: ChallengeRequest) -> SeekInfo:
         target = await self._account(request.to)
         if target is None or target.closed:
-            raise ApiError(404, "not_found", "no player of that name")
+            raise NotFound("not_found", "no player of that name")
         if target.id == account.id:
-            raise ApiError(409, "not_allowed", "you cannot challenge yourself")
+            raise Conflict("not_allowed", "you cannot challenge yourself")
         await self._limit(account, challenge=True)
         terms = self._asked(request, "challenge")
         return seek_info(await self._store(account, terms, target=target))
@@ -337,9 +343,9 @@ class Lobby:
         """The owner withdraws a seek or a challenge."""
         row = await self.db.read(lambda session: read_seek(session, seek_id, now_ms()))
         if row is None:
-            raise ApiError(404, "not_found", "no such seek (taken, cancelled or expired)")
+            raise NotFound("not_found", "no such seek (taken, cancelled or expired)")
         if row.account_id != account.id:
-            raise ApiError(403, "forbidden", "only its player can cancel a seek")
+            raise Forbidden("forbidden", "only its player can cancel a seek")
         gone = await self.db.write(lambda connection: remove_seeks(connection, by_id(seek_id)))
         for removed in gone:
             await self._announce_gone(removed, "cancelled")
@@ -347,7 +353,7 @@ class Lobby:
     async def decline(self, account: Account, seek_id: str) -> None:
         row = await self.db.read(lambda session: read_seek(session, seek_id, now_ms()))
         if row is None or row.target_id != account.id:
-            raise ApiError(404, "not_found", "no such challenge to you")
+            raise NotFound("not_found", "no such challenge to you")
         gone = await self.db.write(lambda connection: remove_seeks(connection, by_id(seek_id)))
         for removed in gone:
             await self._announce_gone(removed, "declined")
@@ -358,11 +364,11 @@ class Lobby:
         """Take a seek, or a challenge sent to this account: the game starts for both."""
         row = await self.db.read(lambda session: read_seek(session, seek_id, now_ms()))
         if row is None:
-            raise ApiError(404, "not_found", "no such seek (taken, cancelled or expired)")
+            raise NotFound("not_found", "no such seek (taken, cancelled or expired)")
         if row.account_id == account.id:
-            raise ApiError(409, "not_allowed", "this is your own seek")
+            raise Conflict("not_allowed", "this is your own seek")
         if row.target_id is not None and row.target_id != account.id:
-            raise ApiError(404, "not_found", "no such challenge to you")
+            raise NotFound("not_found", "no such challenge to you")
         if row.target_id is None:
             pool = pool_name(RuleSet.parse(row.rules), row.time_class)
             rating = await self.rating(account.id, pool)
@@ -381,8 +387,7 @@ class Lobby:
                 allowed = in_range(row, rating.rating)
                 low, high = row.rating_min, row.rating_max
             if not allowed:
-                raise ApiError(
-                    409,
+                raise Conflict(
                     "out_of_range",
                     f"your rating {rating.rating:.0f} is outside this seek's range "
                     f"{low or 0}-{high or '∞'}",
@@ -394,7 +399,7 @@ class Lobby:
     ) -> StartedGame:
         owner = await self._account_by_id(row.account_id)
         if owner is None or owner.closed:
-            raise ApiError(404, "not_found", "the seek's player is no longer here")
+            raise NotFound("not_found", "the seek's player is no longer here")
         own = Side(row.color if row.color != "random" else secrets.choice(("blue", "gray")))
         rules = RuleSet.parse(row.rules)
         clock = None
@@ -421,8 +426,8 @@ class Lobby:
                 also=also,
             )
         except SeekGoneError:
-            raise ApiError(
-                409, "seek_gone", "someone else took this seek first (or it was withdrawn)"
+            raise Conflict(
+                "seek_gone", "someone else took this seek first (or it was withdrawn)"
             ) from None
         await self._announce_gone(row, "accepted")
         if withdraw is not None:
@@ -452,9 +457,7 @@ class Lobby:
         both do, only one of them takes it."""
         pairing = QUICK_BY_KEY.get(key)
         if pairing is None:
-            raise ApiError(
-                404, "not_found", f"no quick pairing {key!r}: " + ", ".join(QUICK_BY_KEY)
-            )
+            raise NotFound("not_found", f"no quick pairing {key!r}: " + ", ".join(QUICK_BY_KEY))
         await self._limit(account, challenge=False)
         terms = self._terms(pairing.rules, pairing.clock, None, pairing.rated, "random", "seek")
         rating = await self.rating(account.id, terms.pool)
@@ -506,7 +509,7 @@ class Lobby:
                 continue
             try:
                 return await self._start(row, account, mine)
-            except ApiError as error:
+            except Refusal as error:
                 if error.code != "seek_gone":
                     raise
         return None
@@ -539,7 +542,7 @@ class Lobby:
                     continue
                 try:
                     await self._start(first, taker, second)
-                except ApiError as error:  # one of them was taken meanwhile: the next sweep
+                except Refusal as error:  # one of them was taken meanwhile: the next sweep
                     log.info("quick pairing %s: %s", first.quick, error.message)
 
     # -- accounts ------------------------------------------------------------------------------

@@ -1,12 +1,11 @@
 """Errors of the web API: one JSON shape, ``{"error": {"code", "message", "request_id"}}``,
-with the right status code, for ours, the library's and the framework's errors alike. No stack
-trace ever leaves the server."""
+with the right status code, for the domains' refusals (``refusals``, mapped to HTTP here and
+only here), the library's and the framework's errors alike. No stack trace ever leaves the
+server."""
 
 from __future__ import annotations
 
-import contextlib
 import logging
-from collections.abc import Iterator
 from typing import Any, Final
 
 from fastapi import FastAPI, Request
@@ -14,134 +13,56 @@ from fastapi.exceptions import RequestValidationError
 from fastapi.responses import JSONResponse
 from redis.exceptions import ConnectionError as RedisConnectionError
 from redis.exceptions import TimeoutError as RedisTimeoutError
-from sqlalchemy.exc import DBAPIError, DisconnectionError, InterfaceError, OperationalError
+from sqlalchemy.exc import DBAPIError, DisconnectionError
 from sqlalchemy.exc import TimeoutError as PoolTimeoutError
 from starlette.exceptions import HTTPException as StarletteHTTPException
 
-from bluegray.errors import (
-    BlueGrayError,
-    GameOverError,
-    IllegalMoveError,
-    InvalidMoveError,
-    InvalidPositionError,
-    InvalidRecordError,
-    InvalidRulesError,
-    UnknownRulesError,
-)
+from bluegray.errors import BlueGrayError
 from bluegray.web.platform.guard import PROCESS_HEADER, REQUEST_ID_HEADER
 from bluegray.web.platform.logs import request_id_var
 from bluegray.web.platform.metrics import Metrics
+from bluegray.web.platform.refusals import (
+    Conflict,
+    Forbidden,
+    Invalid,
+    NotFound,
+    Refusal,
+    TooMany,
+    Unauthorized,
+    Unavailable,
+    from_library,
+    unavailable,
+)
 from bluegray.web.platform.security import SECURITY_HEADERS
 
 log = logging.getLogger("bluegray.web")
 
 
-class ApiError(Exception):
-    """An error to report to the client as it is."""
-
-    def __init__(
-        self,
-        status: int,
-        code: str,
-        message: str,
-        details: dict[str, Any] | None = None,
-        *,
-        headers: dict[str, str] | None = None,
-    ) -> None:
-        super().__init__(message)
-        self.status = status
-        self.code = code
-        self.message = message
-        self.details = details
-        self.headers = headers
-        """Headers of the answer (``Retry-After`` of a 429)."""
-
-    def body(self) -> dict[str, Any]:
-        error: dict[str, Any] = {"code": self.code, "message": self.message}
-        if self.details is not None:
-            error["details"] = self.details
-        return {"error": error}
+HTTP_STATUS: Final[dict[type[Refusal], int]] = {
+    Unauthorized: 401,
+    Forbidden: 403,
+    NotFound: 404,
+    Conflict: 409,
+    Invalid: 422,
+    TooMany: 429,
+    Unavailable: 503,
+}
+"""Each kind of refusal's HTTP status: the one place where the domains' refusals meet HTTP."""
 
 
-def not_found(what: str) -> ApiError:
-    return ApiError(404, "not_found", f"{what} not found")
+def status_of(refusal: Refusal) -> int:
+    """The HTTP status of ``refusal`` (of its kind, or of the nearest kind it derives from)."""
+    for kind in type(refusal).__mro__:
+        if kind in HTTP_STATUS:
+            return HTTP_STATUS[kind]
+    return 400
 
 
-def rate_limited(wait: float, what: str) -> ApiError:
-    """429 ``rate_limited``: ``what`` (too many of something), and when to try again (also in
-    ``Retry-After``), ``wait`` seconds from now rounded up."""
-    seconds = max(1, round(wait + 0.5))
-    return ApiError(
-        429,
-        "rate_limited",
-        f"{what}: try again in {seconds} s",
-        {"retry_after": seconds},
-        headers={"Retry-After": str(seconds)},
-    )
-
-
-RETRY_AFTER_SECONDS: Final = 1
-"""How soon a client may try again a request refused because the database or Redis could not
-be reached (its ``Retry-After``)."""
-
-
-def _store_down(error: BaseException) -> bool:
-    """Whether ``error`` means the database cannot be reached right now (not that the request
-    was wrong): a refused or lost connection, a restart, no connection free in time."""
-    if isinstance(error, OperationalError | InterfaceError | DisconnectionError | PoolTimeoutError):
-        return True
-    return isinstance(error, DBAPIError) and error.connection_invalidated
-
-
-def unavailable(error: BaseException) -> ApiError | None:
-    """The 503 for an error that means the database (``store_unavailable``) or Redis
-    (``service_unavailable``) cannot be reached right now, with ``Retry-After``; ``None`` for
-    any other error. Nothing was changed: the same request may be sent again."""
-    if _store_down(error):
-        code, what = "store_unavailable", "the game store cannot be reached"
-    elif isinstance(error, RedisConnectionError | RedisTimeoutError):
-        code, what = "service_unavailable", "a part of the service cannot be reached"
-    else:
+def headers_of(refusal: Refusal) -> dict[str, str] | None:
+    """The headers of a refusal's answer: ``Retry-After`` when it says when to try again."""
+    if refusal.retry_after is None:
         return None
-    seconds = RETRY_AFTER_SECONDS
-    return ApiError(
-        503,
-        code,
-        f"{what} right now: try again in {seconds} s",
-        {"retry_after": seconds},
-        headers={"Retry-After": str(seconds)},
-    )
-
-
-@contextlib.contextmanager
-def refused_while_down() -> Iterator[None]:
-    """Raise the 503 of ``unavailable`` for an outage met inside (HTTP has a handler for them;
-    a socket's messages, and any caller that answers ``ApiError`` itself, need this)."""
-    try:
-        yield
-    except Exception as error:
-        refusal = unavailable(error)
-        if refusal is None:
-            raise
-        raise refusal from error
-
-
-def from_library(error: BlueGrayError) -> ApiError:
-    """The API error for a library error: its message names the bad text and why."""
-    message = str(error)
-    if isinstance(error, GameOverError):
-        return ApiError(409, "game_over", message)
-    if isinstance(error, IllegalMoveError):
-        return ApiError(422, "illegal_move", message)
-    if isinstance(error, InvalidMoveError):
-        return ApiError(422, "invalid_move", message)
-    if isinstance(error, InvalidPositionError):
-        return ApiError(422, "invalid_position", message)
-    if isinstance(error, UnknownRulesError | InvalidRulesError):
-        return ApiError(422, "invalid_rules", message)
-    if isinstance(error, InvalidRecordError):
-        return ApiError(422, "invalid_record", message)
-    return ApiError(422, "invalid_input", message)
+    return {"Retry-After": str(refusal.retry_after)}
 
 
 BODY_NOT_PARSED = "There was an error parsing the body"
@@ -187,16 +108,16 @@ def _validation_message(errors: list[Any]) -> str:
 def install_handlers(app: FastAPI, process: str, metrics: Metrics) -> None:
     errors = metrics.errors
 
-    @app.exception_handler(ApiError)
-    async def _api_error(_request: Request, error: ApiError) -> JSONResponse:
+    @app.exception_handler(Refusal)
+    async def _refusal(_request: Request, error: Refusal) -> JSONResponse:
         errors.labels(error.code).inc()
-        return _answer(error.body(), error.status, error.headers)
+        return _answer(error.body(), status_of(error), headers_of(error))
 
     @app.exception_handler(BlueGrayError)
     async def _library_error(_request: Request, error: BlueGrayError) -> JSONResponse:
-        api = from_library(error)
-        errors.labels(api.code).inc()
-        return _answer(api.body(), api.status)
+        refusal = from_library(error)
+        errors.labels(refusal.code).inc()
+        return _answer(refusal.body(), status_of(refusal))
 
     @app.exception_handler(RequestValidationError)
     async def _invalid(_request: Request, error: RequestValidationError) -> JSONResponse:
@@ -232,12 +153,12 @@ def install_handlers(app: FastAPI, process: str, metrics: Metrics) -> None:
         return error_response(error.status_code, code, message, dict(error.headers or {}))
 
     async def _unavailable(request: Request, error: Exception) -> JSONResponse:
-        api = unavailable(error)
-        if api is None:
+        refusal = unavailable(error)
+        if refusal is None:
             raise error  # not an outage: the unexpected errors' handler answers it
-        log.warning("%s on %s %s: %r", api.code, request.method, request.url.path, error)
-        errors.labels(api.code).inc()
-        return JSONResponse(api.body(), status_code=api.status, headers=api.headers)
+        log.warning("%s on %s %s: %r", refusal.code, request.method, request.url.path, error)
+        errors.labels(refusal.code).inc()
+        return _answer(refusal.body(), status_of(refusal), headers_of(refusal))
 
     for kind in (DBAPIError, DisconnectionError, PoolTimeoutError, RedisConnectionError):
         app.add_exception_handler(kind, _unavailable)

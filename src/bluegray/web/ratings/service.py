@@ -37,8 +37,8 @@ from bluegray.web.games.live import LiveGame
 from bluegray.web.games.schemas import CreateGameRequest, RatingChange, RatingResult
 from bluegray.web.platform.clocks import TIME_CLASSES, TimeClass
 from bluegray.web.platform.db import upsert
-from bluegray.web.platform.errors import ApiError
 from bluegray.web.platform.models import Base
+from bluegray.web.platform.refusals import Conflict, Forbidden, Invalid
 from bluegray.web.ratings.glicko import DEFAULT_SETTINGS, Rating, RatingSettings, is_provisional
 from bluegray.web.ratings.glicko import periods_between as glicko_periods
 from bluegray.web.ratings.glicko import rate_game as glicko_rate_game
@@ -46,10 +46,6 @@ from bluegray.web.ratings.glicko import rate_game as glicko_rate_game
 _ACCOUNTS: Final = Base.metadata.tables["accounts"]
 _RATINGS: Final = Base.metadata.tables["ratings"]
 _HISTORY: Final = Base.metadata.tables["rating_history"]
-
-
-class RatedGameError(ApiError):
-    """A rated game refused: it cannot be rated, or this player cannot play it."""
 
 
 def pool_name(rules: RuleSet, time_class: str) -> str | None:
@@ -72,8 +68,8 @@ def check_rated(request: CreateGameRequest, rules: RuleSet, player: Account | No
     """Refuse (422 ``cannot_be_rated``) a rated game that cannot be: only a game against a friend,
     created by an account, under a preset rule set from its start position, is rated."""
 
-    def refuse(why: str) -> RatedGameError:
-        return RatedGameError(422, "cannot_be_rated", f"this game cannot be rated: {why}")
+    def refuse(why: str) -> Invalid:
+        return Invalid("cannot_be_rated", f"this game cannot be rated: {why}")
 
     if player is None:
         raise refuse("rated games are played between two accounts: log in first")
@@ -93,11 +89,9 @@ def check_rated_seat(live: LiveGame, player: Account | None) -> None:
     if not live.rated:
         return
     if player is None:
-        raise RatedGameError(
-            403, "forbidden", "this game is rated: log in to an account to join it"
-        )
+        raise Forbidden("forbidden", "this game is rated: log in to an account to join it")
     if any(seat.played_by(player.id) for seat in live.seats.values()):
-        raise RatedGameError(409, "not_allowed", "a rated game is played by two different accounts")
+        raise Conflict("not_allowed", "a rated game is played by two different accounts")
 
 
 # -- rating at the end of a game -------------------------------------------------------------------

@@ -53,7 +53,7 @@ from bluegray.web.games.rated_pairs import DAY_MS, capped_pairs
 from bluegray.web.games.schemas import ErrorResponse
 from bluegray.web.mail.notices import Preferences, preferences, store_preferences
 from bluegray.web.platform.clocks import now_ms
-from bluegray.web.platform.errors import ApiError
+from bluegray.web.platform.refusals import Forbidden, Invalid, NotFound
 from bluegray.web.platform.security import COOKIE_MAX_AGE, DEVICE_COOKIE
 from bluegray.web.platform.settings import Settings
 from bluegray.web.ratings.leaderboards import player_ratings
@@ -329,7 +329,7 @@ async def set_notifications(
     address; 403 with an API token (from a logged-in browser only)."""
     account = caller.in_session("set the email and notices")
     if (body.turn or body.time) and body.email is None:
-        raise ApiError(422, "invalid_request", "email notices need an email address")
+        raise Invalid("invalid_request", "email notices need an email address")
     chosen = Preferences(body.email, body.turn, body.time)
     await store_preferences(accounts.db, account.id, chosen)
     return _notifications(chosen, settings)
@@ -394,7 +394,7 @@ async def revoke_token(
 async def _player(accounts: AccountService, name: str) -> Account:
     account = await accounts.by_name(name)
     if account is None:
-        raise ApiError(404, "not_found", "no player of that name")
+        raise NotFound("not_found", "no player of that name")
     return account
 
 
@@ -453,7 +453,7 @@ async def close_player(name: PlayerName, caller: FormCaller, accounts: AccountSe
     403 unless the caller is a moderator, from a logged-in browser (not with an API token)."""
     moderator = caller.in_session("close accounts")
     if not moderator.moderator:
-        raise ApiError(403, "forbidden", "only a moderator can close an account")
+        raise Forbidden("forbidden", "only a moderator can close an account")
     await accounts.close(await _player(accounts, name))
     return Response(status_code=204)
 
@@ -474,7 +474,7 @@ async def rated_pairs(
     ``BLUEGRAY_RATED_GAMES_PER_PAIR`` rated games a day their games are unrated, and they are
     listed here. 403 unless the caller is a moderator."""
     if not account.moderator:
-        raise ApiError(403, "forbidden", "only a moderator can see this list")
+        raise Forbidden("forbidden", "only a moderator can see this list")
     since = now_ms() - days * DAY_MS
     pairs = await accounts.db.read(lambda session: capped_pairs(session.connection(), since))
     return RatedPairList(

@@ -13,7 +13,7 @@ from bluegray.web.deps import Address, AppSettings, Browser, GameId, ProcessDuti
 from bluegray.web.duties import Duties
 from bluegray.web.games.fair_play import hints_allowed, refuse_in_rated_play
 from bluegray.web.games.schemas import AnalysisRequest, AnalysisResult, ErrorResponse, OutcomeInfo
-from bluegray.web.platform.errors import ApiError
+from bluegray.web.platform.refusals import Conflict, Invalid, Unavailable
 from bluegray.web.platform.settings import Settings
 
 router = APIRouter(tags=["analysis"])
@@ -40,9 +40,9 @@ async def _analyse(duties: Duties, job: AnalysisJob, owner: Owner) -> AnalysisRe
     try:
         return _result(await duties.queue.analyse(job, owner))
     except AiBusyError as error:
-        raise ApiError(503, "ai_busy", str(error)) from None
+        raise Unavailable("ai_busy", str(error)) from None
     except AiUnavailableError as error:
-        raise ApiError(503, "ai_unavailable", str(error)) from None
+        raise Unavailable("ai_unavailable", str(error)) from None
 
 
 def _result(output: AnalysisOutput) -> AnalysisResult:
@@ -118,11 +118,11 @@ async def analyse_game(
     game against the AI (its hints)."""
     live = await service.snapshot(game_id)
     if live.mode == "friend" and live.status in ("waiting", "active"):
-        raise ApiError(409, "not_allowed", NOT_WHILE_PLAYED)
+        raise Conflict("not_allowed", NOT_WHILE_PLAYED)
     moves = [str(move) for move in live.game.moves]
     if ply is not None:
         if ply > len(moves):
-            raise ApiError(422, "invalid_ply", f"the game has plies 0 to {len(moves)}, not {ply}")
+            raise Invalid("invalid_ply", f"the game has plies 0 to {len(moves)}, not {ply}")
         moves = moves[:ply]
     if not hints_allowed(live):
         at_ply = Game(live.rules, live.game.start)

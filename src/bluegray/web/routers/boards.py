@@ -21,7 +21,7 @@ from bluegray.web.games.schemas import (
     RULES_TEXT_LIMIT,
     ErrorResponse,
 )
-from bluegray.web.platform.errors import ApiError, from_library
+from bluegray.web.platform.refusals import Invalid, from_library
 
 router = APIRouter(tags=["boards"])
 
@@ -68,7 +68,7 @@ async def game_board(
     game = live.game
     if ply is not None:
         if ply > game.ply:
-            raise ApiError(422, "invalid_ply", f"the game has plies 0 to {game.ply}, not {ply}")
+            raise Invalid("invalid_ply", f"the game has plies 0 to {game.ply}, not {ply}")
         while game.ply > ply:
             game.pop()
     svg = board_svg(

@@ -33,7 +33,7 @@ from bluegray.web.games.schemas import (
     MoveRequest,
 )
 from bluegray.web.platform.clocks import now_ms
-from bluegray.web.platform.errors import ApiError
+from bluegray.web.platform.refusals import NotFound
 from bluegray.web.ratings.service import game_preview
 
 router = APIRouter(prefix="/api/games", tags=["games"])
@@ -115,7 +115,7 @@ async def get_rating_preview(game_id: GameId, service: Service) -> RatingPreview
     now = now_ms()
     preview = await service.db.read(lambda session: game_preview(session.connection(), live, now))
     if preview is None:
-        raise ApiError(404, "not_found", "this game is not rated between two accounts")
+        raise NotFound("not_found", "this game is not rated between two accounts")
     return preview
 
 

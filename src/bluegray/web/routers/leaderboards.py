@@ -13,7 +13,7 @@ from bluegray.web.accounts.schemas import Leaderboard
 from bluegray.web.deps import AccountService, AppSettings, current_caller
 from bluegray.web.games.schemas import ErrorResponse
 from bluegray.web.platform.clocks import REAL_TIME, TIME_CLASSES
-from bluegray.web.platform.errors import ApiError
+from bluegray.web.platform.refusals import NotFound
 from bluegray.web.ratings.leaderboards import leaderboard, rated_pools
 from bluegray.web.ratings.service import split_pool
 from bluegray.web.routers.pages import render_page
@@ -47,8 +47,7 @@ async def get_leaderboard(
     and a time class (``real-time`` or ``correspondence``), ``limit`` from ``offset``."""
     pool = _pool(rules, time_class)
     if pool is None:
-        raise ApiError(
-            404,
+        raise NotFound(
             "not_found",
             f"no leaderboard {rules!r}/{time_class!r}: a preset rule set and one of "
             + ", ".join(TIME_CLASSES),

@@ -37,7 +37,7 @@ from bluegray.web.lobby.schemas import (
 from bluegray.web.lobby.seeks import seek_preview
 from bluegray.web.lobby.service import Lobby
 from bluegray.web.platform.clocks import now_ms
-from bluegray.web.platform.errors import ApiError
+from bluegray.web.platform.refusals import Refusal, Unauthorized
 from bluegray.web.platform.security import origin_allowed
 from bluegray.web.realtime.sockets import Connection
 
@@ -67,7 +67,7 @@ def _player(caller: Caller) -> Account:
         return player
     if caller.refused_csrf:
         raise csrf_refusal()
-    raise ApiError(401, "unauthorized", "the lobby is for accounts: log in (or send an API token)")
+    raise Unauthorized("unauthorized", "the lobby is for accounts: log in (or send an API token)")
 
 
 # -- seeks --------------------------------------------------------------------------------------
@@ -217,7 +217,7 @@ async def identify(websocket: WebSocket) -> Account | None:
     callers: Callers = websocket.app.state.callers
     try:
         caller = await callers.identify(websocket, changing=False)
-    except ApiError:
+    except Refusal:
         return None
     return caller.account
 

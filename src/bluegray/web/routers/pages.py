@@ -31,7 +31,7 @@ from bluegray.web.games.schemas import RULES_TEXT_LIMIT
 from bluegray.web.lobby.quick_pairings import QUICK_PAIRINGS
 from bluegray.web.lobby.service import Lobby
 from bluegray.web.platform.clocks import now_ms
-from bluegray.web.platform.errors import ApiError
+from bluegray.web.platform.refusals import NotFound, Refusal
 from bluegray.web.platform.security import BROWSER_COOKIE, new_browser_id
 from bluegray.web.ratings.leaderboards import ratings_now
 from bluegray.web.routers.rules import rules_list
@@ -127,8 +127,8 @@ async def game_page(
 ) -> HTMLResponse:
     try:
         if not re.fullmatch(GAME_ID_PATTERN, game_id):
-            raise ApiError(404, "not_found", "no such game")
+            raise NotFound("not_found", "no such game")
         state = await service.state(game_id)
-    except ApiError:
+    except Refusal:
         return render_page(request, "not_found.html", settings, status=404)
     return render_page(request, "game.html", settings, game=state)

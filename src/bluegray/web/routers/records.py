@@ -14,7 +14,7 @@ from bluegray.record import GameRecord, read_record, write_record
 from bluegray.web.deps import AppSettings, Browser, GameId, Service
 from bluegray.web.games.live import LiveGame
 from bluegray.web.games.schemas import ErrorResponse, GameState, ImportRecordRequest
-from bluegray.web.platform.errors import ApiError
+from bluegray.web.platform.refusals import Invalid
 from bluegray.web.platform.settings import Settings
 from bluegray.web.platform.texts import one_line
 from bluegray.web.tournaments.tables import event_of_game
@@ -97,5 +97,5 @@ async def import_record(body: ImportRecordRequest, service: Service, browser: Br
     """The record becomes a read-only game in this browser's list (status ``finished``; its
     outcome is null when the record is unfinished, ``*``)."""
     if "\x00" in body.text:  # PostgreSQL cannot store it; no record needs it
-        raise ApiError(422, "invalid_record", "a record cannot hold the NUL character (\\x00)")
+        raise Invalid("invalid_record", "a record cannot hold the NUL character (\\x00)")
     return await service.import_record(body.text, browser)

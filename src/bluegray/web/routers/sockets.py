@@ -33,8 +33,8 @@ from bluegray.web.games.schemas import (
 )
 from bluegray.web.games.service import GameService
 from bluegray.web.platform.clocks import now_ms
-from bluegray.web.platform.errors import ApiError, from_library
 from bluegray.web.platform.rates import RateLimits
+from bluegray.web.platform.refusals import Forbidden, NotFound, Refusal, from_library
 from bluegray.web.platform.security import origin_allowed
 from bluegray.web.platform.settings import Settings
 from bluegray.web.realtime.sockets import Connection
@@ -54,8 +54,8 @@ _GAME_ID: Final = re.compile(r"[A-Za-z0-9_-]{1,32}")
 _incoming: TypeAdapter[IncomingMessage] = TypeAdapter(IncomingMessage)
 
 
-def socket_error(error: ApiError, ref: str | None) -> str:
-    """An ``ApiError`` as a socket's error message: with the game's version when it has one
+def socket_error(error: Refusal, ref: str | None) -> str:
+    """An ``Refusal`` as a socket's error message: with the game's version when it has one
     (a stale version), and when to send it again (an outage)."""
     details = error.details or {}
     version, retry_after = details.get("version"), details.get("retry_after")
@@ -147,9 +147,9 @@ async def _session(
         return
     try:
         sides = await _sides(websocket, game_id, service, hello.token)
-    except ApiError as error:
+    except Refusal as error:
         await websocket.send_text(_error(error.code, error.message, hello.ref))
-        await websocket.close(CLOSE_NOT_FOUND if error.status == 404 else CLOSE_FORBIDDEN)
+        await websocket.close(CLOSE_NOT_FOUND if isinstance(error, NotFound) else CLOSE_FORBIDDEN)
         return
     except Exception as error:  # the database is away: the client tries again shortly
         log.warning("cannot serve a WebSocket of game %s: %r", game_id, error)
@@ -238,7 +238,7 @@ async def _sides(
         return await service.authenticate(game_id, None)
     sides = await service.account_sides(game_id, player)
     if not sides and caller.via == "token" and token is not None:
-        raise ApiError(403, "forbidden", f"{player.name} plays no side of this game")
+        raise Forbidden("forbidden", f"{player.name} plays no side of this game")
     return sides
 
 
@@ -269,11 +269,11 @@ async def _handle(message: BaseModel, connection: Connection, service: GameServi
             connection.send(PongMessage(ref=ref, server_time_ms=now_ms()).model_dump_json())
         elif isinstance(message, HelloMessage):
             connection.send(_error("already_connected", "this socket has said hello", ref))
-    except ApiError as error:
+    except Refusal as error:
         service.metrics.errors.labels(error.code).inc()
         connection.send(socket_error(error, ref))
         if error.code in ("stale_version", "conflict"):
-            with contextlib.suppress(ApiError):
+            with contextlib.suppress(Refusal):
                 version, text = await service.state_text(game_id)
                 connection.version = max(connection.version, version)
                 connection.send(text)

@@ -44,7 +44,7 @@ from bluegray.web.games.schemas import (
 )
 from bluegray.web.games.view import cached_rules_info, outcome_info
 from bluegray.web.learn import pages as learn
-from bluegray.web.platform.errors import ApiError
+from bluegray.web.platform.refusals import Refusal
 from bluegray.web.platform.security import BROWSER_COOKIE, digest
 from bluegray.web.routers.pages import render_page
 
@@ -190,7 +190,7 @@ async def replay_page(
         return _missing(request, settings, "game")
     try:
         live = await service.snapshot(game_id)
-    except ApiError:
+    except Refusal:
         return _missing(request, settings, "game")
     moves = [str(move) for move in live.game.moves]
     positions = [str(position) for position in live.game.positions()]

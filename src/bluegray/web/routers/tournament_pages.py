@@ -16,7 +16,7 @@ from fastapi.responses import HTMLResponse, Response
 from bluegray.rules import PRESETS
 from bluegray.web.deps import AppSettings, CurrentCaller, current_caller
 from bluegray.web.platform.clocks import now_ms
-from bluegray.web.platform.errors import ApiError
+from bluegray.web.platform.refusals import NotFound
 from bluegray.web.routers.pages import render_page
 from bluegray.web.routers.tournaments import TournamentId, TournamentService
 
@@ -62,9 +62,7 @@ async def tournament_page(
 ) -> Response:
     try:
         standings = await tournaments.standings(tournament_id)
-    except ApiError as error:
-        if error.status != 404:
-            raise
+    except NotFound:
         return render_page(
             request, "tournament.html", settings, status=404, section="tournaments", table=None
         )

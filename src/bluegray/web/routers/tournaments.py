@@ -14,7 +14,7 @@ from bluegray.web.deps import AppSettings, CurrentCaller, Service
 from bluegray.web.games.schemas import ErrorResponse
 from bluegray.web.lobby.schemas import LobbyWelcome
 from bluegray.web.lobby.service import Lobby
-from bluegray.web.platform.errors import ApiError
+from bluegray.web.platform.refusals import Refusal, Unauthorized
 from bluegray.web.platform.security import origin_allowed
 from bluegray.web.realtime.sockets import Connection
 from bluegray.web.routers.lobby_routes import CLOSE_POLICY, identify, listen
@@ -52,8 +52,8 @@ def _player(caller: Caller) -> Account:
         return player
     if caller.refused_csrf:
         raise csrf_refusal()
-    raise ApiError(
-        401, "unauthorized", "tournaments are for accounts: log in (or send an API token)"
+    raise Unauthorized(
+        "unauthorized", "tournaments are for accounts: log in (or send an API token)"
     )
 
 
@@ -179,7 +179,7 @@ async def tournament_socket(websocket: WebSocket, tournament_id: str) -> None:
     try:
         try:
             standings = await tournaments.standings(tournament_id)
-        except ApiError:
+        except Refusal:
             await websocket.close(CLOSE_NOT_FOUND)
             return
         connection.start()

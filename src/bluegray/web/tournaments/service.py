@@ -32,8 +32,15 @@ from bluegray.web.lobby.hub import ACCOUNT_PREFIX, TOURNAMENT_PREFIX
 from bluegray.web.lobby.schemas import GameStartedMessage, StartedGame
 from bluegray.web.platform.clocks import Clock, now_ms, time_class
 from bluegray.web.platform.db import ConflictError
-from bluegray.web.platform.errors import ApiError, from_library, not_found
 from bluegray.web.platform.models import AccountRow, Base, RatingRow
+from bluegray.web.platform.refusals import (
+    Conflict,
+    Invalid,
+    Refusal,
+    TooMany,
+    from_library,
+    not_found,
+)
 from bluegray.web.platform.security import new_game_id
 from bluegray.web.ratings.glicko import DEFAULT_SETTINGS, Rating
 from bluegray.web.ratings.leaderboards import shown_rating
@@ -124,13 +131,11 @@ class Tournaments:
         except BlueGrayError as error:
             raise from_library(error) from None
         if rules.name is None:
-            raise ApiError(
-                422, "invalid_tournament", "a tournament is played under a preset rule set"
-            )
+            raise Invalid("invalid_tournament", "a tournament is played under a preset rule set")
         if request.kind == "arena" and request.minutes is None:
-            raise ApiError(422, "invalid_tournament", "an arena needs its length: minutes")
+            raise Invalid("invalid_tournament", "an arena needs its length: minutes")
         if request.kind == "swiss" and request.rounds is None:
-            raise ApiError(422, "invalid_tournament", "a Swiss needs its number of rounds: rounds")
+            raise Invalid("invalid_tournament", "a Swiss needs its number of rounds: rounds")
         now = now_ms()
         tournament_id = new_game_id()
         starts = now + round(request.starts_in_seconds * 1000)
@@ -156,19 +161,17 @@ class Tournaments:
         settings = self.service.settings
         most_open, most_a_day = settings.open_tournaments_per_account, settings.tournaments_per_day
 
-        def write(connection: Connection) -> ApiError | None:
+        def write(connection: Connection) -> Refusal | None:
             """Create it, or the refusal (returned, not raised: nothing is written then)."""
             unfinished, today = created_by(connection, account.id, now - DAY_MS)
             if unfinished >= most_open:
-                return ApiError(
-                    409,
+                return Conflict(
                     "too_many_tournaments",
                     f"you have {unfinished} tournaments that have not finished, the most one "
                     "account may have: create another once one has finished",
                 )
             if today >= most_a_day:
-                return ApiError(
-                    429,
+                return TooMany(
                     "too_many_tournaments",
                     f"you have created {today} tournaments today, the most one account may "
                     "create in a day: try again tomorrow",
@@ -203,20 +206,20 @@ class Tournaments:
                 return await request(account, tournament_id)
             except ConflictError:
                 continue
-        raise ApiError(409, "stale_version", "the tournament is changing fast: try again")
+        raise Conflict("stale_version", "the tournament is changing fast: try again")
 
     async def _join(self, account: Account, tournament_id: str) -> Standings:
         snapshot = await self.snapshot(tournament_id)
         row = snapshot.row
         if row.status == "finished":
-            raise ApiError(409, "tournament_over", "this tournament has finished")
+            raise Conflict("tournament_over", "this tournament has finished")
         if row.kind == "swiss" and row.status == "running":
-            raise ApiError(409, "not_allowed", "a Swiss is joined before it starts")
+            raise Conflict("not_allowed", "a Swiss is joined before it starts")
         rating = await self._rating(account.id, snapshot)
         now = now_ms()
         mine = next((p for p in snapshot.players if p.account_id == account.id), None)
         if mine is not None and not mine.withdrawn:
-            raise ApiError(409, "already_joined", "you are already in this tournament")
+            raise Conflict("already_joined", "you are already in this tournament")
         waiting = now if row.status == "running" else row.starts_at_ms
 
         def write(connection: Connection) -> None:
@@ -252,9 +255,9 @@ class Tournaments:
         snapshot = await self.snapshot(tournament_id)
         mine = next((p for p in snapshot.players if p.account_id == account.id), None)
         if mine is None or mine.withdrawn:
-            raise ApiError(409, "not_joined", "you are not in this tournament")
+            raise Conflict("not_joined", "you are not in this tournament")
         if snapshot.row.status == "finished":
-            raise ApiError(409, "tournament_over", "this tournament has finished")
+            raise Conflict("tournament_over", "this tournament has finished")
 
         def write(connection: Connection) -> None:
             _bump(connection, tournament_id, snapshot.row.version)
