@@ -37,6 +37,7 @@ from bluegray.web.platform.security import (
     over_https,
 )
 from bluegray.web.platform.settings import Settings
+from bluegray.web.tournaments.service import Tournaments
 
 GAME_ID_PATTERN: Final = r"^[A-Za-z0-9_-]{1,32}$"
 BROWSER_ID_PATTERN: Final = re.compile(r"[A-Za-z0-9_-]{16,64}")
@@ -61,6 +62,11 @@ def get_duties(request: Request) -> Duties:
     return duties
 
 
+def get_tournaments(request: Request) -> Tournaments:
+    tournaments: Tournaments = request.app.state.tournaments
+    return tournaments
+
+
 def get_settings(request: Request) -> Settings:
     settings: Settings = request.app.state.settings
     return settings
@@ -73,6 +79,7 @@ def get_accounts(request: Request) -> Accounts:
 
 Service = Annotated[GameService, Depends(get_service)]
 ProcessDuties = Annotated[Duties, Depends(get_duties)]
+TournamentService = Annotated[Tournaments, Depends(get_tournaments)]
 AppSettings = Annotated[Settings, Depends(get_settings)]
 AccountService = Annotated[Accounts, Depends(get_accounts)]
 

@@ -30,7 +30,13 @@ from bluegray.web.games import actions
 from bluegray.web.games.idempotency import Keyed, new_salt, remember, remembered
 from bluegray.web.games.live import LiveGame, Played, Seat
 from bluegray.web.games.queries import count_games, list_games
-from bluegray.web.games.rated_pairs import limit_rated, pair_limit_reached, pair_of
+from bluegray.web.games.rated_pairs import (
+    CappedPair,
+    capped_pairs,
+    limit_rated,
+    pair_limit_reached,
+    pair_of,
+)
 from bluegray.web.games.runtime import Games, Runtime
 from bluegray.web.games.schemas import (
     Action,
@@ -135,6 +141,11 @@ class GameService:
     async def snapshot(self, game_id: str) -> LiveGame:
         """The game as it stands (a copy: the caller may do as it likes with it)."""
         return (await self.games.get(game_id)).live.copy()
+
+    async def capped_pairs(self, since_ms: int) -> list[CappedPair]:
+        """The pairs of accounts whose rated games together reached the daily limit since
+        ``since_ms`` (``rated_pairs.capped_pairs``), for the moderators."""
+        return await self.db.read(lambda session: capped_pairs(session.connection(), since_ms))
 
     async def state(self, game_id: str) -> GameState:
         return await self._state_of((await self.games.get(game_id)).live)

@@ -30,6 +30,7 @@ from bluegray.errors import BlueGrayError
 from bluegray.pieces import Side
 from bluegray.rules import RuleSet
 from bluegray.web.accounts.players import Account, account_of_row, name_key
+from bluegray.web.accounts.schemas import SeekPreview
 from bluegray.web.games.schemas import ClockSettings, CorrespondenceSettings
 from bluegray.web.games.service import GameService
 from bluegray.web.lobby.hub import ACCOUNT_PREFIX, LOBBY, LobbyHub
@@ -62,6 +63,7 @@ from bluegray.web.lobby.seeks import (
     read_seek,
     remove_seeks,
     seek_info,
+    seek_preview,
     take_seek,
     waiting_in_quick_pairings,
     waiting_quick,
@@ -116,6 +118,12 @@ class Lobby:
         self._sweeper: asyncio.Task[None] | None = None
 
     # -- running -------------------------------------------------------------------------------
+
+    async def seek_preview(self, seek_id: str, account_id: int) -> SeekPreview:
+        """What accepting a rated seek or challenge would do to both ratings
+        (``seeks.seek_preview``; 404: no such rated seek by another player)."""
+        now = now_ms()
+        return await self.db.read(lambda session: seek_preview(session, seek_id, account_id, now))
 
     async def start(self) -> None:
         """Sweep at once (a seek left by a process that stopped, this one's last run included,

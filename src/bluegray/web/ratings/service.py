@@ -36,7 +36,7 @@ from bluegray.web.accounts.schemas import RatingPreview, SidePreview
 from bluegray.web.games.live import LiveGame
 from bluegray.web.games.schemas import CreateGameRequest, RatingChange, RatingResult
 from bluegray.web.platform.clocks import TIME_CLASSES, TimeClass
-from bluegray.web.platform.db import upsert
+from bluegray.web.platform.db import Database, upsert
 from bluegray.web.platform.models import Base
 from bluegray.web.platform.refusals import Conflict, Forbidden, Invalid
 from bluegray.web.ratings.glicko import DEFAULT_SETTINGS, Rating, RatingSettings, is_provisional
@@ -311,6 +311,12 @@ def rating_preview(
         now_ms,
         settings,
     )
+
+
+async def read_game_preview(db: Database, live: LiveGame, now_ms: int) -> RatingPreview | None:
+    """``game_preview`` read from the database ``db``: what each result of the rated game
+    ``live`` would change each rating by; ``None`` for a game not rated between two accounts."""
+    return await db.read(lambda session: game_preview(session.connection(), live, now_ms))
 
 
 def game_preview(connection: Connection, live: LiveGame, now_ms: int) -> RatingPreview | None:

@@ -45,11 +45,12 @@ from bluegray.web.deps import (
     Browser,
     CurrentCaller,
     FormCaller,
+    Service,
     SignedIn,
     browser_secret,
     secure_cookies,
 )
-from bluegray.web.games.rated_pairs import DAY_MS, capped_pairs
+from bluegray.web.games.rated_pairs import DAY_MS
 from bluegray.web.games.schemas import ErrorResponse
 from bluegray.web.mail.notices import Preferences, preferences, store_preferences
 from bluegray.web.platform.clocks import now_ms
@@ -466,7 +467,7 @@ async def close_player(name: PlayerName, caller: FormCaller, accounts: AccountSe
 )
 async def rated_pairs(
     account: SignedIn,
-    accounts: AccountService,
+    service: Service,
     settings: AppSettings,
     days: Annotated[int, Query(ge=1, le=365, description="How many days back to look.")] = 7,
 ) -> RatedPairList:
@@ -476,7 +477,7 @@ async def rated_pairs(
     if not account.moderator:
         raise Forbidden("forbidden", "only a moderator can see this list")
     since = now_ms() - days * DAY_MS
-    pairs = await accounts.db.read(lambda session: capped_pairs(session.connection(), since))
+    pairs = await service.capped_pairs(since)
     return RatedPairList(
         since_ms=since,
         per_day=settings.rated_games_per_pair,

@@ -34,7 +34,7 @@ from bluegray.web.games.schemas import (
 )
 from bluegray.web.platform.clocks import now_ms
 from bluegray.web.platform.refusals import NotFound
-from bluegray.web.ratings.service import game_preview
+from bluegray.web.ratings.service import read_game_preview
 
 router = APIRouter(prefix="/api/games", tags=["games"])
 
@@ -113,7 +113,7 @@ async def get_rating_preview(game_id: GameId, service: Service) -> RatingPreview
     still open)."""
     live = await service.snapshot(game_id)
     now = now_ms()
-    preview = await service.db.read(lambda session: game_preview(session.connection(), live, now))
+    preview = await read_game_preview(service.db, live, now)
     if preview is None:
         raise NotFound("not_found", "this game is not rated between two accounts")
     return preview

@@ -34,7 +34,6 @@ from bluegray.web.lobby.schemas import (
     StartedGame,
     TurnsMessage,
 )
-from bluegray.web.lobby.seeks import seek_preview
 from bluegray.web.lobby.service import Lobby
 from bluegray.web.platform.clocks import now_ms
 from bluegray.web.platform.refusals import Refusal, Unauthorized
@@ -117,8 +116,7 @@ async def get_seek_preview(
     change each by, computed as the game's end computes it (404: no such rated seek or
     challenge by another player, or one sent to someone else)."""
     player = _player(caller)
-    now = now_ms()
-    return await lobby.db.read(lambda session: seek_preview(session, seek_id, player.id, now))
+    return await lobby.seek_preview(seek_id, player.id)
 
 
 @router.post(

@@ -11,13 +11,12 @@ from fastapi.responses import PlainTextResponse
 
 from bluegray.pieces import Side
 from bluegray.record import GameRecord, read_record, write_record
-from bluegray.web.deps import AppSettings, Browser, GameId, Service
+from bluegray.web.deps import AppSettings, Browser, GameId, Service, TournamentService
 from bluegray.web.games.live import LiveGame
 from bluegray.web.games.schemas import ErrorResponse, GameState, ImportRecordRequest
 from bluegray.web.platform.refusals import Invalid
 from bluegray.web.platform.settings import Settings
 from bluegray.web.platform.texts import one_line
-from bluegray.web.tournaments.tables import event_of_game
 
 router = APIRouter(tags=["records"])
 
@@ -75,9 +74,11 @@ def _player(live: LiveGame, side: Side) -> str:
         **ERRORS,
     },
 )
-async def download_record(game_id: GameId, service: Service, settings: AppSettings) -> Any:
+async def download_record(
+    game_id: GameId, service: Service, tournaments: TournamentService, settings: AppSettings
+) -> Any:
     live = await service.snapshot(game_id)
-    tournament = await service.db.read(lambda session: event_of_game(session, game_id))
+    tournament = await tournaments.event_of_game(game_id)
     event, round = tournament if tournament is not None else (None, None)
     text = record_text(live, settings, event=event, round=round)
     return PlainTextResponse(

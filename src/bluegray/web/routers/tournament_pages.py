@@ -14,11 +14,11 @@ from fastapi import APIRouter, Depends, Query, Request
 from fastapi.responses import HTMLResponse, Response
 
 from bluegray.rules import PRESETS
-from bluegray.web.deps import AppSettings, CurrentCaller, current_caller
+from bluegray.web.deps import AppSettings, CurrentCaller, TournamentService, current_caller
 from bluegray.web.platform.clocks import now_ms
 from bluegray.web.platform.refusals import NotFound
 from bluegray.web.routers.pages import render_page
-from bluegray.web.routers.tournaments import TournamentId, TournamentService
+from bluegray.web.routers.tournaments import TournamentId
 
 pages = APIRouter(include_in_schema=False, dependencies=[Depends(current_caller)])
 

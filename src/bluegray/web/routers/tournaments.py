@@ -5,12 +5,12 @@ from __future__ import annotations
 
 from typing import Annotated, Any, Final
 
-from fastapi import APIRouter, Depends, Path, Query, Request, WebSocket
+from fastapi import APIRouter, Path, Query, WebSocket
 from fastapi.responses import PlainTextResponse
 
 from bluegray.web.accounts.callers import Caller, csrf_refusal
 from bluegray.web.accounts.players import Account
-from bluegray.web.deps import AppSettings, CurrentCaller, Service
+from bluegray.web.deps import AppSettings, CurrentCaller, Service, TournamentService
 from bluegray.web.games.schemas import ErrorResponse
 from bluegray.web.lobby.schemas import LobbyWelcome
 from bluegray.web.lobby.service import Lobby
@@ -36,14 +36,6 @@ ERRORS: dict[int | str, dict[str, Any]] = {
 }
 CLOSE_NOT_FOUND: Final = 4404
 TournamentId = Annotated[str, Path(pattern=r"^[A-Za-z0-9_-]{1,32}$")]
-
-
-def get_tournaments(request: Request) -> Tournaments:
-    tournaments: Tournaments = request.app.state.tournaments
-    return tournaments
-
-
-TournamentService = Annotated[Tournaments, Depends(get_tournaments)]
 
 
 def _player(caller: Caller) -> Account:

@@ -60,6 +60,7 @@ from bluegray.web.tournaments.schemas import (
 from bluegray.web.tournaments.tables import (
     Snapshot,
     created_by,
+    event_of_game,
     list_rows,
     moment,
     read_snapshot,
@@ -115,6 +116,12 @@ class Tournaments:
 
     async def info(self, tournament_id: str) -> TournamentInfo:
         return (await self.snapshot(tournament_id)).info()
+
+    async def event_of_game(self, game_id: str) -> tuple[str, int | None] | None:
+        """The tournament a game was played in, as its record names it
+        (``tables.event_of_game``: its name and the game's round); ``None`` for a game of no
+        tournament."""
+        return await self.db.read(lambda session: event_of_game(session, game_id))
 
     async def standings(self, tournament_id: str) -> Standings:
         snapshot = await self.snapshot(tournament_id)
