@@ -57,3 +57,17 @@ def test_the_protocol_player_registers_engine_players() -> None:
     assert finished.stdout.split("\n")[0] == (
         "[] ['level', 'mcts', 'greedy', 'random'] ['level', 'mcts', 'greedy', 'random', 'engine']"
     )
+
+
+@pytest.mark.parametrize(
+    "statement", ["import bluegray", "from bluegray.engine.search import Searcher"]
+)
+def test_the_drawing_code_loads_only_when_something_is_drawn(statement: str) -> None:
+    # Every engine process imports positions and games and never draws: the SVG code (some 700
+    # lines) loads when a notebook asks a position or a game for its picture.
+    loaded = modules_loaded_by(statement)
+    assert sorted(name for name in loaded if name.startswith("bluegray.svg")) == []
+    drawn = modules_loaded_by(
+        "from bluegray import Game\nassert Game('sackson')._repr_svg_().startswith('<svg')"
+    )
+    assert "bluegray.svg" in drawn
