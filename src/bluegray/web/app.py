@@ -19,7 +19,6 @@ from bluegray.web.accounts.service import Accounts
 from bluegray.web.backends import backends
 from bluegray.web.duties import Duties
 from bluegray.web.endings import CLOSING_STEPS, record_end
-from bluegray.web.games.schemas import ErrorResponse
 from bluegray.web.games.service import GameService
 from bluegray.web.lobby.service import Lobby
 from bluegray.web.platform.clocks import set_time_offset
@@ -27,6 +26,7 @@ from bluegray.web.platform.db import Database
 from bluegray.web.platform.errors import install_handlers
 from bluegray.web.platform.guard import GuardMiddleware
 from bluegray.web.platform.rates import RateLimits
+from bluegray.web.platform.schemas import ErrorResponse
 from bluegray.web.platform.settings import Settings, process_name
 from bluegray.web.routers import (
     account_pages,

@@ -22,12 +22,13 @@ from bluegray.web.games import actions
 from bluegray.web.games.ai_moves import ai_job, play_ai_move
 from bluegray.web.games.live import LiveGame
 from bluegray.web.games.runtime import Games
-from bluegray.web.games.schemas import AiStatus, ReadyCheck
+from bluegray.web.games.schemas import AiStatus
 from bluegray.web.games.store import timer_values
 from bluegray.web.mail.notices import NOTICE_KINDS, Notices
 from bluegray.web.platform.clocks import now_ms
 from bluegray.web.platform.db import Database
 from bluegray.web.platform.metrics import Metrics
+from bluegray.web.platform.schemas import ReadyCheck
 from bluegray.web.platform.settings import Settings
 from bluegray.web.realtime.bus import Bus, News
 from bluegray.web.realtime.presence import PresenceBook

@@ -7,7 +7,8 @@ from typing import Literal
 
 from pydantic import BaseModel, EmailStr, Field
 
-from bluegray.web.games.schemas import Mode, OutcomeInfo, Request, SideName, Status
+from bluegray.web.games.schemas import Mode, OutcomeInfo, SideName, Status
+from bluegray.web.platform.schemas import Request
 from bluegray.web.platform.texts import OneLine
 
 NAME_TEXT_LIMIT = 100

@@ -26,14 +26,8 @@ from sqlalchemy.orm import Session
 from bluegray.errors import BlueGrayError
 from bluegray.pieces import Side
 from bluegray.web.games.live import LiveGame
-from bluegray.web.games.schemas import (
-    AiMessage,
-    AiStatus,
-    GameEvent,
-    GameState,
-    PresenceMessage,
-    StateMessage,
-)
+from bluegray.web.games.messages import AiMessage, PresenceMessage, StateMessage
+from bluegray.web.games.schemas import AiStatus, GameEvent, GameState
 from bluegray.web.games.store import (
     Save,
     apply_save,

@@ -1,14 +1,16 @@
-"""The Pydantic models of everything the web API receives and sends: HTTP bodies and WebSocket
-messages. They are the contract a front-end is written (or generated) against; docs/web.md
-shows each with an example."""
+"""The Pydantic models of the games' HTTP API: what it receives and sends (the game socket's
+messages are ``messages``', the shapes every domain shares ``platform.schemas``'). They are the
+contract a front-end is written (or generated) against; docs/web.md shows each with an
+example."""
 
 from __future__ import annotations
 
-from typing import Annotated, Any, Literal, Self
+from typing import Annotated, Literal, Self
 
-from pydantic import BaseModel, ConfigDict, Field, model_validator
+from pydantic import BaseModel, Field, model_validator
 
 from bluegray.engine.levels import LOWEST_LEVEL, TOP_LEVEL
+from bluegray.web.platform.schemas import Request
 
 SideName = Literal["blue", "gray"]
 SeatSide = Literal["blue", "gray", "both"]
@@ -36,32 +38,6 @@ MOVE_TEXT_LIMIT = 400
 RULES_TEXT_LIMIT = 300
 POSITION_TEXT_LIMIT = 200
 RECORD_TEXT_LIMIT = 200_000
-
-
-class Request(BaseModel):
-    """A request body: unknown fields are an error, so typos do not pass silently."""
-
-    model_config = ConfigDict(extra="forbid")
-
-
-# -- errors ------------------------------------------------------------------------------------
-
-
-class ErrorBody(BaseModel):
-    code: str = Field(examples=["illegal_move"])
-    message: str = Field(examples=["illegal move 'e2-e4' in ...: that piece cannot move there"])
-    details: dict[str, Any] | None = None
-    request_id: str | None = Field(
-        default=None,
-        description="The request's id, as in its X-Request-ID header: name it when reporting "
-        "a problem (it is in the server's log lines of the request).",
-    )
-
-
-class ErrorResponse(BaseModel):
-    """Every error of the HTTP API has this shape."""
-
-    error: ErrorBody
 
 
 # -- rules ------------------------------------------------------------------------------------
@@ -442,72 +418,7 @@ class AnalysisResult(BaseModel):
     description: str
 
 
-class Health(BaseModel):
-    status: Literal["ok"]
-    version: str
-    process: str = Field(description="The process that answered.")
-
-
-class ReadyCheck(BaseModel):
-    name: Literal["database", "redis", "workers"]
-    ok: bool
-    detail: str
-
-
-class Ready(BaseModel):
-    """Whether this process can serve players: its database, Redis and AI workers."""
-
-    status: Literal["ready", "not_ready"]
-    process: str
-    mode: Literal["embedded", "scaled"]
-    checks: list[ReadyCheck]
-
-
-# -- WebSocket messages -----------------------------------------------------------------------
-
-
-class ClientMessage(Request):
-    ref: str | None = Field(
-        default=None, max_length=64, description="Echoed in the ack or error it causes."
-    )
-
-
-class HelloMessage(ClientMessage):
-    """The first message on a socket: a seat token, or an account's API token (``bgp_...``), to
-    play; none to watch (or, from a logged-in browser, to play the account's seats)."""
-
-    type: Literal["hello"]
-    token: str | None = Field(default=None, max_length=200)
-    version: int | None = Field(default=None, ge=0, description="The version the client has.")
-
-
-class MoveMessage(ClientMessage):
-    type: Literal["move"]
-    move: str = Field(min_length=1, max_length=MOVE_TEXT_LIMIT)
-    version: int = Field(ge=0)
-
-
-class ActionMessage(ClientMessage):
-    type: Literal["action"]
-    action: Action
-    side: SideName | None = None
-    version: int | None = Field(default=None, ge=0)
-
-
-class SyncMessage(ClientMessage):
-    """Ask for the full state (after a suspected gap)."""
-
-    type: Literal["sync"]
-
-
-class PingMessage(ClientMessage):
-    type: Literal["ping"]
-
-
-IncomingMessage = Annotated[
-    HelloMessage | MoveMessage | ActionMessage | SyncMessage | PingMessage,
-    Field(discriminator="type"),
-]
+# -- events ----------------------------------------------------------------------------------
 
 
 class GameEvent(BaseModel):
@@ -528,72 +439,3 @@ class GameEvent(BaseModel):
         description="The process that computed the AI's move (``embedded``: the "
         "server's own pool).",
     )
-
-
-class WelcomeMessage(BaseModel):
-    type: Literal["welcome"] = "welcome"
-    protocol: int = 1
-    game_id: str
-    side: SeatSide | None = Field(description="The side(s) this socket plays; null: spectator.")
-    server_time_ms: int
-    process: str = Field(description="The server process this socket is connected to.")
-
-
-class StateMessage(BaseModel):
-    type: Literal["state"] = "state"
-    version: int
-    event: GameEvent | None
-    game: GameState
-
-
-class AckMessage(BaseModel):
-    type: Literal["ack"] = "ack"
-    ref: str | None
-    version: int
-
-
-class ErrorMessage(BaseModel):
-    type: Literal["error"] = "error"
-    code: str
-    message: str
-    ref: str | None = None
-    version: int | None = Field(default=None, description="The game's current version.")
-    retry_after: int | None = Field(
-        default=None,
-        description="Seconds after which to send the message again (``store_unavailable``: "
-        "nothing was done; by its version, a move resent cannot be played twice).",
-    )
-
-
-class PresenceMessage(BaseModel):
-    type: Literal["presence"] = "presence"
-    version: int
-    seats: Seats
-    spectators: int
-    claim_win_at_ms: int | None
-
-
-class AiMessage(BaseModel):
-    """What holds up the AI's move changed (the state's ``ai_status``)."""
-
-    type: Literal["ai"] = "ai"
-    version: int
-    status: AiStatus
-
-
-class PongMessage(BaseModel):
-    type: Literal["pong"] = "pong"
-    ref: str | None
-    server_time_ms: int
-
-
-OutgoingMessage = Annotated[
-    WelcomeMessage
-    | StateMessage
-    | AckMessage
-    | ErrorMessage
-    | PresenceMessage
-    | AiMessage
-    | PongMessage,
-    Field(discriminator="type"),
-]

@@ -29,6 +29,7 @@ from bluegray.web.accounts.players import Account
 from bluegray.web.games import actions
 from bluegray.web.games.idempotency import Keyed, new_salt, remember, remembered
 from bluegray.web.games.live import LiveGame, Played, Seat
+from bluegray.web.games.messages import StateMessage
 from bluegray.web.games.queries import count_games, list_games
 from bluegray.web.games.rated_pairs import (
     CappedPair,
@@ -47,7 +48,6 @@ from bluegray.web.games.schemas import (
     Invite,
     MoveAck,
     SeatGrant,
-    StateMessage,
 )
 from bluegray.web.games.store import Save, new_game_save
 from bluegray.web.games.view import game_state

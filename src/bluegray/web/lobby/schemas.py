@@ -14,10 +14,10 @@ from bluegray.web.games.schemas import (
     RULES_TEXT_LIMIT,
     ClockSettings,
     CorrespondenceSettings,
-    Request,
     SideName,
     TimeControlRequest,
 )
+from bluegray.web.platform.schemas import Request
 
 Color = Literal["blue", "gray", "random"]
 

@@ -51,10 +51,10 @@ from bluegray.web.deps import (
     secure_cookies,
 )
 from bluegray.web.games.rated_pairs import DAY_MS
-from bluegray.web.games.schemas import ErrorResponse
 from bluegray.web.mail.notices import Preferences, preferences, store_preferences
 from bluegray.web.platform.clocks import now_ms
 from bluegray.web.platform.refusals import Forbidden, Invalid, NotFound
+from bluegray.web.platform.schemas import ErrorResponse
 from bluegray.web.platform.security import COOKIE_MAX_AGE, DEVICE_COOKIE
 from bluegray.web.platform.settings import Settings
 from bluegray.web.ratings.leaderboards import player_ratings

@@ -12,8 +12,9 @@ from bluegray.web.ai.jobs import AiBusyError, AiUnavailableError, AnalysisJob, A
 from bluegray.web.deps import Address, AppSettings, Browser, GameId, ProcessDuties, Service
 from bluegray.web.duties import Duties
 from bluegray.web.games.fair_play import hints_allowed, refuse_in_rated_play
-from bluegray.web.games.schemas import AnalysisRequest, AnalysisResult, ErrorResponse, OutcomeInfo
+from bluegray.web.games.schemas import AnalysisRequest, AnalysisResult, OutcomeInfo
 from bluegray.web.platform.refusals import Conflict, Invalid, Unavailable
+from bluegray.web.platform.schemas import ErrorResponse
 from bluegray.web.platform.settings import Settings
 
 router = APIRouter(tags=["analysis"])

@@ -15,13 +15,9 @@ from bluegray.position import Position
 from bluegray.rules import RuleSet
 from bluegray.svg import board_svg
 from bluegray.web.deps import GameId, Service
-from bluegray.web.games.schemas import (
-    MOVE_TEXT_LIMIT,
-    POSITION_TEXT_LIMIT,
-    RULES_TEXT_LIMIT,
-    ErrorResponse,
-)
+from bluegray.web.games.schemas import MOVE_TEXT_LIMIT, POSITION_TEXT_LIMIT, RULES_TEXT_LIMIT
 from bluegray.web.platform.refusals import Invalid, from_library
+from bluegray.web.platform.schemas import ErrorResponse
 
 router = APIRouter(tags=["boards"])
 

@@ -23,7 +23,6 @@ from bluegray.web.games.schemas import (
     ActionRequest,
     CreatedGame,
     CreateGameRequest,
-    ErrorResponse,
     GameList,
     GameState,
     Invite,
@@ -34,6 +33,7 @@ from bluegray.web.games.schemas import (
 )
 from bluegray.web.platform.clocks import now_ms
 from bluegray.web.platform.refusals import NotFound
+from bluegray.web.platform.schemas import ErrorResponse
 from bluegray.web.ratings.service import read_game_preview
 
 router = APIRouter(prefix="/api/games", tags=["games"])

@@ -11,9 +11,9 @@ from fastapi.responses import HTMLResponse, Response
 from bluegray.rules import PRESETS
 from bluegray.web.accounts.schemas import Leaderboard
 from bluegray.web.deps import AccountService, AppSettings, current_caller
-from bluegray.web.games.schemas import ErrorResponse
 from bluegray.web.platform.clocks import REAL_TIME, TIME_CLASSES
 from bluegray.web.platform.refusals import NotFound
+from bluegray.web.platform.schemas import ErrorResponse
 from bluegray.web.ratings.leaderboards import leaderboard, rated_pools
 from bluegray.web.ratings.service import split_pool
 from bluegray.web.routers.pages import render_page

@@ -17,7 +17,6 @@ from bluegray.web.accounts.players import Account
 from bluegray.web.accounts.schemas import SeekPreview, TurnGame
 from bluegray.web.accounts.turns import your_turn
 from bluegray.web.deps import CurrentCaller
-from bluegray.web.games.schemas import ErrorResponse
 from bluegray.web.lobby.schemas import (
     ChallengeList,
     ChallengeRequest,
@@ -37,6 +36,7 @@ from bluegray.web.lobby.schemas import (
 from bluegray.web.lobby.service import Lobby
 from bluegray.web.platform.clocks import now_ms
 from bluegray.web.platform.refusals import Refusal, Unauthorized
+from bluegray.web.platform.schemas import ErrorResponse
 from bluegray.web.platform.security import origin_allowed
 from bluegray.web.realtime.sockets import Connection
 

@@ -10,9 +10,10 @@ from pydantic import TypeAdapter
 
 from bluegray import __version__
 from bluegray.web.deps import ProcessDuties, Service
-from bluegray.web.games.schemas import Health, IncomingMessage, OutgoingMessage, Ready
+from bluegray.web.games.messages import IncomingMessage, OutgoingMessage
 from bluegray.web.lobby.schemas import LobbyMessage
 from bluegray.web.platform.metrics import CONTENT_TYPE
+from bluegray.web.platform.schemas import Health, Ready
 
 router = APIRouter(prefix="/api", tags=["meta"])
 

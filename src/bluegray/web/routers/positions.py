@@ -8,8 +8,9 @@ from fastapi import APIRouter
 
 from bluegray.pieces import Side
 from bluegray.web.deps import GameId, Service
-from bluegray.web.games.schemas import ErrorResponse, PositionInfo, Replay, SideCounts
+from bluegray.web.games.schemas import PositionInfo, Replay, SideCounts
 from bluegray.web.games.view import cached_rules_info, outcome_info
+from bluegray.web.platform.schemas import ErrorResponse
 
 router = APIRouter(tags=["games"])
 

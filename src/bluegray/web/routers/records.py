@@ -13,8 +13,9 @@ from bluegray.pieces import Side
 from bluegray.record import GameRecord, read_record, write_record
 from bluegray.web.deps import AppSettings, Browser, GameId, Service, TournamentService
 from bluegray.web.games.live import LiveGame
-from bluegray.web.games.schemas import ErrorResponse, GameState, ImportRecordRequest
+from bluegray.web.games.schemas import GameState, ImportRecordRequest
 from bluegray.web.platform.refusals import Invalid
+from bluegray.web.platform.schemas import ErrorResponse
 from bluegray.web.platform.settings import Settings
 from bluegray.web.platform.texts import one_line
 

@@ -7,14 +7,9 @@ from fastapi import APIRouter
 
 from bluegray.engine.levels import LEVELS
 from bluegray.rules import PRESETS, RuleSet
-from bluegray.web.games.schemas import (
-    ErrorResponse,
-    LevelInfo,
-    ParseRulesRequest,
-    RulesInfo,
-    RulesList,
-)
+from bluegray.web.games.schemas import LevelInfo, ParseRulesRequest, RulesInfo, RulesList
 from bluegray.web.games.view import cached_rules_info
+from bluegray.web.platform.schemas import ErrorResponse
 
 router = APIRouter(prefix="/api/rules", tags=["rules"])
 

@@ -19,7 +19,7 @@ from bluegray.errors import BlueGrayError
 from bluegray.pieces import Side
 from bluegray.web.accounts.api_tokens import is_api_token
 from bluegray.web.accounts.callers import Callers
-from bluegray.web.games.schemas import (
+from bluegray.web.games.messages import (
     AckMessage,
     ActionMessage,
     ErrorMessage,

@@ -33,18 +33,16 @@ from bluegray.web.games.schemas import (
     MOVE_TEXT_LIMIT,
     POSITION_TEXT_LIMIT,
     RULES_TEXT_LIMIT,
-    ErrorResponse,
     GameSummary,
     OutcomeInfo,
     RulesInfo,
     SideCounts,
 )
-from bluegray.web.games.schemas import (
-    Request as RequestBody,
-)
 from bluegray.web.games.view import cached_rules_info, outcome_info
 from bluegray.web.learn import pages as learn
 from bluegray.web.platform.refusals import Refusal
+from bluegray.web.platform.schemas import ErrorResponse
+from bluegray.web.platform.schemas import Request as RequestBody
 from bluegray.web.platform.security import BROWSER_COOKIE, digest
 from bluegray.web.routers.pages import render_page
 

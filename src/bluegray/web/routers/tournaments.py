@@ -11,10 +11,10 @@ from fastapi.responses import PlainTextResponse
 from bluegray.web.accounts.callers import Caller, csrf_refusal
 from bluegray.web.accounts.players import Account
 from bluegray.web.deps import AppSettings, CurrentCaller, Service, TournamentService
-from bluegray.web.games.schemas import ErrorResponse
 from bluegray.web.lobby.schemas import LobbyWelcome
 from bluegray.web.lobby.service import Lobby
 from bluegray.web.platform.refusals import Refusal, Unauthorized
+from bluegray.web.platform.schemas import ErrorResponse
 from bluegray.web.platform.security import origin_allowed
 from bluegray.web.realtime.sockets import Connection
 from bluegray.web.routers.lobby_routes import CLOSE_POLICY, identify, listen

@@ -7,7 +7,8 @@ from typing import Literal
 
 from pydantic import BaseModel, Field
 
-from bluegray.web.games.schemas import ClockSettings, Request
+from bluegray.web.games.schemas import ClockSettings
+from bluegray.web.platform.schemas import Request
 from bluegray.web.platform.texts import OneLine
 
 TournamentKind = Literal["arena", "swiss"]
