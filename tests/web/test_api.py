@@ -275,7 +275,7 @@ def test_the_clock_starts_with_the_first_move_and_flags_a_player(
     time_offset(32)  # Gray's 15 seconds run out: the server's timers notice it
     deadline = time.monotonic() + 5
     while state["outcome"] is None and time.monotonic() < deadline:
-        time.sleep(0.1)
+        time.sleep(0.1)  # poll interval: until the server's timers flag Gray, up to 5 s
         state = client.get(f"/api/games/{game['id']}").json()
     assert state["outcome"]["reason"] == "time" and state["outcome"]["winner"] == "blue"
     assert state["clock"]["gray_ms"] == 0 and state["clock"]["running"] is None
@@ -608,7 +608,7 @@ def test_too_many_requests_are_refused_until_the_window_moves_on(
     refused_at = time.monotonic()
     while client.get("/api/rules").status_code == 429:  # until the window moves on
         assert time.monotonic() - refused_at < 10, "still refused long after the window"
-        time.sleep(0.25)
+        time.sleep(0.25)  # poll interval: until the rate limit's window moves on, up to 10 s
     assert time.monotonic() - refused_at >= 0.25
 
 

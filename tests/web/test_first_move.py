@@ -18,7 +18,7 @@ def wait_for(client: TestClient, game_id: str, status: str, seconds: float = 10)
         state: Json = client.get(f"/api/games/{game_id}").json()
         if state["status"] == status or time.monotonic() > deadline:
             return state
-        time.sleep(0.05)
+        time.sleep(0.05)  # poll interval: until the status, up to ``seconds``
 
 
 def move(client: Browser, game_id: str, token: str, state: Json) -> Json:

@@ -57,7 +57,7 @@ def test_a_killed_server_resumes_every_game(
     assert before["moves"] == moves and before["version"] == version
     assert before["clock"]["running"] == "gray"
     assert len(first.get(f"/api/games/{ai_id}")["moves"]) == 1  # the AI is still thinking
-    time.sleep(0.3)
+    time.sleep(0.3)  # the AI's search under way when the server is killed
     first.kill()
 
     second = ServeProcess(port, database_url)
@@ -84,7 +84,7 @@ def test_a_killed_server_resumes_every_game(
     deadline = time.monotonic() + 30
     state = second.get(f"/api/games/{ai_id}")
     while len(state["moves"]) < 2 and time.monotonic() < deadline:
-        time.sleep(0.2)
+        time.sleep(0.2)  # poll interval: until the AI moves after the restart, up to 30 s
         state = second.get(f"/api/games/{ai_id}")
     assert state["moves"][0] == "d2-d3" and len(state["moves"]) == 2
     assert state["turn"] == "blue" and state["version"] == 3
