@@ -203,7 +203,7 @@ def test_the_hub_sends_every_socket_the_state_it_missed_when_it_resynchronises()
             connection.send_state(2, "v2")
             await hub.add(connection)
         await hub.resync()  # g moved on to 7 meanwhile, h did not
-        await asyncio.sleep(0.05)
+        await _until(lambda: len(sockets["g"].sent) == 2)  # what to send was decided by now
         await hub.close_all(0)
         return sockets["g"].sent, sockets["h"].sent, sockets["g"].closed_with
 
