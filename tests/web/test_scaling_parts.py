@@ -626,7 +626,7 @@ def test_a_job_its_worker_left_is_taken_whole_by_one_slot_and_dropped_if_it_kill
         await asyncio.sleep(0.4)
         third = await others[1].take(10)
         assert third is not None and third.entry == taken.entry
-        await asyncio.sleep(0.4)  # past the abandon time of 0.3 s: the worker stopped beating
+        await asyncio.sleep(0.4)  # past the abandon time again: left a third time, it is dropped
         assert await others[0].take(10) is None
         stream = redis_queue.STREAMS[Priority.QUICK]
         assert await client.xlen(stream) == 0
