@@ -158,6 +158,7 @@ class _Server:
             while self.process.poll() is None and time.monotonic() < deadline:
                 if self._ready():
                     return
+                # poll interval: until the server answers, up to its start deadline
                 time.sleep(0.05)
             output = _tail(self.log, since=logged)
             _stop(self.process, signal.SIGKILL)
@@ -192,7 +193,7 @@ class _Server:
         while self.process.poll() is None and time.monotonic() < deadline:
             if self._ready():
                 return
-            time.sleep(0.05)
+            time.sleep(0.05)  # poll interval: until it answers again, up to its start deadline
         raise ServerError(
             f"the test {self.name} did not start again:\n{_tail(self.log, since=logged)}"
         )
@@ -560,7 +561,7 @@ class MailSink(_Server):
         while self.process.poll() is None and time.monotonic() < deadline:
             if self._ready():
                 return
-            time.sleep(0.05)
+            time.sleep(0.05)  # poll interval: until the mail server answers, up to the deadline
         raise ServerError(f"the test {self.name} did not start:\n{_tail(self.log)}")
 
     def _command(self, port: int) -> tuple[list[str], str | None]:
@@ -586,5 +587,5 @@ class MailSink(_Server):
         """The messages once there are ``count`` (or all there are after ``seconds``)."""
         deadline = time.monotonic() + seconds
         while len(found := self.messages()) < count and time.monotonic() < deadline:
-            time.sleep(0.1)
+            time.sleep(0.1)  # poll interval: until the messages arrive, up to the deadline
         return found

@@ -23,7 +23,7 @@ def run(args: list[str], capsys: pytest.CaptureFixture[str]) -> tuple[int, str, 
         # (not reproduced since): read again briefly rather than fail on where it lands.
         deadline = time.monotonic() + 2
         while not err and time.monotonic() < deadline:
-            time.sleep(0.02)
+            time.sleep(0.02)  # poll interval: reading the late error line, up to the deadline
             more_out, err = capsys.readouterr()
             out += more_out
     return code, out, err

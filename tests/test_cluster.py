@@ -50,7 +50,7 @@ def cluster() -> Iterator[str]:
             yield local.address
         deadline = time.monotonic() + 30
         while processes_in(folder) and time.monotonic() < deadline:
-            time.sleep(0.5)
+            time.sleep(0.5)  # poll interval: until the cluster's processes are gone, up to 30 s
         assert processes_in(folder) == [], "the cluster's processes outlived it"
     finally:
         shutil.rmtree(folder, ignore_errors=True)

@@ -119,7 +119,7 @@ class Session:
             assert time.monotonic() < deadline, self.kernels[-1:]
             self.send("position rules cooper startpos")
             self.go("go depth 1")
-            time.sleep(0.1)
+            time.sleep(0.1)  # poll interval: until the compiled kernel answers, up to the limit
 
     def lines_within(self, seconds: float) -> list[str]:
         """Whatever the engine says in the next ``seconds``."""
@@ -748,6 +748,7 @@ def test_an_engine_that_does_not_answer_times_out(tmp_path: Path) -> None:
     finally:
         player.close()
     with pytest.raises(EngineTimeoutError, match="did not answer 'bgi'"):
+        # the engine that never answers 'bgi' (the fault)
         Engine([sys.executable, "-c", "import time; time.sleep(30)"], timeout=0.3)
 
 

@@ -89,12 +89,12 @@ def test_the_compiling_process_dies_with_a_killed_engine(
         deadline = time.monotonic() + 30
         while not processes_running(PRECOMPILE, cache):
             assert time.monotonic() < deadline, "no compile started"
-            time.sleep(0.05)
+            time.sleep(0.05)  # poll interval: until a compile starts, up to 30 s
         session.process.send_signal(signal.SIGKILL)
         session.process.wait(TIMEOUT)
         deadline = time.monotonic() + 5
         while processes_running(PRECOMPILE, cache) and time.monotonic() < deadline:
-            time.sleep(0.05)
+            time.sleep(0.05)  # poll interval: until the compilers are gone, up to 5 s
         assert processes_running(PRECOMPILE, cache) == []
     finally:
         if session.process.poll() is None:

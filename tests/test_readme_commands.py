@@ -94,7 +94,7 @@ def served(tmp_path: Path) -> Iterator[tuple[Path, str]]:
                 break
             except httpx.TransportError:
                 assert time.monotonic() < deadline, "the server of the first command never answered"
-                time.sleep(0.2)
+                time.sleep(0.2)  # poll interval: until the server answers, up to 60 s
         yield environment, url
     finally:
         server.terminate()

@@ -44,7 +44,7 @@ def _gone(pids: list[int], timeout: float = 20) -> bool:
     while any(_alive(pid) for pid in pids):
         if time.monotonic() > deadline:
             return False
-        time.sleep(0.05)
+        time.sleep(0.05)  # poll interval: until the processes are gone, up to the timeout
     return True
 
 
@@ -133,7 +133,7 @@ signal.signal(signal.SIGINT, signal.default_int_handler)
 def test_waits(postgres_server, redis_server):
     print("servers", postgres_server.process.pid, redis_server.process.pid, flush=True)
     print("directories", postgres_server.directory, redis_server.directory, flush=True)
-    time.sleep(120)
+    time.sleep(120)  # holds the servers until the signal ends the run
 """
 
 

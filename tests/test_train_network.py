@@ -95,7 +95,7 @@ def test_a_killed_run_resumes_without_playing_finished_shards_again(tmp_path: Pa
         while not (run / "shards" / "shard-00000.jsonl.gz").exists():
             assert process.poll() is None, "the run ended before its first shard"
             assert time.monotonic() < deadline, "no shard within a minute"
-            time.sleep(0.02)
+            time.sleep(0.02)  # poll interval: until the first shard is written, up to 60 s
         process.send_signal(signal.SIGKILL)
     finally:
         process.wait(timeout=30)

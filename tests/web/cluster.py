@@ -73,7 +73,7 @@ class Node:
             with contextlib.suppress(httpx.TransportError):
                 if httpx.get(f"{self.url}{HEALTH_URI}", timeout=1).status_code == 200:
                     return
-            time.sleep(0.1)
+            time.sleep(0.1)  # poll interval: until the health check answers, up to the deadline
         raise AssertionError(f"{self.name} did not start:\n{self.output()}")
 
     def children(self) -> list[int]:
@@ -119,7 +119,7 @@ def wait_gone(pids: list[int], seconds: float = 10) -> list[int]:
         left = [pid for pid in pids if alive(pid)]
         if not left:
             return []
-        time.sleep(0.1)
+        time.sleep(0.1)  # poll interval: until the processes are gone, up to the deadline
     return [pid for pid in pids if alive(pid)]
 
 

@@ -138,7 +138,7 @@ class LiveServer:
         while not self.server.started:
             if time.monotonic() > deadline or not self.thread.is_alive():
                 raise RuntimeError("the test server did not start")
-            time.sleep(0.02)
+            time.sleep(0.02)  # poll interval: until uvicorn has started, up to 20 s
         return self
 
     def __exit__(self, *_: object) -> None:
@@ -196,7 +196,7 @@ class ServeProcess:
                 if httpx.get(f"{self.url}/api/health", timeout=1).status_code == 200:
                     return first
             except httpx.TransportError:
-                time.sleep(0.1)
+                time.sleep(0.1)  # poll interval: until the health check answers, up to 30 s
         raise AssertionError("the server did not start")
 
     def kill(self) -> None:

@@ -5,7 +5,6 @@ closed accounts, and the command line's ``bluegray user``. On SQLite and on Post
 
 from __future__ import annotations
 
-import time
 from collections.abc import Callable, Iterator
 from typing import Any
 
@@ -216,7 +215,7 @@ def test_a_players_games_of_the_same_millisecond_are_all_listed_page_by_page(
 
 
 def test_a_profile_counts_wins_draws_losses_and_abandonments(
-    make_client: Callable[..., TestClient],
+    make_client: Callable[..., TestClient], time_offset: Callable[[float], None]
 ) -> None:
     app = make_client(abandon_seconds=0.3)
     ada, bob = Browser(app), Browser(app)
@@ -228,7 +227,7 @@ def test_a_profile_counts_wins_draws_losses_and_abandonments(
     game_id, _, _ = friend_game(bob, ada, color="gray")
     assert post(ada, f"/api/games/{game_id}/moves", {"move": "d2-d3", "version": 2}).is_success
     assert post(bob, f"/api/games/{game_id}/moves", {"move": "f8-f7", "version": 3}).is_success
-    time.sleep(0.5)
+    time_offset(0.5)  # past the abandon time (0.3 s) since Ada's turn began
     claim = post(bob, f"/api/games/{game_id}/actions", {"action": "claim_win"})
     assert claim.status_code == 200, claim.text
     # A draw, a game against the AI, and a hot-seat game (which counts for nobody).

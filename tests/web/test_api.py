@@ -275,7 +275,7 @@ def test_the_clock_starts_with_the_first_move_and_flags_a_player(
     time_offset(32)  # Gray's 15 seconds run out: the server's timers notice it
     deadline = time.monotonic() + 5
     while state["outcome"] is None and time.monotonic() < deadline:
-        time.sleep(0.1)
+        time.sleep(0.1)  # poll interval: until the server's timers flag Gray, up to 5 s
         state = client.get(f"/api/games/{game['id']}").json()
     assert state["outcome"]["reason"] == "time" and state["outcome"]["winner"] == "blue"
     assert state["clock"]["gray_ms"] == 0 and state["clock"]["running"] is None
@@ -608,7 +608,7 @@ def test_too_many_requests_are_refused_until_the_window_moves_on(
     refused_at = time.monotonic()
     while client.get("/api/rules").status_code == 429:  # until the window moves on
         assert time.monotonic() - refused_at < 10, "still refused long after the window"
-        time.sleep(0.25)
+        time.sleep(0.25)  # poll interval: until the rate limit's window moves on, up to 10 s
     assert time.monotonic() - refused_at >= 0.25
 
 
@@ -725,7 +725,7 @@ def test_a_huge_before_ms_is_refused_not_a_server_error(client: TestClient) -> N
 
 
 def test_a_player_who_never_opened_a_socket_is_away_only_from_their_turn(
-    make_client: Callable[..., TestClient],
+    make_client: Callable[..., TestClient], time_offset: Callable[[float], None]
 ) -> None:
     """A seat with no socket was counted away since the server started: the opponent could
     claim the win 0.3 s after the friend joined (issue 28, item 1)."""
@@ -752,7 +752,7 @@ def test_a_player_who_never_opened_a_socket_is_away_only_from_their_turn(
         headers={"Authorization": f"Bearer {blue}"},
     )
     assert refused.status_code == 409 and error_of(refused)["code"] == "not_allowed"
-    time.sleep(max(0.0, (claim_at - int(time.time() * 1000)) / 1000) + 0.2)
+    time_offset(max(0.0, (claim_at - int(time.time() * 1000)) / 1000) + 0.2)  # the claim's time
     claimed = client.post(
         f"/api/games/{game['id']}/actions",
         json={"action": "claim_win"},

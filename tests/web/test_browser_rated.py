@@ -120,7 +120,7 @@ def test_an_accepted_rematch_takes_both_players_to_the_new_game(
         rematch_id := ada.request.get(f"{live_url}/api/games/{game_id}").json()["rematch_id"]
     ):
         assert time.monotonic() < deadline, "the rematch was never started"
-        time.sleep(0.05)
+        time.sleep(0.05)  # poll interval: until the rematch starts, up to 10 s
     for page, side in ((ada, "gray"), (bob, "blue")):  # the colours swap
         page.wait_for_url(f"{live_url}/game/{rematch_id}")
         expect(page.locator("#rated-line")).to_have_text("Rated · 5+3")

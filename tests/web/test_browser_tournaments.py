@@ -116,7 +116,7 @@ def test_four_players_play_an_arena_from_its_creation_to_the_final_table(
             if game["result"] is None:
                 first_moves(pages, live_url, game)
                 resign(pages[game["gray"]], live_url, game["game_id"])
-        time.sleep(0.5)
+        time.sleep(0.5)  # poll interval: until the arena ends, up to 180 s
 
     # Everyone sees the final table, every game and the records' download.
     games = games_of(ada, live_url, tid)

@@ -286,7 +286,7 @@ def test_an_ai_move_whose_worker_dies_mid_search_comes_from_the_other(cluster: C
             consumer = item["consumer"]
             name = consumer.decode() if isinstance(consumer, bytes) else str(consumer)
             taker = name.split("/")[0]
-        time.sleep(0.05)
+        time.sleep(0.05)  # poll interval: until a worker takes the job, up to 60 s
     assert taker in cluster.workers, "no worker took the level-8 job"
     worker = cluster.workers[taker]
     engines = worker.children()

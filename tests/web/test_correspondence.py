@@ -26,7 +26,7 @@ def settle(client: TestClient, game_id: str, test: Callable[[Json], bool], secon
     deadline = time.monotonic() + seconds
     state: Json = client.get(f"/api/games/{game_id}").json()
     while not test(state) and time.monotonic() < deadline:
-        time.sleep(0.1)
+        time.sleep(0.1)  # poll interval: until the test holds, up to ``seconds``
         state = client.get(f"/api/games/{game_id}").json()
     return state
 
@@ -229,7 +229,7 @@ def test_a_deadline_set_by_a_process_that_died_falls_in_the_next_one_days_later(
         state = second.get(f"/api/games/{late['game']['id']}")
         if state["outcome"] is not None:
             break
-        time.sleep(0.2)
+        time.sleep(0.2)  # poll interval: until the late game's flag falls, up to 20 s
     assert state["outcome"]["reason"] == "time" and state["outcome"]["winner"] == "blue"
     running = second.get(f"/api/games/{early['game']['id']}")
     assert running["outcome"] is None and running["correspondence"]["running"] == "gray"
@@ -264,7 +264,7 @@ def test_a_worker_keeps_the_services_time_offset(
         state: Json = created["game"]
         limit = time.monotonic() + 60
         while state["ply"] < 1 and time.monotonic() < limit:
-            time.sleep(0.2)
+            time.sleep(0.2)  # poll interval: until the AI has moved, up to 60 s
             state = client.get(f"/api/games/{game_id}").json()
         client.close()
     assert state["ply"] == 1 and state["outcome"] is None, state

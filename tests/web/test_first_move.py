@@ -18,7 +18,7 @@ def wait_for(client: TestClient, game_id: str, status: str, seconds: float = 10)
         state: Json = client.get(f"/api/games/{game_id}").json()
         if state["status"] == status or time.monotonic() > deadline:
             return state
-        time.sleep(0.05)
+        time.sleep(0.05)  # poll interval: until the status, up to ``seconds``
 
 
 def move(client: Browser, game_id: str, token: str, state: Json) -> Json:
@@ -49,18 +49,19 @@ def test_a_game_whose_first_moves_never_come_is_aborted_unrated(
     game_id, ada_token, _ = friend_game(ada, bob, rated=True)
     state = move(ada, game_id, ada_token, app.get(f"/api/games/{game_id}").json())
     assert wait_for(app, game_id, "aborted")["ply"] == 1
-    # Both move in time: the game goes on.
+    # Both move in time: the game goes on, past the time a later game nobody moves in is aborted.
     game_id, ada_token, bob_token = friend_game(ada, bob)
     state = move(ada, game_id, ada_token, app.get(f"/api/games/{game_id}").json())
     move(bob, game_id, bob_token, state)
-    time.sleep(1.2)
+    assert wait_for(app, friend_game(ada, bob)[0], "aborted")["status"] == "aborted"
     assert app.get(f"/api/games/{game_id}").json()["status"] == "active"
     profile = app.get("/api/players/ada").json()
     assert profile["against_people"]["losses"] == 0 and profile["ratings"] == []
     # A game against the AI, or one waiting for its friend, is never aborted this way.
     ai = app.post("/api/games", json={"opponent": {"type": "ai", "level": 1}, "color": "gray"})
     waiting = app.post("/api/games", json={"opponent": {"type": "friend"}})
-    time.sleep(1.0)
+    # As long as a game in which nobody moves takes to be aborted:
+    assert wait_for(app, friend_game(ada, bob)[0], "aborted")["status"] == "aborted"
     for answer in (ai, waiting):
         game = answer.json()["game"]
         assert app.get(f"/api/games/{game['id']}").json()["status"] != "aborted"

@@ -302,7 +302,7 @@ def test_two_quick_presses_crossing_in_time_still_meet(
         stamp = clocks.now_ms()
         ada_stamped.set()
         while not bob_waits.is_set():
-            await asyncio.sleep(0.01)
+            await asyncio.sleep(0.01)  # poll interval: until Bob waits (the other thread's event)
         monkeypatch.setattr(lobby, "now_ms", lambda: stamp)
         try:
             return await store(self, account, *args, **kw)

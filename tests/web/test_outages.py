@@ -101,7 +101,7 @@ def _until(check: Callable[[], Any], seconds: float) -> Any:
         found = check()
         if found:
             return found
-        time.sleep(0.05)
+        time.sleep(0.05)  # poll interval: until the check holds, up to ``seconds``
     return check()
 
 

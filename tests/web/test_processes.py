@@ -39,7 +39,7 @@ def test_a_server_leaves_no_engine_process_behind(tmp_path: Path, signum: int) -
         deadline = time.monotonic() + 60
         state = created["game"]
         while not state["moves"] and time.monotonic() < deadline:
-            time.sleep(0.1)
+            time.sleep(0.1)  # poll interval: until the AI has moved, up to 60 s
             state = httpx.get(f"{server.url}/api/games/{state['id']}", timeout=10).json()
         assert state["moves"], "the AI did not move"
         engines = server.children()
@@ -70,7 +70,7 @@ with TestClient(create_app(settings)) as client:
     queued = redis.Redis.from_url(sys.argv[2])
     deadline = time.monotonic() + 20
     while not queued.xlen("bg:jobs:quick") and time.monotonic() < deadline:
-        time.sleep(0.05)
+        time.sleep(0.05)  # poll interval: until the job is queued, up to 20 s
     analysis = client.post("/api/analysis", json={"rules": "sackson", "seconds": 0.1})
     print(json.dumps({
         "queued": queued.xlen("bg:jobs:quick"),
@@ -138,7 +138,7 @@ def wait_until_compiling(node: Node, cache: Path, seconds: float = 60) -> None:
     while not compiling(cache):
         if node.process.poll() is not None or time.monotonic() > deadline:
             raise AssertionError(f"no compile started:\n{node.output()}")
-        time.sleep(0.1)
+        time.sleep(0.1)  # poll interval: until a compile starts, up to ``seconds``
 
 
 @pytest.mark.slow
@@ -187,5 +187,5 @@ def test_a_stopped_service_leaves_no_compiling_process_behind(
         node.process.send_signal(signum)
         deadline = time.monotonic() + 5
         while (left := processes_of(cache)) and time.monotonic() < deadline:
-            time.sleep(0.1)
+            time.sleep(0.1)  # poll interval: until the compilers are gone, up to 5 s
         assert left == [], f"still running 5 s after the signal:\n{node.output()}"

@@ -48,7 +48,7 @@ async def _until(test: Callable[[], bool], seconds: float = 10) -> None:
     deadline = time.monotonic() + seconds
     while not test():
         assert time.monotonic() < deadline, "it did not happen in time"
-        await asyncio.sleep(0.02)
+        await asyncio.sleep(0.02)  # poll interval: until the test holds, up to ``seconds``
 
 
 # -- the bus ----------------------------------------------------------------------------------
@@ -203,7 +203,7 @@ def test_the_hub_sends_every_socket_the_state_it_missed_when_it_resynchronises()
             connection.send_state(2, "v2")
             await hub.add(connection)
         await hub.resync()  # g moved on to 7 meanwhile, h did not
-        await asyncio.sleep(0.05)
+        await _until(lambda: len(sockets["g"].sent) == 2)  # what to send was decided by now
         await hub.close_all(0)
         return sockets["g"].sent, sockets["h"].sent, sockets["g"].closed_with
 
@@ -384,7 +384,7 @@ def test_after_redis_restarts_every_socket_has_the_stored_game_and_nobody_wins_b
         )
         assert claim.status_code in (409, 503), claim.text
         refusals.add(claim.json()["error"]["code"])
-        time.sleep(0.2)
+        time.sleep(0.2)  # the pace of Blue's claims through the 4 s window
     assert "not_allowed" in refusals
     assert gray.state["seats"]["gray"]["connected"] and blue.state["status"] == "active"
 
@@ -432,7 +432,7 @@ def test_while_redis_is_paused_nothing_waits_long_and_every_socket_has_every_mov
             "B", "POST", f"/api/games/{game_id}/actions", {"action": "claim_win"}, gray_token
         )
         assert claim.status_code in (409, 503), claim.text
-        time.sleep(0.1)
+        time.sleep(0.1)  # the pace of Gray's claims through the 3 s window
     assert blue.state["status"] == "active"
     assert _move(blue, "m3")["version"] == 5 and gray.state_at(5, timeout=CONVERGE_SECONDS)
     blue.close()
@@ -476,7 +476,7 @@ def test_a_newer_state_read_by_a_new_socket_reaches_the_others_on_the_game() -> 
         new.send_state(5, "v5")  # read from the database: 3 to 5 were missed here
         await hub.add(new)
         hub.deliver(News("state", "g", 4, "there", "v4"))  # late news changes nothing
-        await asyncio.sleep(0.05)
+        await asyncio.sleep(0.05)  # the window in which the late news must not go out
         for connection in (old, new):
             await connection.stop()
         return first.sent
@@ -505,7 +505,7 @@ def test_a_socket_behind_its_game_s_stored_version_catches_up_without_news() -> 
         hub.expect({"lost": 5, "late": 3, "gone": 9})  # as stored: "gone" is not watched here
         hub.deliver(News("state", "late", 3, "there", "v3"))  # its news was only late
         await _until(lambda: bool(rereads))
-        await asyncio.sleep(0.05)
+        await asyncio.sleep(0.05)  # the window in which nothing more must go out
         await hub.close_all(0)
         return sockets["lost"].sent, sockets["late"].sent
 

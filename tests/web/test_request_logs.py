@@ -76,7 +76,7 @@ class Served:
             found = [line for line in self.node.output().splitlines() if text in line]
             if found or time.monotonic() > deadline:
                 return found
-            time.sleep(0.05)
+            time.sleep(0.05)  # poll interval: until the line is logged, up to ``seconds``
 
 
 KEEP_ALIVE_SECONDS = 1
@@ -163,7 +163,7 @@ def test_a_worker_logs_json_lines_when_asked(
         while time.monotonic() < deadline and not any(
             "level 1 played" in record.get("message", "") for record in records
         ):
-            time.sleep(0.1)
+            time.sleep(0.1)  # poll interval: until the worker logs the move, up to 60 s
             lines = [line for line in worker.output().splitlines() if line.startswith("{")]
             records = [json.loads(line) for line in lines]
         played = [record for record in records if "level 1 played" in record["message"]]

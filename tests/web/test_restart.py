@@ -57,7 +57,7 @@ def test_a_killed_server_resumes_every_game(
     assert before["moves"] == moves and before["version"] == version
     assert before["clock"]["running"] == "gray"
     assert len(first.get(f"/api/games/{ai_id}")["moves"]) == 1  # the AI is still thinking
-    time.sleep(0.3)
+    time.sleep(0.3)  # the AI's search under way when the server is killed
     first.kill()
 
     second = ServeProcess(port, database_url)
@@ -69,8 +69,11 @@ def test_a_killed_server_resumes_every_game(
     clock = after["clock"]
     assert clock["running"] == "gray" and clock["blue_ms"] == before["clock"]["blue_ms"]
     assert 0 < before["clock"]["gray_ms"] - 5000 < clock["gray_ms"] <= 600_000
-    time.sleep(0.3)
+    deadline = time.monotonic() + 5
     later = second.get(f"/api/games/{game_id}")["clock"]["gray_ms"]
+    while later >= clock["gray_ms"] and time.monotonic() < deadline:
+        time.sleep(0.05)  # poll interval: until Gray's clock shows less, up to 5 s
+        later = second.get(f"/api/games/{game_id}")["clock"]["gray_ms"]
     assert later < clock["gray_ms"]  # Gray's clock runs again
 
     # Play goes on: Gray reconnects with the version it had and moves.
@@ -84,7 +87,7 @@ def test_a_killed_server_resumes_every_game(
     deadline = time.monotonic() + 30
     state = second.get(f"/api/games/{ai_id}")
     while len(state["moves"]) < 2 and time.monotonic() < deadline:
-        time.sleep(0.2)
+        time.sleep(0.2)  # poll interval: until the AI moves after the restart, up to 30 s
         state = second.get(f"/api/games/{ai_id}")
     assert state["moves"][0] == "d2-d3" and len(state["moves"]) == 2
     assert state["turn"] == "blue" and state["version"] == 3

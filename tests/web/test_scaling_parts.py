@@ -100,7 +100,7 @@ def test_the_hub_passes_states_on_in_version_order_and_rereads_a_gap() -> None:
         hub.deliver(state(8))  # 7 never comes ...
         await asyncio.sleep(0.6)  # ... so the game is read again after a moment
         hub.deliver(state(7))  # too late: older than what was read
-        await asyncio.sleep(0.05)
+        await asyncio.sleep(0.05)  # the window in which the too-late news must not go out
         await connection.stop()
         return socket.sent
 
@@ -117,7 +117,7 @@ def test_news_of_another_game_or_an_unwatched_one_goes_nowhere() -> None:
         await hub.add(connection)
         hub.deliver(News("state", "h", 1, "other", "other game"))
         hub.deliver(News("presence", "g", 1, "other", "presence"))
-        await asyncio.sleep(0.05)
+        await asyncio.sleep(0.05)  # the window in which the other games' news must not arrive
         await hub.remove(connection, 0)
         hub.deliver(News("presence", "g", 1, "other", "after it left"))
         await connection.stop()
@@ -321,6 +321,7 @@ def test_a_due_timer_fires_once_however_many_processes_look(tmp_path: Path) -> N
     async def run() -> None:
         first, second = make("p1"), make("p2")
         await asyncio.gather(first.sweep(), second.sweep(), first.sweep(), second.sweep())
+        # the window for the fired timers to finish, and none to fire twice
         await asyncio.sleep(0.2)
 
     try:
@@ -346,7 +347,7 @@ def test_the_timers_stop_when_told_to_as_they_wake_up(tmp_path: Path) -> None:
         await asyncio.sleep(0.01)  # the loop waits to be woken
         timers._ring()  # what the alarm of ``expect`` does when a timer it was told of is due
         for _ in range(turns):
-            await asyncio.sleep(0)
+            await asyncio.sleep(0)  # one turn of the event loop: the moment of the stop varies
         stopping = asyncio.create_task(timers.stop())
         done, _ = await asyncio.wait([stopping], timeout=2)
         return stopping in done
@@ -371,7 +372,7 @@ def test_a_stop_cancelled_while_it_waits_is_cancelled(tmp_path: Path) -> None:
 
     async def slow_to_stop() -> None:
         try:
-            await asyncio.sleep(60)
+            await asyncio.sleep(60)  # a timer that waits until it is cancelled
         finally:
             await asyncio.sleep(0.5)  # a timer's handler finishing its write
 
@@ -379,7 +380,7 @@ def test_a_stop_cancelled_while_it_waits_is_cancelled(tmp_path: Path) -> None:
         timers = Timers(database, "p1", poll_seconds=60, live_processes=alive)
         await timers.start()
         timers._firing[("flag", "g")] = asyncio.create_task(slow_to_stop())
-        await asyncio.sleep(0.01)
+        await asyncio.sleep(0.01)  # the loop waits to be woken
         stopping = asyncio.create_task(timers.stop())
         await asyncio.sleep(0.05)  # the stop waits for the slow timer
         stopping.cancel()
@@ -610,7 +611,7 @@ def test_a_job_its_worker_left_is_taken_whole_by_one_slot_and_dropped_if_it_kill
         # While its worker beats, nobody else takes it.
         second = redis_queue.Slot(client, "w2/0.0", short_only=False, abandoned_ms=300)
         for _ in range(3):
-            await asyncio.sleep(0.15)
+            await asyncio.sleep(0.15)  # half the abandon time (Redis's idle clock) between beats
             await redis_queue.beat(client, ["w1/0.0"])
             assert await second.take(10) is None
         # Its worker stops beating: the next free slot claims the same entry, once.
@@ -625,7 +626,7 @@ def test_a_job_its_worker_left_is_taken_whole_by_one_slot_and_dropped_if_it_kill
         await asyncio.sleep(0.4)
         third = await others[1].take(10)
         assert third is not None and third.entry == taken.entry
-        await asyncio.sleep(0.4)
+        await asyncio.sleep(0.4)  # past the abandon time again: left a third time, it is dropped
         assert await others[0].take(10) is None
         stream = redis_queue.STREAMS[Priority.QUICK]
         assert await client.xlen(stream) == 0
@@ -656,7 +657,7 @@ def test_a_worker_started_again_under_its_name_leaves_its_predecessors_job_to_ot
         (again,) = slot_names("worker-1", 1)  # started again by its supervisor
         other = redis_queue.Slot(client, "worker-2/x/0.0", short_only=False, abandoned_ms=300)
         for _ in range(4):
-            await asyncio.sleep(0.15)
+            await asyncio.sleep(0.15)  # half the abandon time between the new slot's beats
             await redis_queue.beat(client, [f"{again}.0"])
         claimed = await other.take(10)
         assert claimed is not None and claimed.entry == taken.entry
@@ -677,7 +678,7 @@ def test_a_left_job_is_found_behind_many_jobs_being_computed(redis_url: str) -> 
         await queue.submit_move(move_job(1, "left"), OWNER)  # ... and one worker dies
         dead = redis_queue.Slot(client, "dead/0.0", short_only=False, abandoned_ms=300)
         assert await dead.take(10) is not None
-        await asyncio.sleep(0.4)
+        await asyncio.sleep(0.4)  # past the abandon time of 0.3 s: the dead slot's entry idles
         await redis_queue.beat(client, ["busy/0.0"])
         other = redis_queue.Slot(client, "other/0.0", short_only=False, abandoned_ms=300)
         found = await other.take(10)

@@ -64,14 +64,14 @@ def test_half_sent_requests_are_dropped_while_a_normal_client_is_served(
         open_ones = list(clients)
         while open_ones and time.monotonic() < started + 15:
             open_ones = [client for client in open_ones if not closed_by_server(client)]
-            time.sleep(0.2)
+            time.sleep(0.2)  # poll interval: until the server closes them, up to 15 s
         assert not open_ones, f"{len(open_ones)} of {HALF_SENT} half-sent requests still open"
         assert httpx.get(f"{serve.url}/api/health", timeout=5).status_code == 200
         # A body of one byte in 100,000 is dropped once it is late for the lowest rate.
         deadline = time.monotonic() + 25
         while not closed_by_server(trickle):
             assert time.monotonic() < deadline, "the trickling body is still held"
-            time.sleep(0.2)
+            time.sleep(0.2)  # poll interval: until the trickle is dropped, up to 25 s
 
 
 @pytest.mark.slow
@@ -88,6 +88,6 @@ def test_a_process_serves_at_most_its_connections_at_once(tmp_path: Path) -> Non
         deadline = time.monotonic() + 5
         while httpx.get(f"{server.url}/api/health", timeout=5).status_code != 200:
             assert time.monotonic() < deadline, "the connections closed gave no place back"
-            time.sleep(0.1)
+            time.sleep(0.1)  # poll interval: until a place is given back, up to 5 s
     finally:
         server.kill()

@@ -97,7 +97,7 @@ def test_the_cap_plus_one_socket_of_a_client_is_refused_all_kinds_together(
             break
         except InvalidStatus:
             assert time.monotonic() < deadline, "the closed socket's place was not given back"
-            time.sleep(0.05)
+            time.sleep(0.05)  # poll interval: until the place is given back, up to 5 s
 
 
 def test_every_handshake_meets_the_http_rate_limit(

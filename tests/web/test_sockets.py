@@ -240,7 +240,7 @@ def test_resignation_and_a_rematch_with_colours_swapped(server: LiveServer) -> N
 
 
 def test_an_abandoned_game_can_be_claimed_after_the_grace_time(
-    make_server: Callable[..., LiveServer],
+    make_server: Callable[..., LiveServer], time_offset: Callable[[float], None]
 ) -> None:
     server = make_server(abandon_seconds=1.0)
     game_id, blue_token, gray_token = friend_game(server)
@@ -262,7 +262,7 @@ def test_an_abandoned_game_can_be_claimed_after_the_grace_time(
         blue.send({"type": "action", "action": "claim_win", "ref": "early"})
         early = blue.receive("error", ref="early")
         assert early["code"] == "not_allowed" and "claim in" in early["message"]
-        time.sleep(max(0.0, claim_at / 1000 - time.time()) + 0.1)
+        time_offset(max(0.0, claim_at / 1000 - time.time()) + 0.1)  # the grace time is over
         blue.send({"type": "action", "action": "claim_win", "ref": "now"})
         blue.receive("ack", ref="now")
         final = blue.state

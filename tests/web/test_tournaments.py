@@ -23,7 +23,7 @@ def wait_for(check: Callable[[], Any], timeout: float = 20) -> Any:
         found = check()
         if found:
             return found
-        time.sleep(0.1)
+        time.sleep(0.1)  # poll interval: until the check holds, up to ``timeout``
     raise AssertionError("timed out")
 
 

@@ -50,7 +50,7 @@ def _wait_for_moves(web: Node, game_id: str, count: int, seconds: float) -> Json
                 return game
         if time.monotonic() > deadline:
             raise AssertionError(f"game {game_id} has {moves} moves after {seconds} s, not {count}")
-        time.sleep(0.1)
+        time.sleep(0.1)  # poll interval: until the moves are stored, up to ``seconds``
 
 
 def _play(web: Node, game_id: str, token: str, seconds: float = 15) -> None:
@@ -71,7 +71,7 @@ def _play(web: Node, game_id: str, token: str, seconds: float = 15) -> None:
                 raise AssertionError(f"the move was refused: {answer.status_code} {answer.text}")
         if time.monotonic() > deadline:
             raise AssertionError("the service did not take the move")
-        time.sleep(0.2)
+        time.sleep(0.2)  # poll interval: trying the move again, up to ``seconds``
 
 
 def _ready(web: Node) -> int:
@@ -86,7 +86,7 @@ def _wait_ready(web: Node, status: int, seconds: float) -> None:
     while (found := _ready(web)) != status:
         if time.monotonic() > deadline:
             raise AssertionError(f"/api/ready answers {found}, not {status}")
-        time.sleep(0.1)
+        time.sleep(0.1)  # poll interval: until /api/ready answers so, up to ``seconds``
 
 
 def _metric(port: int, name: str) -> float:
@@ -163,7 +163,7 @@ def _taker(client: redis.Redis, stream: str, seconds: float) -> str:
         for item in pending:
             consumer = item["consumer"]
             return consumer.decode() if isinstance(consumer, bytes) else str(consumer)
-        time.sleep(0.02)
+        time.sleep(0.02)  # poll interval: until a worker takes the job, up to ``seconds``
     raise AssertionError(f"no worker took the job of {stream}")
 
 

@@ -68,7 +68,7 @@ def test_the_games_waiting_for_an_accounts_move_most_urgent_first(client: TestCl
     limit = time.monotonic() + 30
     while ai["game"]["id"] not in [game["id"] for game in turn(ada)["games"]]:
         assert time.monotonic() < limit, "the AI did not move"
-        time.sleep(0.1)
+        time.sleep(0.1)  # poll interval: until the AI has moved, up to 30 s
     listed_ai = next(game for game in turn(ada)["games"] if game["id"] == ai["game"]["id"])
     assert listed_ai["opponent"]["kind"] == "ai" and listed_ai["days_per_move"] == 2
     assert listed_ai["deadline_ms"] > turn(ada)["server_time_ms"] + 2 * DAY_MS - 60_000
