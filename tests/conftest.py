@@ -50,7 +50,7 @@ SPAWNING: Final = re.compile(
 )
 """Names in a test's code (or a helper function or class of its module it uses) that start a
 process or server (``Engine``: an engine process over the protocol)."""
-COMPILED_MODULES: Final = ("numba", "bluegray.engine.fast", "bluegray.engine.compiled")
+COMPILED_MODULES: Final = ("numba", "bluegray.engine.compiled")
 """What a test module imports when its tests run the numba-compiled engine."""
 STRICT: Final = os.environ.get("BLUEGRAY_TEST_STRICT", "") not in ("", "0")
 """In CI (``scripts/check``): a test skipped for want of numba fails instead."""
