@@ -55,6 +55,13 @@ ENGINE_NOTES: Final = {
         " positions (3 of 90 sampled at depths 3-5). The ladder and the top level against greedy"
         " and MCTS are to be measured again (`ladder --cluster`, `versus --cluster`)."
     ),
+    4: (
+        "Engine 4 (2026-11-27) corrects the linear evaluation with a network where a family"
+        " ships one: `sackson` first (docs/evaluation.md, \"Engine 4's network\"). Against"
+        " engine 3 at 0.2 s a move its `level:8` scored 81% in 40 `sackson` games (+255 Elo, 95%"
+        " interval +161 to +399); the other rule sets play as engine 3 did. The `sackson`"
+        " ladder's levels are stronger than these tables say until it is measured again."
+    ),
 }
 """What each engine changed, for the page while it has not been measured."""
 
@@ -62,6 +69,7 @@ ENGINES: Final = {
     1: "bluegray 0.1.0's",
     2: "the pruning, 2026-11-25",
     3: "one search over two equal kernels, 2026-11-26",
+    4: "the network for sackson, 2026-11-27",
 }
 """Each engine (``ENGINE_VERSION``) in a few words, for the tables that name it."""
 

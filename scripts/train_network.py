@@ -180,6 +180,7 @@ def write(args: argparse.Namespace) -> Path:
     rules = RuleSet.parse(settings["rules"])
     out: Path = args.out or args.run / "network.json"
     training = {**settings, "engine": ENGINE_VERSION, "epochs": state.epoch, "kept_epoch": epoch}
+    training |= {"mix": args.mix, "rate": args.rate, "batch": args.batch}
     training["shards"] = len(finished_shards(args.run))
     training["losses"] = state.losses
     write_network(out, network, family(rules), training)
@@ -220,7 +221,7 @@ def parser() -> argparse.ArgumentParser:
         command.add_argument("--batch", type=int, default=1024)
         command.add_argument("--rate", type=float, default=1e-3, help="Adam's learning rate")
         command.add_argument(
-            "--mix", type=float, default=0.5, help="the search score's share of the target"
+            "--mix", type=float, default=1.0, help="the search score's share of the target"
         )
         command.add_argument(
             "--widths",

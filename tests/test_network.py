@@ -4,7 +4,9 @@ symmetric, and the file reads back what was written."""
 
 from __future__ import annotations
 
+import json
 import random
+from importlib import resources
 from pathlib import Path
 
 import pytest
@@ -325,9 +327,22 @@ def test_a_broken_network_file_is_refused_clearly(change: object, message: str) 
         parse_network(change(text))
 
 
-def test_no_family_ships_a_network_yet() -> None:
-    # The linear evaluation stays what the engine plays with.
-    assert all(network_for(rules) is None for rules in PRESETS.values())
+def test_sackson_alone_ships_a_network_and_it_was_trained_for_its_family() -> None:
+    # Engine 4: sackson's family plays with its network (it beat engine 3 by some 250 Elo,
+    # docs/evaluation.md); every other family keeps the linear evaluation until one of its own
+    # wins its matches.
+    shipping = {name for name, rules in PRESETS.items() if network_for(rules) is not None}
+    assert shipping == {"sackson"}
+    text = (
+        resources.files("bluegray.engine")
+        .joinpath("networks", f"{family(PRESETS['sackson'])}.json")
+        .read_text("utf-8")
+    )
+    network, family_name = parse_network(text)
+    assert family_name == family(PRESETS["sackson"])
+    assert network.widths == network_for(PRESETS["sackson"]).widths  # type: ignore[union-attr]
+    training = json.loads(text)["training"]
+    assert training["rules"] == "sackson" and training["mix"] == 1.0
 
 
 def defined_value(network: Network, board: Board) -> int:

@@ -199,17 +199,22 @@ def test_the_compiled_evaluation_saturates_as_the_plain_one(sign: int) -> None:
 
 
 def test_without_a_network_the_compiled_arrays_say_so_and_the_engine_names_its_evaluation() -> None:
-    rules = PRESETS["sackson"]
+    rules = PRESETS["cooper"]
     assert network_for(rules) is None
     evaluator = evaluator_for(rules)
     assert evaluator.network is None
     assert int(compiled_evaluation(evaluator).network.shape[0]) == 0
     assert describe_evaluation(rules, None) == (
-        "linear evaluation: no network for this family (standard-guard-full-home-nolead-advance)"
+        "linear evaluation: no network for this family (standard-guard-full-home-lead-draw)"
     )
-    network = search_network("sackson")
+    network = search_network("cooper")
     assert describe_evaluation(rules, network) == (
-        "network a network given for the family standard-guard-full-home-nolead-advance "
+        "network a network given for the family standard-guard-full-home-lead-draw "
+        "(format version 1, widths 32-8-8)"
+    )
+    sackson = PRESETS["sackson"]
+    assert describe_evaluation(sackson, network_for(sackson)) == (
+        "network networks/standard-guard-full-home-nolead-advance.json "
         "(format version 1, widths 32-8-8)"
     )
 
