@@ -1,11 +1,11 @@
 """The chaos mode of the web load test (``python benchmarks/web_load.py --chaos``): the scaled
 service — PostgreSQL, Redis, two ``bluegray serve`` behind the shipped ``deploy/Caddyfile`` in
 Caddy, two ``bluegray worker`` — under a load of games while each of its parts fails in turn,
-exactly as the chaos test does it (``tests/web/chaos_service.py``), with more games. It reports
-the moves acknowledged and lost (lost must be 0), what each fault cost (how long after the part
-was back every socket had its game's version, and every waiting AI game its reply: the longest
-stall), and the moves' round trips (sent to acknowledged) before the first fault and after the
-last, as p50 and p99.
+exactly as the chaos test does it (``tests/web/processes/chaos_service.py``), with more games. It
+reports the moves acknowledged and lost (lost must be 0), what each fault cost (how long after the
+part was back every socket had its game's version, and every waiting AI game its reply: the longest
+stall), and the moves' round trips (sent to acknowledged) before the first fault and after the last,
+as p50 and p99.
 """
 
 from __future__ import annotations
@@ -18,7 +18,7 @@ import time
 from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
-from tests.web.chaos_service import AI_LEVELS, Chaos, play_through_faults, running_service
+from tests.web.processes.chaos_service import AI_LEVELS, Chaos, play_through_faults, running_service
 
 WARM_UP_SECONDS = 20.0
 """How long the games run before the first fault (the second half of it is the "before")."""

@@ -1,7 +1,8 @@
 """No doc, script, example or test names a module path that the moves of issue 40 retired (the
 web app's flat modules, now in its domain packages; the engine's ``fast*`` modules, now its
-``compiled`` package): a newcomer following one would find nothing there. The changelog keeps
-history's names."""
+``compiled`` package; the web tests' flat files, now in folders that mirror those packages), nor
+a test file that is not there: a newcomer following one would find nothing there. The changelog
+keeps history's names."""
 
 from __future__ import annotations
 
@@ -88,7 +89,24 @@ RETIRED_ENGINE = [
 ]
 """The engine's compiled twin before it moved into ``engine/compiled/``."""
 
-TEXT_SUFFIXES = (".py", ".md", ".toml", ".cfg", ".txt", ".sh", ".yml", ".yaml", ".html", ".js")
+TEXT_SUFFIXES = (
+    ".py",
+    ".md",
+    ".toml",
+    ".cfg",
+    ".txt",
+    ".sh",
+    ".yml",
+    ".yaml",
+    ".html",
+    ".js",
+    ".css",
+)
+
+TEST_PATH = re.compile(r"(?<![\w./-])tests/[\w/]*\w\.py\b")
+"""A test file by its path (``tests/web/games/test_api.py``)."""
+TEST_MODULE = re.compile(r"(?<![\w.])tests(?:\.\w+)+")
+"""A test module by its dotted name, perhaps with a name in it (``tests.web.conftest.Json``)."""
 
 
 def _tracked_texts() -> list[Path]:
@@ -140,3 +158,35 @@ def test_the_engine_keeps_no_compiled_module_at_its_root() -> None:
 def test_the_web_app_keeps_at_most_eight_modules_at_its_root() -> None:
     web = REPOSITORY / "src" / "bluegray" / "web"
     assert len(list(web.glob("*.py"))) <= 8
+
+
+def _is_test_module(dotted: str) -> bool:
+    """Whether ``dotted`` names a module of the tests (or a name inside one): each part is a
+    package or module of tests/ until a module, whose names follow."""
+    where = REPOSITORY / "tests"
+    for part in dotted.split(".")[1:]:
+        if where.with_suffix(".py").is_file():
+            return True
+        where = where / part
+        if not (where.with_suffix(".py").is_file() or (where / "__init__.py").is_file()):
+            return False
+    return True
+
+
+def test_every_test_file_named_is_there() -> None:
+    # The web tests' flat files (tests/web/test_lobby.py, tests.web.test_api, ...) moved into
+    # folders by package (tests/web/lobby/, tests/web/games/, ...): no name of them is left.
+    found = []
+    for path in _tracked_texts():
+        if not path.is_file():
+            continue
+        text = path.read_text("utf-8", errors="replace")
+        for match in TEST_PATH.finditer(text):
+            if not (REPOSITORY / match.group()).is_file():
+                line = text.count("\n", 0, match.start()) + 1
+                found.append(f"{path.relative_to(REPOSITORY)}:{line}: {match.group()}")
+        for match in TEST_MODULE.finditer(text):
+            if not _is_test_module(match.group()):
+                line = text.count("\n", 0, match.start()) + 1
+                found.append(f"{path.relative_to(REPOSITORY)}:{line}: {match.group()}")
+    assert found == []

@@ -21,7 +21,7 @@ from tests.servers import free_port
 PROCESS_HEADER = "x-bluegray-process"
 HEALTH_URI = "/api/health"
 """What the tests ask a web process to know it is up: the URI the shipped proxy's and compose
-file's health checks ask for (``tests/web/test_chaos.py`` checks that they agree)."""
+file's health checks ask for (``tests/web/processes/test_chaos.py`` checks that they agree)."""
 
 
 class Node:

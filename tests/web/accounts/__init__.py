@@ -1,0 +1,1 @@
+"""Tests of ``bluegray.web.accounts``: accounts, sessions, security, "your turn"."""

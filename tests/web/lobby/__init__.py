@@ -1,0 +1,1 @@
+"""Tests of ``bluegray.web.lobby``: seeks, challenges and quick pairings."""

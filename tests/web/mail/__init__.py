@@ -1,0 +1,1 @@
+"""Tests of ``bluegray.web.mail``: notices by email."""

@@ -1,0 +1,1 @@
+"""Tests of the service as real processes: cluster, proxy, deploy, start, restarts, faults."""

@@ -1,0 +1,1 @@
+"""Tests of ``bluegray.web.ratings``: Glicko-2, rated games and their integrity."""

@@ -1,0 +1,1 @@
+"""Tests of ``bluegray.web.realtime``: the sockets, their limits, healing after Redis fails."""

@@ -1,0 +1,1 @@
+"""Tests of ``bluegray.web.tournaments``: Swiss, arena, their standings and limits."""
