@@ -57,10 +57,11 @@ ENGINE_NOTES: Final = {
     ),
     4: (
         "Engine 4 (2026-11-27) corrects the linear evaluation with a network where a family"
-        ' ships one: `sackson` first (docs/evaluation.md, "Engine 4\'s network"). Against'
-        " engine 3 at 0.2 s a move its `level:8` scored 81% in 40 `sackson` games (+255 Elo, 95%"
-        " interval +161 to +399); the other rule sets play as engine 3 did. The `sackson`"
-        " ladder's levels are stronger than these tables say until it is measured again."
+        " ships one: `sackson`, and `cooper` with `classic` (docs/evaluation.md, \"Engine 4's"
+        ' network"). Against engine 3 at 0.2 s a move its `level:8` scored 81% in 40 `sackson`'
+        " games (+255 Elo, 95% interval +161 to +399) and 65% in 40 `cooper` games (+108, +27 to"
+        " +201); the other rule sets play as engine 3 did. Those three ladders' levels are"
+        " stronger than these tables say until they are measured again."
     ),
 }
 """What each engine changed, for the page while it has not been measured."""

@@ -26,7 +26,7 @@ from bluegray.engine.compiled.network import (
     refresh,
 )
 from bluegray.engine.compiled.node import make_null, unmake_null
-from bluegray.engine.evaluation import Evaluator
+from bluegray.engine.evaluation import Evaluator, family
 from bluegray.engine.limits import Limits
 from bluegray.engine.network import (
     ACCUMULATOR_LIMIT,
@@ -199,17 +199,17 @@ def test_the_compiled_evaluation_saturates_as_the_plain_one(sign: int) -> None:
 
 
 def test_without_a_network_the_compiled_arrays_say_so_and_the_engine_names_its_evaluation() -> None:
-    rules = PRESETS["cooper"]
+    rules = PRESETS["super"]
     assert network_for(rules) is None
     evaluator = evaluator_for(rules)
     assert evaluator.network is None
     assert int(compiled_evaluation(evaluator).network.shape[0]) == 0
     assert describe_evaluation(rules, None) == (
-        "linear evaluation: no network for this family (standard-guard-full-home-lead-draw)"
+        "linear evaluation: no network for this family (standard-private-full-home-lead-draw)"
     )
-    network = search_network("cooper")
+    network = search_network("super")
     assert describe_evaluation(rules, network) == (
-        "network a network given for the family standard-guard-full-home-lead-draw "
+        "network a network given for the family standard-private-full-home-lead-draw "
         "(format version 1, widths 32-8-8)"
     )
     sackson = PRESETS["sackson"]
@@ -226,6 +226,8 @@ def test_the_engine_names_each_presets_evaluation_in_its_handshake() -> None:
     assert session.quit() == 0
     said = [line for line in lines if line.startswith("info string evaluation ")]
     assert len(said) == len(PRESETS)
-    assert (
-        "info string evaluation cooper: linear evaluation: no network for this family" in (said[1])
-    )
+    for line, (name, rules) in zip(said, PRESETS.items(), strict=True):
+        shipped = network_for(rules) is not None
+        evaluation = f"network networks/{family(rules)}.json" if shipped else "linear evaluation"
+        assert line.startswith(f"info string evaluation {name}: {evaluation}"), line
+    assert sum("network networks/" in line for line in said) >= 1
