@@ -48,6 +48,9 @@ from network_training import (
 BEST = "best.npz"
 """The parameters of the epoch with the lowest held-out loss so far, the ones ``write`` uses."""
 SETTINGS = ("rules", "positions", "nodes", "seed")
+NEW_RUN_DEFAULTS: dict[str, Any] = {"rules": "sackson", "positions": 5000, "nodes": 1000, "seed": 1}
+"""A new run's settings where the command line gives none (a run already started keeps its
+own: ``train`` and ``write`` need only ``--run``)."""
 """The settings that make a run's shards what they are: fixed once the run has started."""
 
 
@@ -62,14 +65,16 @@ def progress_bar() -> Progress:
 
 
 def settings_of(args: argparse.Namespace) -> dict[str, Any]:
-    """The run's stored settings, written on its first start and checked on every later one."""
+    """The run's stored settings, written on its first start and checked on every later one
+    (against the settings the command line gives; those it leaves out are the run's)."""
     run: Path = args.run
     run.mkdir(parents=True, exist_ok=True)
     path = run / "run.json"
-    wanted = {name: getattr(args, name) for name in SETTINGS}
+    given = {name: getattr(args, name) for name in SETTINGS if getattr(args, name) is not None}
+    wanted = NEW_RUN_DEFAULTS | given
     if path.exists():
         stored: dict[str, Any] = json.loads(path.read_text(encoding="utf-8"))
-        changed = {k: (stored[k], v) for k, v in wanted.items() if stored.get(k) != v}
+        changed = {k: (stored.get(k), v) for k, v in given.items() if stored.get(k) != v}
         if changed:
             details = ", ".join(
                 f"{k} was {old!r}, now {new!r}" for k, (old, new) in changed.items()
@@ -137,7 +142,9 @@ def train(args: argparse.Namespace) -> None:
     training = data.subset(np.flatnonzero(~held))
     validation = data.subset(np.flatnonzero(held))
     checkpoint = args.run / "checkpoint.npz"
-    state = load_state(checkpoint) if checkpoint.exists() else new_state(args.widths, args.seed)
+    state = (
+        load_state(checkpoint) if checkpoint.exists() else new_state(args.widths, settings["seed"])
+    )
     print(
         f"{len(training)} training positions, {len(validation)} held out; "
         f"epoch {state.epoch} of {args.epochs} done",
@@ -205,10 +212,16 @@ def parser() -> argparse.ArgumentParser:
     for name in ("generate", "train", "write", "run"):
         command = commands.add_parser(name)
         command.add_argument("--run", type=Path, required=True, help="the run's folder")
-        command.add_argument("--rules", default="sackson", help="the rule set to play")
-        command.add_argument("--positions", type=int, default=5000, help="positions a shard")
-        command.add_argument("--nodes", type=int, default=1000, help="search nodes a position")
-        command.add_argument("--seed", type=int, default=1)
+        command.add_argument(
+            "--rules", help="the rule set to play (a new run: sackson; else the run's)"
+        )
+        command.add_argument(
+            "--positions", type=int, help="positions a shard (a new run: 5000; else the run's)"
+        )
+        command.add_argument(
+            "--nodes", type=int, help="search nodes a position (a new run: 1000; else the run's)"
+        )
+        command.add_argument("--seed", type=int, help="(a new run: 1; else the run's)")
         command.add_argument("--shards", type=int, default=40, help="shards the run has")
         command.add_argument("--jobs", type=int, default=1, help="shards played at once")
         command.add_argument(

@@ -69,6 +69,31 @@ def test_a_run_refuses_to_continue_with_other_settings(
     assert not (run / "shards").exists()
 
 
+def test_a_run_already_started_needs_only_its_folder(
+    script: dict[str, Any], tmp_path: Path
+) -> None:
+    # ``train`` and ``write`` of a cooper run took the sackson default and refused the run
+    # ("rules was 'cooper', now 'sackson'"): the settings left out are the run's.
+    run = tmp_path / "run"
+    run.mkdir()
+    stored = {"rules": "cooper", "positions": 100, "nodes": 99, "seed": 7}
+    (run / "run.json").write_text(json.dumps(stored), encoding="utf-8")
+    args = script["parser"]().parse_args(["write", "--run", str(run)])
+    assert script["settings_of"](args) == stored
+    args = script["parser"]().parse_args(["write", "--run", str(run), "--rules", "sackson"])
+    with pytest.raises(SystemExit, match="rules was 'cooper', now 'sackson'"):
+        script["settings_of"](args)
+    fresh = tmp_path / "fresh"
+    args = script["parser"]().parse_args(["generate", "--run", str(fresh), "--nodes", "60"])
+    assert script["settings_of"](args) == {
+        "rules": "sackson",
+        "positions": 5000,
+        "nodes": 60,
+        "seed": 1,
+    }
+    assert json.loads((fresh / "run.json").read_text(encoding="utf-8"))["nodes"] == 60
+
+
 def shards(run: Path) -> dict[str, tuple[int, int]]:
     return {
         path.name: (path.stat().st_ino, path.stat().st_mtime_ns)
