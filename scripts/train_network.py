@@ -212,16 +212,16 @@ def parser() -> argparse.ArgumentParser:
     for name in ("generate", "train", "write", "run"):
         command = commands.add_parser(name)
         command.add_argument("--run", type=Path, required=True, help="the run's folder")
-        command.add_argument(
-            "--rules", help="the rule set to play (a new run: sackson; else the run's)"
-        )
-        command.add_argument(
-            "--positions", type=int, help="positions a shard (a new run: 5000; else the run's)"
-        )
-        command.add_argument(
-            "--nodes", type=int, help="search nodes a position (a new run: 1000; else the run's)"
-        )
-        command.add_argument("--seed", type=int, help="(a new run: 1; else the run's)")
+        for setting, meaning, kind in (
+            ("rules", "the rule set to play", str),
+            ("positions", "positions a shard", int),
+            ("nodes", "search nodes a position", int),
+            ("seed", "the first shard's seed", int),
+        ):
+            default = NEW_RUN_DEFAULTS[setting]
+            command.add_argument(
+                f"--{setting}", type=kind, help=f"{meaning} (a new run: {default}; else the run's)"
+            )
         command.add_argument("--shards", type=int, default=40, help="shards the run has")
         command.add_argument("--jobs", type=int, default=1, help="shards played at once")
         command.add_argument(
