@@ -189,6 +189,35 @@ def lanes_of(item: pytest.Item) -> set[str]:
     return lanes
 
 
+PHONE_WIDTH: Final = 600
+"""A browser test's viewport narrower than this is a phone's."""
+
+
+def database_of_browser_test(item: pytest.Item) -> str | None:
+    """The one database a browser test runs on (``None``: it is not a browser test on a
+    database). The pages never see the database: every API test runs on both, so a browser test
+    runs each viewport once, the desktop on SQLite (the embedded default) and the phone on
+    PostgreSQL, and a test without viewports on SQLite (unless it names its database itself)."""
+    callspec = getattr(item, "callspec", None)
+    if callspec is None or "database_url" not in callspec.params:
+        return None
+    if item.get_closest_marker("browser") is None or any(
+        "database_url" in str(marker.args[0]) for marker in item.iter_markers("parametrize")
+    ):
+        return None  # not a browser test, or one that names its database itself
+    viewport = callspec.params.get("viewport")
+    if isinstance(viewport, dict) and viewport.get("width", PHONE_WIDTH) < PHONE_WIDTH:
+        return "postgresql"
+    return "sqlite"
+
+
+def _on_its_database(item: pytest.Item) -> bool:
+    """Whether ``item`` runs on the database it is meant to (every test but a browser test's
+    second database)."""
+    database = database_of_browser_test(item)
+    return database is None or item.callspec.params["database_url"] == database  # type: ignore[attr-defined]
+
+
 def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item]) -> None:
     for item in items:
         for lane in sorted(lanes_of(item)):
@@ -198,6 +227,10 @@ def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item
         ):
             # A module's browser tests stay on one worker: one Chromium for the module.
             item.add_marker(pytest.mark.xdist_group(f"browser:{item.nodeid.split('::')[0]}"))
+    paired = [item for item in items if _on_its_database(item)]
+    if len(paired) < len(items):
+        config.hook.pytest_deselected(items=[item for item in items if item not in paired])
+        items[:] = paired
 
 
 # -- in CI, no test skipped for want of numba -------------------------------------------------

@@ -336,7 +336,11 @@ def press_quick(player: Player, answers: dict[str, httpx.Response]) -> None:
 def test_a_seek_s_rating_range_and_the_limits_on_seeking(
     make_server: Callable[..., LiveServer],
 ) -> None:
-    server = make_server(seek_burst=3, challenge_burst=1, max_seeks=10)
+    # Rates so slow that no seek comes back within the test, however loaded the machine (at the
+    # default, one came back after 5 s and the fourth seek was not refused).
+    server = make_server(
+        seek_burst=3, seek_rate=0.001, challenge_burst=1, challenge_rate=0.001, max_seeks=10
+    )
     ada, bob = Player(server.url, "ada"), Player(server.url, "bob")
     strong = ada.seek(rating_min=1600)
     refused = bob.post(f"/api/seeks/{strong['id']}/accept")
