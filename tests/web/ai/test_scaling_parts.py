@@ -42,6 +42,7 @@ from bluegray.web.ai.local_queue import LocalQueue
 from bluegray.web.games import actions
 from bluegray.web.games.ai_moves import ai_job
 from bluegray.web.games.live import LiveGame, Seat
+from bluegray.web.games.outages import credit_outage
 from bluegray.web.games.store import (
     apply_save,
     change_save,
@@ -59,7 +60,7 @@ from bluegray.web.realtime.bus import LocalBus, News
 from bluegray.web.realtime.presence import LocalPresence
 from bluegray.web.realtime.sockets import Connection, Hub
 from bluegray.web.timers.deadlines import DONE, Due, Timers, Verdict
-from bluegray.web.timers.uptime import credit_outage, note_alive
+from bluegray.web.timers.uptime import note_alive
 from bluegray.web.worker import slot_names, worker_slots
 
 # -- the hub: states in version order ---------------------------------------------------------

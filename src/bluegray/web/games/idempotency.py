@@ -22,7 +22,7 @@ from typing import Final
 from sqlalchemy import Connection, delete, insert, select
 from sqlalchemy.orm import Session
 
-from bluegray.web.accounts.players import Account
+from bluegray.web.games.players import Player
 from bluegray.web.platform.db import ConflictError
 from bluegray.web.platform.models import Base, IdempotencyKeyRow
 from bluegray.web.platform.refusals import Invalid
@@ -45,7 +45,7 @@ class Keyed:
     request_hash: str
 
     @classmethod
-    def of(cls, key: str, browser: str, player: Account | None, request_text: str) -> Keyed:
+    def of(cls, key: str, browser: str, player: Player | None, request_text: str) -> Keyed:
         """``request_text``: the request as read (its canonical JSON), to tell a retry from a
         different request with the same key."""
         if not KEY_PATTERN.fullmatch(key):

@@ -1,6 +1,6 @@
-"""Rated games: which games may be rated, the time class and rating pool of a game, the Glicko-2
-update of both players' ratings when a rated game ends, and the voiding of an account's rated
-results when a moderator closes it.
+"""Rated games: the time class and rating pool of a game, the Glicko-2 update of both players'
+ratings when a rated game ends, and the voiding of an account's rated results when a moderator
+closes it (which games may be rated is the games' own rule: ``games.rated_games``).
 
 A rating pool is a preset rule set and a time class (``sackson/real-time``); each account has at
 most one rating per pool (``ratings``) and a history row per rated game (``rating_history``).
@@ -28,17 +28,14 @@ from typing import Any, Final
 
 from sqlalchemy import Connection, Row, delete, select, update
 
-from bluegray.game import Game
 from bluegray.pieces import Side
 from bluegray.rules import RuleSet
-from bluegray.web.accounts.players import Account
 from bluegray.web.accounts.schemas import RatingPreview, SidePreview
 from bluegray.web.games.live import LiveGame
-from bluegray.web.games.schemas import CreateGameRequest, RatingChange, RatingResult
+from bluegray.web.games.schemas import RatingChange, RatingResult
 from bluegray.web.platform.clocks import TIME_CLASSES, TimeClass
 from bluegray.web.platform.db import Database, upsert
 from bluegray.web.platform.models import Base
-from bluegray.web.platform.refusals import Conflict, Forbidden, Invalid
 from bluegray.web.ratings.glicko import DEFAULT_SETTINGS, Rating, RatingSettings, is_provisional
 from bluegray.web.ratings.glicko import periods_between as glicko_periods
 from bluegray.web.ratings.glicko import rate_game as glicko_rate_game
@@ -62,36 +59,6 @@ def split_pool(pool: str) -> tuple[str, TimeClass] | None:
         if kind == known and rules:
             return rules, known
     return None
-
-
-def check_rated(request: CreateGameRequest, rules: RuleSet, player: Account | None) -> None:
-    """Refuse (422 ``cannot_be_rated``) a rated game that cannot be: only a game against a friend,
-    created by an account, under a preset rule set from its start position, is rated."""
-
-    def refuse(why: str) -> Invalid:
-        return Invalid("cannot_be_rated", f"this game cannot be rated: {why}")
-
-    if player is None:
-        raise refuse("rated games are played between two accounts: log in first")
-    if request.opponent.type != "friend":
-        raise refuse("only a game between two people (against a friend) is rated")
-    if rules.name is None:
-        raise refuse("a custom rule set is never rated: choose a preset rule set")
-    if request.position is not None and str(Game(rules, request.position).position) != str(
-        Game(rules).position
-    ):
-        raise refuse("a game from a set-up position is never rated")
-
-
-def check_rated_seat(live: LiveGame, player: Account | None) -> None:
-    """Refuse a seat in a rated game to a player without an account, or to the account that
-    holds the other seat."""
-    if not live.rated:
-        return
-    if player is None:
-        raise Forbidden("forbidden", "this game is rated: log in to an account to join it")
-    if any(seat.played_by(player.id) for seat in live.seats.values()):
-        raise Conflict("not_allowed", "a rated game is played by two different accounts")
 
 
 # -- rating at the end of a game -------------------------------------------------------------------
