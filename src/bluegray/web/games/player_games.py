@@ -1,6 +1,8 @@
-"""Players' public profiles: the games an account played, newest first, and how they ended for it
-(wins, draws, losses and losses by abandonment, against people and against the AI). They read the
-database, never a process's copies, so every process shows the same profile."""
+"""The games an account played, as its public profile shows them: newest first, and how they
+ended for it (wins, draws, losses and losses by abandonment, against people and against the AI).
+Questions about games, asked by the routes (a service-level module: the queries are the games'
+own). They read the database, never a process's copies, so every process shows the same
+profile."""
 
 from __future__ import annotations
 
@@ -10,8 +12,8 @@ from typing import Final
 from sqlalchemy import and_, case, func, or_, select
 from sqlalchemy.orm import Session, aliased
 
-from bluegray.web.accounts.schemas import GameCounts, Opponent, PlayerGame, PlayerGames
 from bluegray.web.games.queries import older_than, outcome_of_row
+from bluegray.web.games.schemas import GameCounts, Opponent, PlayerGame, PlayerGames
 from bluegray.web.platform.db import Database
 from bluegray.web.platform.models import GameRow, SeatRow
 
