@@ -27,10 +27,11 @@ from bluegray.cli.main import main
 from bluegray.game import Game
 from bluegray.pieces import Side
 from bluegray.web.games.live import LiveGame, Played
+from bluegray.web.migrations.schema import schema
 from bluegray.web.platform.clocks import Clock
 from bluegray.web.platform.db import ConflictError, Database
 from bluegray.web.platform.logs import game_id_var, log_config
-from bluegray.web.platform.models import Base, ServerStateRow
+from bluegray.web.platform.models import ServerStateRow
 from bluegray.web.platform.rates import RateLimits
 from bluegray.web.platform.security import digest, matches, new_token
 from bluegray.web.platform.settings import InvalidSettingError, Settings
@@ -68,7 +69,7 @@ def test_the_migrations_build_exactly_the_models_schema(database_url: str) -> No
     try:
         with database.engine.connect() as connection:
             context = MigrationContext.configure(connection)
-            assert compare_metadata(context, Base.metadata) == []
+            assert compare_metadata(context, schema()) == []
             assert context.get_current_revision() == "0009"
             if connection.dialect.name == "sqlite":
                 mode = connection.execute(text("PRAGMA journal_mode")).scalar()

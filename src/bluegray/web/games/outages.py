@@ -14,7 +14,7 @@ from __future__ import annotations
 from sqlalchemy import Connection, case, literal, update
 
 from bluegray.web.games.live import LiveGame
-from bluegray.web.platform.models import GameRow
+from bluegray.web.games.rows import GameRow
 from bluegray.web.timers.uptime import Outage, claim_outage
 
 

@@ -11,10 +11,10 @@ from sqlalchemy import select
 from sqlalchemy.orm import Session
 
 from bluegray.web.games.player_games import opponent_of
+from bluegray.web.games.rows import GameRow, SeatRow
 from bluegray.web.games.schemas import Opponent, TurnGame, YourTurn
 from bluegray.web.platform.clocks import time_class
 from bluegray.web.platform.db import Database
-from bluegray.web.platform.models import GameRow, SeatRow
 
 TURN_LIMIT: Final = 200
 """The most games the list shows."""

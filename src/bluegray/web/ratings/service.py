@@ -30,19 +30,20 @@ from sqlalchemy import Connection, Row, delete, select, update
 
 from bluegray.pieces import Side
 from bluegray.rules import RuleSet
+from bluegray.web.accounts.players import lock_accounts
 from bluegray.web.accounts.schemas import RatingPreview, SidePreview
 from bluegray.web.games.live import LiveGame
 from bluegray.web.games.schemas import RatingChange, RatingResult
 from bluegray.web.platform.clocks import TIME_CLASSES, TimeClass
 from bluegray.web.platform.db import Database, upsert
-from bluegray.web.platform.models import Base
+from bluegray.web.platform.models import table_of
 from bluegray.web.ratings.glicko import DEFAULT_SETTINGS, Rating, RatingSettings, is_provisional
 from bluegray.web.ratings.glicko import periods_between as glicko_periods
 from bluegray.web.ratings.glicko import rate_game as glicko_rate_game
+from bluegray.web.ratings.rows import RatingHistoryRow, RatingRow
 
-_ACCOUNTS: Final = Base.metadata.tables["accounts"]
-_RATINGS: Final = Base.metadata.tables["ratings"]
-_HISTORY: Final = Base.metadata.tables["rating_history"]
+_RATINGS: Final = table_of(RatingRow)
+_HISTORY: Final = table_of(RatingHistoryRow)
 
 
 def pool_name(rules: RuleSet, time_class: str) -> str | None:
@@ -111,19 +112,6 @@ def blue_score(live: LiveGame) -> float | None:
     if outcome.winner is None:
         return 0.5
     return 1.0 if outcome.winner is Side.BLUE else 0.0
-
-
-def _lock_accounts(connection: Connection, ids: Iterable[int]) -> set[int]:
-    """Hold the accounts' rows until the transaction ends (PostgreSQL; SQLite has one writer),
-    always in the same order, so that two games ending at once for one player rate one after
-    the other (and after a closing that voids one's results). The ids of those closed."""
-    rows = connection.execute(
-        select(_ACCOUNTS.c.id, _ACCOUNTS.c.closed_ms)
-        .where(_ACCOUNTS.c.id.in_(sorted(set(ids))))
-        .order_by(_ACCOUNTS.c.id)
-        .with_for_update()
-    ).all()
-    return {row.id for row in rows if row.closed_ms is not None}
 
 
 def _standings(connection: Connection, pool: str, ids: Iterable[int]) -> dict[int, Standing]:
@@ -198,7 +186,7 @@ def rate_ended(
     if blue_id is None or gray_id is None or blue_id == gray_id:
         return  # refused when the seats were taken; never rated otherwise
     end_ms = live.updated_ms
-    if _lock_accounts(connection, (blue_id, gray_id)):
+    if lock_accounts(connection, (blue_id, gray_id)):
         return  # a player's account was closed during the game: its results are void
     known = _standings(connection, pool, (blue_id, gray_id))
     blue = known.get(blue_id, NEW_STANDING)
@@ -326,7 +314,7 @@ def recompute_pool(
     players = connection.execute(
         select(_HISTORY.c.account_id).where(_HISTORY.c.pool == pool).distinct()
     ).scalars()
-    _lock_accounts(connection, players)
+    lock_accounts(connection, players)
     rows = connection.execute(
         select(_HISTORY)
         .where(_HISTORY.c.pool == pool)

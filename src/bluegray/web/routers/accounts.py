@@ -14,6 +14,7 @@ from typing import Annotated, Any, Final
 from fastapi import APIRouter, Path, Query, Request, Response
 
 from bluegray.web.accounts.api_tokens import TokenInfo as StoredToken
+from bluegray.web.accounts.notifications import Preferences, preferences, store_preferences
 from bluegray.web.accounts.players import Account
 from bluegray.web.accounts.schemas import (
     AccountInfo,
@@ -50,7 +51,6 @@ from bluegray.web.games.player_games import game_counts, player_games
 from bluegray.web.games.rated_pairs import DAY_MS
 from bluegray.web.games.schemas import PlayerGames, YourTurn
 from bluegray.web.games.turns import your_turn
-from bluegray.web.mail.notices import Preferences, preferences, store_preferences
 from bluegray.web.platform.clocks import now_ms
 from bluegray.web.platform.refusals import Forbidden, Invalid, NotFound
 from bluegray.web.platform.schemas import ErrorResponse

@@ -22,7 +22,7 @@ from sqlalchemy import Connection, select, update
 from sqlalchemy.orm import Session
 
 from bluegray.web.platform.db import upsert
-from bluegray.web.platform.models import Base
+from bluegray.web.platform.models import ServerStateRow, table_of
 
 HEARTBEAT_KEY: Final = "heartbeat_ms"
 STORE_OUTAGE_KEY: Final = "store_outage_ms"
@@ -30,7 +30,7 @@ STORE_OUTAGE_KEY: Final = "store_outage_ms"
 
 Outage = tuple[int, int]
 """From when to when (milliseconds since the epoch) the database could not be reached."""
-_STATE: Final = Base.metadata.tables["server_state"]
+_STATE: Final = table_of(ServerStateRow)
 
 
 def note_alive(connection: Connection, stamp: int, outage: Outage | None = None) -> None:
