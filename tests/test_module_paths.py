@@ -72,6 +72,13 @@ RETIRED_WEB = [
 ]
 """The web app's modules before it was cut by domain (some names are packages now)."""
 
+RETIRED_IN_PACKAGES = [
+    "accounts/profiles",
+    "accounts/turns",
+]
+"""Modules of the web's packages that moved to another package (an account's games and its "your
+turn" list are the games' own: ``games/player_games.py``, ``games/turns.py``)."""
+
 RETIRED_ENGINE = [
     "compiled_cache",
     "fastbatch",
@@ -129,6 +136,10 @@ def _retired_patterns() -> list[re.Pattern[str]]:
         patterns.append(re.compile(rf"\bweb/{name}\.py\b"))
         if not (web / name).is_dir():
             patterns.append(re.compile(rf"\bbluegray\.web\.{name}\b(?!\.)"))
+    for name in RETIRED_IN_PACKAGES:
+        dotted = re.escape(name.replace("/", "."))
+        patterns.append(re.compile(rf"\bweb/{name}\.py\b"))
+        patterns.append(re.compile(rf"\bbluegray\.web\.{dotted}\b"))
     for name in RETIRED_ENGINE:
         patterns.append(re.compile(rf"\b{name}\b"))
     patterns.append(re.compile(r"\bengine/compiled\.py\b"))

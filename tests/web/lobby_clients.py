@@ -11,8 +11,9 @@ import httpx
 from sqlalchemy import Connection, delete, insert, select
 from websockets.sync.client import ClientConnection, connect
 
+from bluegray.web.accounts.rows import AccountRow
 from bluegray.web.platform.clocks import now_ms
-from bluegray.web.platform.models import AccountRow, RatingRow
+from bluegray.web.ratings.rows import RatingRow
 from tests.web.conftest import Json, LiveServer
 
 PASSWORD = "correct horse battery"

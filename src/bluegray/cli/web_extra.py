@@ -14,24 +14,24 @@ import logging.config
 import socket
 
 import uvicorn
-from sqlalchemy import Engine, func, select
+from sqlalchemy import Engine
 from sqlalchemy.orm import Session
 
 from bluegray.cli.common import EXIT_OK, console, fail
 from bluegray.web.accounts.service import (
+    access_counts,
     close_account,
     find_account,
-    games_played,
     make_bot,
     set_moderator,
 )
 from bluegray.web.app import create_app
 from bluegray.web.endings import CLOSING_STEPS
+from bluegray.web.games.player_games import games_played
 from bluegray.web.games.rated_pairs import DAY_MS, capped_pairs
 from bluegray.web.platform.clocks import now_ms
 from bluegray.web.platform.db import database_url, make_engine, shown, upgrade_schema
 from bluegray.web.platform.logs import log_config
-from bluegray.web.platform.models import ApiTokenRow, SessionRow
 from bluegray.web.platform.settings import InvalidSettingError, Settings, process_name
 from bluegray.web.platform.slow_clients import slow_client_protocol
 from bluegray.web.worker import supervise, worker_slots
@@ -256,16 +256,7 @@ def user(args: argparse.Namespace) -> int:
                 else:
                     console.print(f"bluegray: {name}'s account is a bot's now")
             else:
-                sessions = session.scalar(
-                    select(func.count())
-                    .select_from(SessionRow)
-                    .where(SessionRow.account_id == row.id, SessionRow.expires_ms > now_ms())
-                )
-                tokens = session.scalar(
-                    select(func.count())
-                    .select_from(ApiTokenRow)
-                    .where(ApiTokenRow.account_id == row.id)
-                )
+                sessions, tokens = access_counts(session, row.id, now_ms())
                 state = "open" if row.closed_ms is None else f"closed on {_day(row.closed_ms)}"
                 console.print(
                     f"{name}: account {row.id} since {_day(row.created_ms)}, "

@@ -21,6 +21,7 @@ from bluegray.web.ai.jobs import AiBusyError, JobQueue, MoveJob, MoveSink, Owner
 from bluegray.web.games import actions
 from bluegray.web.games.ai_moves import ai_job, play_ai_move
 from bluegray.web.games.live import LiveGame
+from bluegray.web.games.outages import credit_outage, credited_flag_at
 from bluegray.web.games.runtime import Games
 from bluegray.web.games.schemas import AiStatus
 from bluegray.web.games.store import timer_values
@@ -34,13 +35,7 @@ from bluegray.web.realtime.bus import Bus, News
 from bluegray.web.realtime.presence import PresenceBook
 from bluegray.web.realtime.sockets import Hub
 from bluegray.web.timers.deadlines import DONE, Due, Timers, Verdict
-from bluegray.web.timers.uptime import (
-    Outage,
-    credit_outage,
-    credited_flag_at,
-    note_alive,
-    store_outage,
-)
+from bluegray.web.timers.uptime import Outage, note_alive, store_outage
 
 log = logging.getLogger("bluegray.web")
 

@@ -23,8 +23,8 @@ from bluegray.web.accounts.passwords import (
     TIME_COST,
     verify_now,
 )
+from bluegray.web.accounts.rows import AccountRow
 from bluegray.web.platform.db import make_engine
-from bluegray.web.platform.models import AccountRow
 from bluegray.web.routers.pages import TEMPLATES
 from tests.web.account_clients import PASSWORD, Browser, csrf, log_in, post, sign_up
 from tests.web.conftest import TestClient

@@ -15,9 +15,11 @@ from sqlalchemy import Connection, insert, inspect, select
 
 from bluegray.cli.main import main
 from bluegray.web import endings
+from bluegray.web.accounts.rows import ApiTokenRow
 from bluegray.web.games import service as service_module
+from bluegray.web.games.rows import SeatRow
 from bluegray.web.platform.db import MIGRATIONS, make_engine, upgrade_schema
-from bluegray.web.platform.models import ApiTokenRow, Base, SeatRow
+from bluegray.web.platform.models import ServerStateRow, table_of
 from tests.web.account_clients import (
     PASSWORD,
     Browser,
@@ -359,7 +361,7 @@ def closing_note() -> Iterator[None]:
     """A closing step that notes the account it closed (in the server's own table)."""
 
     def note(connection: Connection, account_id: int, now: int) -> None:
-        table = Base.metadata.tables["server_state"]
+        table = table_of(ServerStateRow)
         connection.execute(insert(table).values(key=f"closed:{account_id}", value=str(now)))
 
     endings.CLOSING_STEPS.append(note)
@@ -395,7 +397,7 @@ def test_a_moderator_closes_an_account_whose_sessions_and_tokens_end(
     # The closing steps ran in the same transaction.
     engine = make_engine(database_url)
     with engine.connect() as connection:
-        table = Base.metadata.tables["server_state"]
+        table = table_of(ServerStateRow)
         keys = connection.execute(select(table.c.key)).scalars().all()
     engine.dispose()
     assert any(key.startswith("closed:") for key in keys)

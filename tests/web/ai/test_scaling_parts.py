@@ -24,6 +24,7 @@ from bluegray.engine import levels
 from bluegray.engine.limits import Limits
 from bluegray.errors import BlueGrayError
 from bluegray.pieces import Side
+from bluegray.web.accounts.rows import AccountRow
 from bluegray.web.ai import local_queue, redis_queue
 from bluegray.web.ai.cpus import quota_cpus, usable_cpus
 from bluegray.web.ai.jobs import (
@@ -42,6 +43,8 @@ from bluegray.web.ai.local_queue import LocalQueue
 from bluegray.web.games import actions
 from bluegray.web.games.ai_moves import ai_job
 from bluegray.web.games.live import LiveGame, Seat
+from bluegray.web.games.outages import credit_outage
+from bluegray.web.games.rows import GameRow
 from bluegray.web.games.store import (
     apply_save,
     change_save,
@@ -53,13 +56,14 @@ from bluegray.web.games.store import (
 from bluegray.web.platform.clocks import now_ms
 from bluegray.web.platform.db import Database
 from bluegray.web.platform.metrics import WorkerMetrics
-from bluegray.web.platform.models import Base, GameRow
+from bluegray.web.platform.models import table_of
 from bluegray.web.platform.settings import Settings
 from bluegray.web.realtime.bus import LocalBus, News
 from bluegray.web.realtime.presence import LocalPresence
 from bluegray.web.realtime.sockets import Connection, Hub
 from bluegray.web.timers.deadlines import DONE, Due, Timers, Verdict
-from bluegray.web.timers.uptime import credit_outage, note_alive
+from bluegray.web.timers.rows import DeadlineRow
+from bluegray.web.timers.uptime import note_alive
 from bluegray.web.worker import slot_names, worker_slots
 
 # -- the hub: states in version order ---------------------------------------------------------
@@ -271,7 +275,7 @@ def _database(path: Path) -> Database:
 
 def test_a_due_timer_fires_once_however_many_processes_look(tmp_path: Path) -> None:
     database = _database(tmp_path)
-    deadlines = Base.metadata.tables["deadlines"]
+    deadlines = table_of(DeadlineRow)
     database.run(
         lambda c: c.execute(
             insert(deadlines),
@@ -401,7 +405,7 @@ def test_clocks_are_credited_once_for_an_outage_and_not_for_one_process_dying(
     tmp_path: Path,
 ) -> None:
     database = _database(tmp_path)
-    games = Base.metadata.tables["games"]
+    games = table_of(GameRow)
     row: dict[str, Any] = {
         "id": "g", "created_ms": 0, "updated_ms": 0, "mode": "friend", "status": "active",
         "version": 3, "rules": "sackson", "start": "x", "position": "x", "ply": 1, "turn": "gray",
@@ -480,7 +484,7 @@ def test_a_seat_an_account_takes_reads_back_and_applies_as_written(tmp_path: Pat
     applied by another process from the news, are the game as it was changed."""
     database = _database(tmp_path)
     try:
-        accounts = Base.metadata.tables["accounts"]
+        accounts = table_of(AccountRow)
         database.run(
             lambda c: c.execute(
                 insert(accounts).values(

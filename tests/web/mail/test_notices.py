@@ -17,8 +17,9 @@ from alembic import command
 from alembic.config import Config
 from sqlalchemy import Connection, func, inspect, select
 
+from bluegray.web.accounts.rows import AccountRow, SessionRow
+from bluegray.web.games.rows import GameRow, SeatRow
 from bluegray.web.platform.db import MIGRATIONS, make_engine, upgrade_schema
-from bluegray.web.platform.models import AccountRow, GameRow, SeatRow, SessionRow
 from tests.servers import MailSink, free_port
 from tests.web.account_clients import PASSWORD, Browser, friend_game, sign_up
 from tests.web.conftest import ServeProcess, TestClient

@@ -23,8 +23,8 @@ from bluegray.game import Game
 from bluegray.pieces import Side
 from bluegray.protocol.client import Engine
 from bluegray.web.games.live import LiveGame
+from bluegray.web.games.outages import credit_store_outage, credited_flag_at
 from bluegray.web.platform.clocks import Clock, now_ms
-from bluegray.web.timers.uptime import credit_store_outage, credited_flag_at
 from tests.servers import PostgresServer, RedisServer
 from tests.web.conftest import Json, LiveServer, Socket, settings_for
 

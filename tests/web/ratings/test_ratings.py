@@ -13,9 +13,11 @@ from sqlalchemy import Connection, insert, select
 from bluegray.cli.main import main
 from bluegray.game import Game
 from bluegray.web.accounts.schemas import RatingPoint
-from bluegray.web.platform.models import Base
+from bluegray.web.migrations.schema import schema
+from bluegray.web.platform.models import table_of
 from bluegray.web.ratings.glicko import DEFAULT_SETTINGS, Rating
 from bluegray.web.ratings.leaderboards import CHART_LABELS, CHART_MARGIN, rating_chart
+from bluegray.web.ratings.rows import RatingRow
 from bluegray.web.ratings.service import NEW_STANDING, Standing, rate_pair
 from tests.web.account_clients import Browser, friend_game, post, sign_up
 from tests.web.conftest import Json, TestClient
@@ -54,7 +56,7 @@ def rows(client: TestClient, table: str) -> list[Any]:
     engine = client.app.state.service.db  # type: ignore[attr-defined]
 
     def read(connection: Connection) -> list[Any]:
-        return list(connection.execute(select(Base.metadata.tables[table])).all())
+        return list(connection.execute(select(schema().tables[table])).all())
 
     return engine.run(read)  # type: ignore[no-any-return]
 
@@ -256,7 +258,7 @@ def test_leaderboards_list_established_ratings_of_open_accounts_page_by_page(
     for name in names:
         sign_up(Browser(app), name)
     ids = {row.name: row.id for row in rows(app, "accounts")}
-    table = Base.metadata.tables["ratings"]
+    table = table_of(RatingRow)
     values = [
         ("top", 1900.0, 60.0),
         ("mid", 1700.0, 80.0),

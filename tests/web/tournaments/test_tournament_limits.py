@@ -11,7 +11,8 @@ from typing import Any
 from sqlalchemy import update
 
 from bluegray.web.platform.db import make_engine
-from bluegray.web.platform.models import Base
+from bluegray.web.platform.models import table_of
+from bluegray.web.tournaments.rows import TournamentRow
 from tests.web.account_clients import Browser, post, sign_up
 from tests.web.conftest import Json, LiveServer, TestClient
 from tests.web.lobby_clients import Player
@@ -39,7 +40,7 @@ def test_an_account_has_at_most_three_open_tournaments_and_ten_a_day(
     assert create(bob, "Bob's cup").status_code == 201  # another account is not held back
     # Finished ones leave room for more, but not past ten created in a day.
     engine = make_engine(database_url)
-    tournaments = Base.metadata.tables["tournaments"]
+    tournaments = table_of(TournamentRow)
     for more in (3, 3, 1):  # 3 + 3 + 3 + 1: ten today
         with engine.begin() as connection:
             connection.execute(
@@ -108,7 +109,7 @@ def test_a_record_download_never_fails_on_a_name_stored_before(
         assert player.post(f"/api/tournaments/{tid}/join").status_code == 200
     [game] = wait_for(lambda: ada.get(f"/api/tournaments/{tid}/games")["games"])
     engine = make_engine(database_url)
-    tournaments = Base.metadata.tables["tournaments"]
+    tournaments = table_of(TournamentRow)
     with engine.begin() as connection:  # as an older version let it be stored
         connection.execute(
             update(tournaments).where(tournaments.c.id == tid).values(name="Old\nCup\x1b")

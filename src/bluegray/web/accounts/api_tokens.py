@@ -15,9 +15,10 @@ from sqlalchemy import Connection, delete, insert, select, update
 from sqlalchemy.orm import Session
 
 from bluegray.web.accounts.players import Account, account_of_row
+from bluegray.web.accounts.rows import AccountRow, ApiTokenRow
 from bluegray.web.platform.clocks import now_ms
 from bluegray.web.platform.db import Database
-from bluegray.web.platform.models import AccountRow, ApiTokenRow, Base
+from bluegray.web.platform.models import table_of
 from bluegray.web.platform.refusals import Conflict, NotFound
 from bluegray.web.platform.security import digest
 
@@ -26,7 +27,7 @@ TOKENS_PER_ACCOUNT: Final = 20
 USED_EVERY_MS: Final = 60_000
 """A token's ``last_used_ms`` is written at most this often."""
 
-_TOKENS: Final = Base.metadata.tables["api_tokens"]
+_TOKENS: Final = table_of(ApiTokenRow)
 
 
 @dataclass(frozen=True)

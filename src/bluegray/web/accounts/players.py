@@ -11,10 +11,14 @@ Reserved words are matched by skeleton, not exactly: a name that only looks like
 from __future__ import annotations
 
 import re
+from collections.abc import Iterable
 from dataclasses import dataclass
 from typing import Final
 
-from bluegray.web.platform.models import AccountRow
+from sqlalchemy import Connection, select
+from sqlalchemy.orm import Session
+
+from bluegray.web.accounts.rows import AccountRow
 from bluegray.web.platform.refusals import Invalid
 
 NAME_PATTERN: Final = r"^[A-Za-z0-9_-]{3,20}$"
@@ -93,6 +97,38 @@ def account_of_row(row: AccountRow) -> Account:
         moderator=bool(row.moderator),
         closed_ms=row.closed_ms,
     )
+
+
+def read_account(session: Session, account_id: int) -> Account | None:
+    """The account with this id (``None``: none)."""
+    row = session.get(AccountRow, account_id)
+    return None if row is None else account_of_row(row)
+
+
+def read_account_named(session: Session, name: str) -> Account | None:
+    """The account with this name, without regard to case (``None``: none)."""
+    row = session.scalars(select(AccountRow).where(AccountRow.name_key == name_key(name))).first()
+    return None if row is None else account_of_row(row)
+
+
+def read_accounts(session: Session, ids: Iterable[int]) -> dict[int, Account]:
+    """The accounts with these ids, by id (an id without an account is left out)."""
+    rows = session.scalars(select(AccountRow).where(AccountRow.id.in_(set(ids))))
+    return {row.id: account_of_row(row) for row in rows}
+
+
+def lock_accounts(connection: Connection, ids: Iterable[int]) -> set[int]:
+    """Hold the accounts' rows until the transaction ends (PostgreSQL; SQLite has one writer),
+    always in the same order, so that work on one account done at once by two transactions (two
+    games ending for one player; two tournaments created by one account) is done one after the
+    other, and after a closing. The ids of those closed."""
+    rows = connection.execute(
+        select(AccountRow.id, AccountRow.closed_ms)
+        .where(AccountRow.id.in_(sorted(set(ids))))
+        .order_by(AccountRow.id)
+        .with_for_update()
+    ).all()
+    return {row.id for row in rows if row.closed_ms is not None}
 
 
 def name_key(name: str) -> str:

@@ -7,7 +7,7 @@ from typing import Literal
 
 from pydantic import BaseModel, EmailStr, Field
 
-from bluegray.web.games.schemas import Mode, OutcomeInfo, SideName, Status
+from bluegray.web.games.schemas import GameCounts, PlayerGame
 from bluegray.web.platform.schemas import Request
 from bluegray.web.platform.texts import OneLine
 
@@ -102,14 +102,6 @@ class TokenList(BaseModel):
 # -- profiles --------------------------------------------------------------------------------------
 
 
-class GameCounts(BaseModel):
-    games: int = Field(description="Finished games.")
-    wins: int
-    draws: int
-    losses: int
-    abandoned: int = Field(description="Losses by leaving the game (counted in losses too).")
-
-
 class RatingPoint(BaseModel):
     at_ms: int = Field(description="When the rated game ended.")
     rating: float = Field(description="The rating after it.")
@@ -151,31 +143,6 @@ class Leaderboard(BaseModel):
     next_offset: int | None = Field(description="Pass as offset for the next page (null: none).")
 
 
-class Opponent(BaseModel):
-    kind: Literal["account", "anonymous", "ai", "self", "open"] = Field(
-        description="account (a named player), anonymous (a player without an account), ai, "
-        "self (a hot-seat game) or open (nobody has joined)."
-    )
-    name: str | None = None
-    bot: bool = False
-    level: int | None = Field(default=None, description="The AI's level.")
-
-
-class PlayerGame(BaseModel):
-    id: str
-    created_ms: int
-    mode: Mode
-    status: Status
-    rules: str
-    side: SideName | Literal["both"] = Field(description="The side(s) the player played.")
-    opponent: Opponent
-    result: Literal["win", "draw", "loss"] | None = Field(
-        description="For the player (null: not finished, aborted, or a hot-seat game)."
-    )
-    outcome: OutcomeInfo | None
-    ply: int
-
-
 class PlayerProfile(BaseModel):
     """A player's public profile."""
 
@@ -195,38 +162,6 @@ class PlayerProfile(BaseModel):
         description="Pass as before_ms to /api/players/{name}/games for older games."
     )
     next_before_id: str | None = Field(description="Pass as before_id with before_ms.")
-
-
-class PlayerGames(BaseModel):
-    games: list[PlayerGame]
-    next_before_ms: int | None
-    next_before_id: str | None
-
-
-class TurnGame(BaseModel):
-    """A game waiting for the account's move."""
-
-    id: str
-    mode: Literal["ai", "friend"]
-    rules: str
-    side: SideName
-    opponent: Opponent
-    ply: int
-    time_class: Literal["real-time", "correspondence"]
-    days_per_move: int | None = Field(description="A correspondence game's days per move.")
-    deadline_ms: int | None = Field(
-        description="When the account's time for this move runs out, in server time (ms since "
-        "the epoch); null: no time limit."
-    )
-    path: str = Field(examples=["/game/mT2T4IADb3CE"])
-
-
-class YourTurn(BaseModel):
-    """The account's games where it is its move, the most urgent first (the nearest deadline;
-    games without a time limit last, the longest waiting first)."""
-
-    games: list[TurnGame]
-    server_time_ms: int
 
 
 class NotificationRequest(Request):

@@ -18,6 +18,7 @@ from __future__ import annotations
 
 import logging
 from collections.abc import Callable, Sequence
+from functools import partial
 from typing import Final
 
 from sqlalchemy import Connection, func, insert, select, update
@@ -27,13 +28,15 @@ from sqlalchemy.orm import Session
 from bluegray.web.accounts.api_tokens import ApiTokens, end_tokens
 from bluegray.web.accounts.passwords import MAX_LENGTH, MIN_LENGTH, Hashing, is_common, needs_rehash
 from bluegray.web.accounts.players import Account, account_of_row, check_new_name, is_name, name_key
+from bluegray.web.accounts.rows import AccountRow, ApiTokenRow, SessionRow
 from bluegray.web.accounts.sessions import Sessions, end_sessions
 from bluegray.web.games.live import LiveGame
+from bluegray.web.games.player_games import games_played, unclaimed_games
 from bluegray.web.games.runtime import Games
 from bluegray.web.games.schemas import GameEvent
 from bluegray.web.platform.clocks import now_ms
 from bluegray.web.platform.db import Database
-from bluegray.web.platform.models import AccountRow, Base, ListingRow, SeatRow
+from bluegray.web.platform.models import table_of
 from bluegray.web.platform.rates import RateLimits
 from bluegray.web.platform.refusals import (
     Conflict,
@@ -53,7 +56,7 @@ LOGIN_FAILED: Final = "wrong name or password"
 CLAIM_LIMIT: Final = 1000
 """The most games one claim adds to an account (the browser's newest)."""
 
-_ACCOUNTS: Final = Base.metadata.tables["accounts"]
+_ACCOUNTS: Final = table_of(AccountRow)
 
 ClosingStep = Callable[[Connection, int, int], None]
 """Something more to do, in the same transaction, when an account is closed:
@@ -115,12 +118,17 @@ def close_account(
         step(connection, account_id, now)
 
 
-def games_played(connection: Connection | Session, account_id: int) -> int:
-    """How many games the account has a seat in."""
-    statement = select(func.count(func.distinct(SeatRow.game_id))).where(
-        SeatRow.account_id == account_id
+def access_counts(session: Session, account_id: int, now: int) -> tuple[int, int]:
+    """How many sessions (not expired at ``now``) and API tokens the account holds."""
+    sessions = session.scalar(
+        select(func.count())
+        .select_from(SessionRow)
+        .where(SessionRow.account_id == account_id, SessionRow.expires_ms > now)
     )
-    return int(connection.execute(statement).scalar() or 0)
+    tokens = session.scalar(
+        select(func.count()).select_from(ApiTokenRow).where(ApiTokenRow.account_id == account_id)
+    )
+    return int(sessions or 0), int(tokens or 0)
 
 
 def make_bot(connection: Connection, account_id: int) -> bool:
@@ -305,26 +313,7 @@ class Accounts:
     async def unclaimed(self, browser: str) -> list[str]:
         """The games this browser played that no account holds yet, newest first."""
 
-        def read(session: Session) -> list[str]:
-            unclaimed_seat = (
-                select(SeatRow.side)
-                .where(
-                    SeatRow.game_id == ListingRow.game_id,
-                    SeatRow.browser_hash == browser,
-                    SeatRow.kind == "human",
-                    SeatRow.account_id.is_(None),
-                )
-                .exists()
-            )
-            statement = (
-                select(ListingRow.game_id)
-                .where(ListingRow.browser_hash == browser, unclaimed_seat)
-                .order_by(ListingRow.created_ms.desc(), ListingRow.game_id.desc())
-                .limit(CLAIM_LIMIT)
-            )
-            return list(session.scalars(statement))
-
-        return await self.db.read(read)
+        return await self.db.read(partial(unclaimed_games, browser=browser, limit=CLAIM_LIMIT))
 
     async def claim_games(self, account: Account, browser: str) -> int:
         """Give the account the seats this browser took without one (at most ``CLAIM_LIMIT``

@@ -21,9 +21,10 @@ from sqlalchemy import Connection, delete, insert, select
 from sqlalchemy.orm import Session
 
 from bluegray.web.accounts.players import Account, account_of_row
+from bluegray.web.accounts.rows import AccountRow, SessionRow
 from bluegray.web.platform.clocks import now_ms
 from bluegray.web.platform.db import Database
-from bluegray.web.platform.models import AccountRow, Base, SessionRow
+from bluegray.web.platform.models import table_of
 from bluegray.web.platform.security import digest
 
 SESSION_COOKIE: Final = "bluegray_session"
@@ -33,7 +34,7 @@ SESSION_MS: Final = SESSION_DAYS * 24 * 3600 * 1000
 SESSION_ID_PATTERN: Final = r"[A-Za-z0-9_-]{43}"
 CSRF_HEADER: Final = "X-CSRF-Token"
 
-_SESSIONS: Final = Base.metadata.tables["sessions"]
+_SESSIONS: Final = table_of(SessionRow)
 
 
 def new_session_id() -> str:

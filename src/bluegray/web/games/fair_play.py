@@ -18,8 +18,8 @@ from sqlalchemy.orm import Session
 from bluegray.game import Game
 from bluegray.position import Position
 from bluegray.web.games.live import LiveGame
+from bluegray.web.games.rows import GameRow
 from bluegray.web.platform.db import Database
-from bluegray.web.platform.models import GameRow
 from bluegray.web.platform.refusals import Conflict
 
 IN_RATED_PLAY: Final = (

@@ -22,9 +22,10 @@ from typing import Final
 from sqlalchemy import Connection, delete, insert, select
 from sqlalchemy.orm import Session
 
-from bluegray.web.accounts.players import Account
+from bluegray.web.games.players import Player
+from bluegray.web.games.rows import IdempotencyKeyRow
 from bluegray.web.platform.db import ConflictError
-from bluegray.web.platform.models import Base, IdempotencyKeyRow
+from bluegray.web.platform.models import table_of
 from bluegray.web.platform.refusals import Invalid
 from bluegray.web.platform.security import digest
 
@@ -33,7 +34,7 @@ KEEP_MS: Final = 24 * 3600 * 1000
 KEY_PATTERN: Final = re.compile(r"[!-~]{1,255}")
 """A key: 1 to 255 printable ASCII characters (a random UUID, say)."""
 HEADER: Final = "Idempotency-Key"
-_KEYS: Final = Base.metadata.tables["idempotency_keys"]
+_KEYS: Final = table_of(IdempotencyKeyRow)
 
 
 @dataclass(frozen=True)
@@ -45,7 +46,7 @@ class Keyed:
     request_hash: str
 
     @classmethod
-    def of(cls, key: str, browser: str, player: Account | None, request_text: str) -> Keyed:
+    def of(cls, key: str, browser: str, player: Player | None, request_text: str) -> Keyed:
         """``request_text``: the request as read (its canonical JSON), to tell a retry from a
         different request with the same key."""
         if not KEY_PATTERN.fullmatch(key):

@@ -10,9 +10,9 @@ from sqlalchemy.orm import InstrumentedAttribute, Session
 from bluegray.outcome import Outcome, Termination
 from bluegray.pieces import Side
 from bluegray.rules import RuleSet, Stalemate
+from bluegray.web.games.rows import GameRow, ListingRow, SeatRow
 from bluegray.web.games.schemas import GameList, GameSummary, OutcomeInfo
 from bluegray.web.platform.db import Database
-from bluegray.web.platform.models import GameRow, ListingRow, SeatRow
 
 
 def older_than(

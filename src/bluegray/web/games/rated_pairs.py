@@ -19,7 +19,7 @@ from sqlalchemy.orm import aliased
 
 from bluegray.pieces import Side
 from bluegray.web.games.live import LiveGame
-from bluegray.web.platform.models import AccountRow, GameRow, SeatRow
+from bluegray.web.games.rows import GameRow, SeatRow
 
 DAY_MS: Final = 86_400_000
 PAIR_LIMIT: Final = "pair_limit"
@@ -142,10 +142,14 @@ def capped_pairs(connection: Connection, since_ms: int) -> list[CappedPair]:
         .having(capped > 0)
     ).all()
     ids = {row.low for row in rows} | {row.high for row in rows}
+    # An account's name is kept on its seats (names never change): read there, not from the
+    # accounts' table.
     names = {
-        row.id: row.name
+        row.account_id: row.name
         for row in connection.execute(
-            select(AccountRow.id, AccountRow.name).where(AccountRow.id.in_(ids))
+            select(SeatRow.account_id, func.max(SeatRow.account_name).label("name"))
+            .where(SeatRow.account_id.in_(ids))
+            .group_by(SeatRow.account_id)
         )
     }
     pairs = [

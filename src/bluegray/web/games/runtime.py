@@ -20,13 +20,14 @@ from dataclasses import dataclass, field
 from functools import partial
 from typing import Final
 
-from sqlalchemy import Connection, select, update
+from sqlalchemy import Connection, select
 from sqlalchemy.orm import Session
 
 from bluegray.errors import BlueGrayError
 from bluegray.pieces import Side
 from bluegray.web.games.live import LiveGame
 from bluegray.web.games.messages import AiMessage, PresenceMessage, StateMessage
+from bluegray.web.games.rows import GameRow
 from bluegray.web.games.schemas import AiStatus, GameEvent, GameState
 from bluegray.web.games.store import (
     Save,
@@ -42,10 +43,10 @@ from bluegray.web.games.view import claim_win_at, game_state, seats_view
 from bluegray.web.platform.clocks import now_ms
 from bluegray.web.platform.db import ConflictError, Database
 from bluegray.web.platform.logs import game_id_var
-from bluegray.web.platform.models import Base, DeadlineRow, GameRow
 from bluegray.web.platform.refusals import Conflict, Refusal, Unavailable, from_library, not_found
 from bluegray.web.realtime.bus import Bus, BusUnavailableError, News
 from bluegray.web.realtime.presence import UNKNOWN, Presence, PresenceBook
+from bluegray.web.timers.deadlines import set_timer_note, timer_note
 
 log = logging.getLogger("bluegray.web")
 
@@ -285,7 +286,7 @@ class Games:
         return versions
 
     async def ai_note(self, game_id: str) -> AiStatus | None:
-        note = await self.db.read(lambda session: _ai_note(session, game_id))
+        note = await self.db.read(lambda session: timer_note(session, "ai", game_id))
         return note if note in ("busy", "unavailable") else None  # type: ignore[return-value]
 
     # -- news ----------------------------------------------------------------------------------
@@ -318,7 +319,9 @@ class Games:
     async def note_ai(self, game_id: str, version: int, status: AiStatus) -> None:
         """Say (durably, and to every socket) what holds up the AI's move in a game."""
         note = None if status == "thinking" else status
-        await self.db.write(lambda connection: _set_ai_note(connection, game_id, version, note))
+        await self.db.write(
+            lambda connection: set_timer_note(connection, "ai", game_id, version, note)
+        )
         await self.publish_ai(game_id, version, status)
 
     # -- changing ------------------------------------------------------------------------------
@@ -510,18 +513,3 @@ def _version(session: Session, game_id: str) -> int | None:
 def _versions(session: Session, game_ids: list[str]) -> dict[str, int]:
     rows = session.execute(select(GameRow.id, GameRow.version).where(GameRow.id.in_(game_ids)))
     return {str(game_id): int(version) for game_id, version in rows}
-
-
-def _ai_note(session: Session, game_id: str) -> str | None:
-    return session.scalar(
-        select(DeadlineRow.note).where(DeadlineRow.kind == "ai", DeadlineRow.subject == game_id)
-    )
-
-
-def _set_ai_note(connection: Connection, game_id: str, version: int, note: str | None) -> None:
-    table = Base.metadata.tables["deadlines"]
-    connection.execute(
-        update(table)
-        .where(table.c.kind == "ai", table.c.subject == game_id, table.c.version == version)
-        .values(note=note)
-    )

@@ -82,7 +82,10 @@ class FriendOpponent(Request):
     type: Literal["friend"]
 
 
-Opponent = Annotated[AiOpponent | HotseatOpponent | FriendOpponent, Field(discriminator="type")]
+ChosenOpponent = Annotated[
+    AiOpponent | HotseatOpponent | FriendOpponent, Field(discriminator="type")
+]
+"""Whom a new game is against, as asked (``Opponent``: whom an account's game was against)."""
 
 
 MIN_CLOCK_MINUTES = 0.25
@@ -130,7 +133,7 @@ class CreateGameRequest(TimeControlRequest):
         max_length=POSITION_TEXT_LIMIT,
         description="Start from this position instead of the rule set's start.",
     )
-    opponent: Opponent
+    opponent: ChosenOpponent
     color: Literal["blue", "gray", "random"] = "random"
     rated: bool = Field(
         default=False,
@@ -439,3 +442,71 @@ class GameEvent(BaseModel):
         description="The process that computed the AI's move (``embedded``: the "
         "server's own pool).",
     )
+
+
+# -- an account's games: its profile's list and counts, its "your turn" list ---------------------
+
+
+class GameCounts(BaseModel):
+    games: int = Field(description="Finished games.")
+    wins: int
+    draws: int
+    losses: int
+    abandoned: int = Field(description="Losses by leaving the game (counted in losses too).")
+
+
+class Opponent(BaseModel):
+    kind: Literal["account", "anonymous", "ai", "self", "open"] = Field(
+        description="account (a named player), anonymous (a player without an account), ai, "
+        "self (a hot-seat game) or open (nobody has joined)."
+    )
+    name: str | None = None
+    bot: bool = False
+    level: int | None = Field(default=None, description="The AI's level.")
+
+
+class PlayerGame(BaseModel):
+    id: str
+    created_ms: int
+    mode: Mode
+    status: Status
+    rules: str
+    side: SideName | Literal["both"] = Field(description="The side(s) the player played.")
+    opponent: Opponent
+    result: Literal["win", "draw", "loss"] | None = Field(
+        description="For the player (null: not finished, aborted, or a hot-seat game)."
+    )
+    outcome: OutcomeInfo | None
+    ply: int
+
+
+class PlayerGames(BaseModel):
+    games: list[PlayerGame]
+    next_before_ms: int | None
+    next_before_id: str | None
+
+
+class TurnGame(BaseModel):
+    """A game waiting for the account's move."""
+
+    id: str
+    mode: Literal["ai", "friend"]
+    rules: str
+    side: SideName
+    opponent: Opponent
+    ply: int
+    time_class: Literal["real-time", "correspondence"]
+    days_per_move: int | None = Field(description="A correspondence game's days per move.")
+    deadline_ms: int | None = Field(
+        description="When the account's time for this move runs out, in server time (ms since "
+        "the epoch); null: no time limit."
+    )
+    path: str = Field(examples=["/game/mT2T4IADb3CE"])
+
+
+class YourTurn(BaseModel):
+    """The account's games where it is its move, the most urgent first (the nearest deadline;
+    games without a time limit last, the longest waiting first)."""
+
+    games: list[TurnGame]
+    server_time_ms: int

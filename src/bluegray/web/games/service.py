@@ -25,12 +25,14 @@ from bluegray.game import Game
 from bluegray.pieces import Side
 from bluegray.record import read_record
 from bluegray.rules import RuleSet
-from bluegray.web.accounts.players import Account
 from bluegray.web.games import actions
 from bluegray.web.games.idempotency import Keyed, new_salt, remember, remembered
 from bluegray.web.games.live import LiveGame, Played, Seat
 from bluegray.web.games.messages import StateMessage
+from bluegray.web.games.outages import credit_store_outage
+from bluegray.web.games.players import Player
 from bluegray.web.games.queries import count_games, list_games
+from bluegray.web.games.rated_games import check_rated, check_rated_seat
 from bluegray.web.games.rated_pairs import (
     CappedPair,
     capped_pairs,
@@ -63,11 +65,10 @@ from bluegray.web.platform.refusals import (
 )
 from bluegray.web.platform.security import digest, new_game_id, new_invite_code, new_token
 from bluegray.web.platform.settings import Settings
-from bluegray.web.ratings.service import check_rated, check_rated_seat
 from bluegray.web.realtime.bus import Bus
 from bluegray.web.realtime.presence import Presence, PresenceBook
 from bluegray.web.realtime.sockets import Hub
-from bluegray.web.timers.uptime import Outage, credit_store_outage
+from bluegray.web.timers.uptime import Outage
 
 log = logging.getLogger("bluegray.web")
 
@@ -206,7 +207,7 @@ class GameService:
             raise Forbidden("forbidden", "that token does not hold a seat in this game")
         return sides
 
-    async def account_sides(self, game_id: str, account: Account) -> frozenset[Side]:
+    async def account_sides(self, game_id: str, account: Player) -> frozenset[Side]:
         """The sides an account plays in a game (none: it plays no side), checked against the
         stored game when this process's copy has none (taken on another process)."""
         runtime = await self.games.get(game_id, fresh=False)
@@ -222,7 +223,7 @@ class GameService:
         request: CreateGameRequest,
         browser: str,
         address: str | None = None,
-        player: Account | None = None,
+        player: Player | None = None,
         idempotency_key: str | None = None,
     ) -> tuple[GameState, SeatGrant, Invite | None]:
         """A new game; ``player``, the account that plays the creator's seat (or both in
@@ -321,7 +322,7 @@ class GameService:
 
     async def start_between(
         self,
-        players: dict[Side, Account],
+        players: dict[Side, Player],
         rules: RuleSet,
         clock: Clock | None,
         *,
@@ -359,7 +360,7 @@ class GameService:
 
     def new_between(
         self,
-        players: dict[Side, Account],
+        players: dict[Side, Player],
         rules: RuleSet,
         clock: Clock | None,
         *,
@@ -418,7 +419,7 @@ class GameService:
         code: str,
         browser: str,
         address: str | None = None,
-        player: Account | None = None,
+        player: Player | None = None,
     ) -> tuple[GameState, SeatGrant]:
         """Take the open seat of a friend's game with its invite code (``player``: the account
         that plays it, if any)."""
@@ -573,7 +574,7 @@ def _sides_of(live: LiveGame, token_hash: str) -> frozenset[Side]:
 
 
 def _human(
-    token_hash: str, browser: str, now: int, address_hash: str | None, player: Account | None
+    token_hash: str, browser: str, now: int, address_hash: str | None, player: Player | None
 ) -> Seat:
     """A person's seat, held by a token, and by an account when one plays it."""
     if player is None:

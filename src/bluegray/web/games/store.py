@@ -24,9 +24,11 @@ from bluegray.outcome import Outcome, Termination
 from bluegray.pieces import Side
 from bluegray.record import read_record
 from bluegray.web.games.live import LiveGame, Played, Seat, side_name
+from bluegray.web.games.rows import GameRow, ListingRow, MoveRow, SeatRow
 from bluegray.web.platform.clocks import Clock, Correspondence
 from bluegray.web.platform.db import ConflictError
-from bluegray.web.platform.models import Base, GameRow, MoveRow, SeatRow
+from bluegray.web.platform.models import table_of
+from bluegray.web.timers.deadlines import add_timers, drop_timers
 
 GAME_TIMERS: Final = ("flag", "ai", "abort", "mail-turn", "mail-time")
 """The kinds of timer a game's own state sets (a clock's flag or a correspondence deadline, the
@@ -240,11 +242,10 @@ def change_save(
     )
 
 
-_GAMES: Final = Base.metadata.tables["games"]
-_SEATS: Final = Base.metadata.tables["seats"]
-_MOVES: Final = Base.metadata.tables["moves"]
-_LISTINGS: Final = Base.metadata.tables["listings"]
-_DEADLINES: Final = Base.metadata.tables["deadlines"]
+_GAMES: Final = table_of(GameRow)
+_SEATS: Final = table_of(SeatRow)
+_MOVES: Final = table_of(MoveRow)
+_LISTINGS: Final = table_of(ListingRow)
 _UPDATES: dict[tuple[str, ...], Update] = {}
 
 
@@ -287,13 +288,9 @@ def apply_save(connection: Connection, save: Save) -> None:
         if save.seats:
             connection.execute(insert(_SEATS), save.seats)
     if save.expected_version is not None and save.replace_timers:
-        connection.execute(
-            delete(_DEADLINES).where(
-                _DEADLINES.c.subject == save.game_id, _DEADLINES.c.kind.in_(GAME_TIMERS)
-            )
-        )
+        drop_timers(connection, save.game_id, GAME_TIMERS)
     if save.timers:
-        connection.execute(insert(_DEADLINES), save.timers)
+        add_timers(connection, save.timers)
     for listing in save.listings:
         exists = connection.execute(
             select(_LISTINGS.c.game_id).where(

@@ -8,8 +8,8 @@ import math
 from typing import Final
 
 from bluegray.web.games.schemas import ClockSettings
+from bluegray.web.lobby.rows import SeekRow
 from bluegray.web.lobby.schemas import QuickPairing
-from bluegray.web.platform.models import SeekRow
 from bluegray.web.platform.settings import Settings
 
 QUICK_PAIRINGS: Final = (

@@ -8,7 +8,6 @@ from typing import Annotated, Literal
 from pydantic import BaseModel, Field
 
 from bluegray.pieces import Side
-from bluegray.web.accounts.schemas import TurnGame
 from bluegray.web.games.rated_pairs import explain
 from bluegray.web.games.schemas import (
     RULES_TEXT_LIMIT,
@@ -16,6 +15,7 @@ from bluegray.web.games.schemas import (
     CorrespondenceSettings,
     SideName,
     TimeControlRequest,
+    TurnGame,
 )
 from bluegray.web.platform.schemas import Request
 

@@ -14,17 +14,19 @@ from __future__ import annotations
 from typing import Any, Final
 
 from sqlalchemy import ColumnElement, Connection, Row, and_, delete, func, insert, or_, select
-from sqlalchemy.orm import Session, aliased
+from sqlalchemy.orm import Session
 
 from bluegray.web.accounts.schemas import SeekPreview
+from bluegray.web.games.player_games import GameWithAccount, newest_game_with_account
 from bluegray.web.games.schemas import ClockSettings, CorrespondenceSettings
+from bluegray.web.lobby.rows import SeekRow
 from bluegray.web.lobby.schemas import SeekInfo
 from bluegray.web.platform.db import ConflictError
-from bluegray.web.platform.models import AccountRow, Base, GameRow, SeatRow, SeekRow
+from bluegray.web.platform.models import table_of
 from bluegray.web.platform.refusals import NotFound
 from bluegray.web.ratings.service import rating_preview
 
-_SEEKS: Final = Base.metadata.tables["seeks"]
+_SEEKS: Final = table_of(SeekRow)
 LIST_LIMIT: Final = 500
 """The most seeks the lobby lists (the newest)."""
 
@@ -187,27 +189,10 @@ def drop_seeks_of(connection: Connection, account_id: int, now: int) -> None:
     connection.execute(delete(_SEEKS).where(by_account(account_id)))
 
 
-def game_from_taken_seek(
-    session: Session, seek: SeekRow, now: int
-) -> tuple[GameRow, str, str] | None:
+def game_from_taken_seek(session: Session, seek: SeekRow, now: int) -> GameWithAccount | None:
     """The game that took the account's ``seek`` (``None`` while the seek still waits): the
-    account's newest game with another account, started since the seek was posted, with the
-    account's side and the opponent's name. (A seek is deleted as it is taken, so the game is
-    found by its seat.)"""
+    account's newest game with another account, started since the seek was posted. (A seek is
+    deleted as it is taken, so the game is found by its seat.)"""
     if read_seek(session, seek.id, now) is not None:
         return None
-    mine, theirs = aliased(SeatRow), aliased(SeatRow)
-    statement = (
-        select(GameRow, mine.side, AccountRow.name)
-        .join(mine, mine.game_id == GameRow.id)
-        .join(theirs, and_(theirs.game_id == GameRow.id, theirs.side != mine.side))
-        .join(AccountRow, AccountRow.id == theirs.account_id)
-        .where(
-            mine.account_id == seek.account_id,
-            GameRow.created_ms >= seek.created_ms,
-        )
-        .order_by(GameRow.created_ms.desc())
-        .limit(1)
-    )
-    found = session.execute(statement).first()
-    return None if found is None else (found[0], found[1], found[2])
+    return newest_game_with_account(session, seek.account_id, seek.created_ms)

@@ -24,17 +24,21 @@ from dataclasses import dataclass
 from typing import Any
 
 from sqlalchemy import Connection, Row
-from sqlalchemy.orm import Session
 
 from bluegray.errors import BlueGrayError
 from bluegray.pieces import Side
 from bluegray.rules import RuleSet
-from bluegray.web.accounts.players import Account, account_of_row, name_key
+from bluegray.web.accounts.players import (
+    Account,
+    read_account,
+    read_account_named,
+)
 from bluegray.web.accounts.schemas import SeekPreview
 from bluegray.web.games.schemas import ClockSettings, CorrespondenceSettings
 from bluegray.web.games.service import GameService
 from bluegray.web.lobby.hub import ACCOUNT_PREFIX, LOBBY, LobbyHub
 from bluegray.web.lobby.quick_pairings import QUICK_BY_KEY, QUICK_PAIRINGS, quick_match, quick_span
+from bluegray.web.lobby.rows import SeekRow
 from bluegray.web.lobby.schemas import (
     ChallengeList,
     ChallengeRequest,
@@ -69,7 +73,6 @@ from bluegray.web.lobby.seeks import (
     waiting_quick,
 )
 from bluegray.web.platform.clocks import Clock, Correspondence, now_ms, time_class
-from bluegray.web.platform.models import AccountRow, RatingRow, SeekRow
 from bluegray.web.platform.rates import RateLimits
 from bluegray.web.platform.refusals import (
     Conflict,
@@ -83,7 +86,7 @@ from bluegray.web.platform.refusals import (
 from bluegray.web.platform.security import new_game_id
 from bluegray.web.platform.settings import Settings
 from bluegray.web.ratings.glicko import DEFAULT_SETTINGS, Rating, is_provisional
-from bluegray.web.ratings.leaderboards import shown_rating
+from bluegray.web.ratings.leaderboards import rating_in
 from bluegray.web.ratings.service import pool_name
 from bluegray.web.realtime.bus import News
 
@@ -223,14 +226,7 @@ class Lobby:
             return DEFAULT_SETTINGS.new_player
         now = now_ms()
 
-        def read(session: Session) -> Rating:
-            row = session.get(RatingRow, (account_id, pool))
-            if row is None:
-                return DEFAULT_SETTINGS.new_player
-            stored = Rating(row.rating, row.deviation, row.volatility)
-            return shown_rating(stored, row.rated_ms, now)
-
-        return await self.db.read(read)
+        return await self.db.read(lambda session: rating_in(session, account_id, pool, now))
 
     # -- posting -------------------------------------------------------------------------------
 
@@ -494,13 +490,12 @@ class Lobby:
         found = await self.db.read(lambda session: game_from_taken_seek(session, seek, now))
         if found is None:
             return None
-        game, side, opponent = found
         return StartedGame.told(
-            game.id,
-            Side(side),
-            opponent,
-            rated=game.rated,
-            unrated_reason=game.unrated_reason,
+            found.game_id,
+            Side(found.side),
+            found.opponent,
+            rated=found.rated,
+            unrated_reason=found.unrated_reason,
         )
 
     async def _pair_quick(
@@ -556,17 +551,7 @@ class Lobby:
     # -- accounts ------------------------------------------------------------------------------
 
     async def _account(self, name: str) -> Account | None:
-        key = name_key(name)
-
-        def read(session: Session) -> Account | None:
-            row = session.query(AccountRow).filter(AccountRow.name_key == key).one_or_none()
-            return None if row is None else account_of_row(row)
-
-        return await self.db.read(read)
+        return await self.db.read(lambda session: read_account_named(session, name))
 
     async def _account_by_id(self, account_id: int) -> Account | None:
-        def read(session: Session) -> Account | None:
-            row = session.get(AccountRow, account_id)
-            return None if row is None else account_of_row(row)
-
-        return await self.db.read(read)
+        return await self.db.read(lambda session: read_account(session, account_id))

@@ -16,63 +16,20 @@ from __future__ import annotations
 
 import datetime
 import logging
-from dataclasses import dataclass
 from typing import Final
 
-from sqlalchemy import Connection, update
-from sqlalchemy.orm import Session
-
+from bluegray.web.accounts.notifications import notice_address
 from bluegray.web.games.live import LiveGame
 from bluegray.web.games.runtime import Games
 from bluegray.web.mail.sending import MailError, compose, send
 from bluegray.web.platform.clocks import now_ms
 from bluegray.web.platform.db import Database
-from bluegray.web.platform.models import AccountRow
 from bluegray.web.platform.settings import Settings
 from bluegray.web.timers.deadlines import DONE, Due, Verdict
 
 log = logging.getLogger("bluegray.web")
 
 NOTICE_KINDS: Final = {"mail-turn": "turn", "mail-time": "time"}
-
-
-@dataclass(frozen=True)
-class Preferences:
-    """An account's email address (never shown to others) and the notices it asked for."""
-
-    email: str | None = None
-    turn: bool = False
-    time: bool = False
-
-
-async def preferences(db: Database, account_id: int) -> Preferences:
-    def query(session: Session) -> Preferences:
-        row = session.get(AccountRow, account_id)
-        if row is None:
-            return Preferences()
-        return Preferences(row.email, bool(row.notify_turn), bool(row.notify_time))
-
-    return await db.read(query)
-
-
-async def store_preferences(db: Database, account_id: int, chosen: Preferences) -> None:
-    def write(connection: Connection) -> None:
-        connection.execute(
-            update(AccountRow)
-            .where(AccountRow.id == account_id)
-            .values(email=chosen.email, notify_turn=chosen.turn, notify_time=chosen.time)
-        )
-
-    await db.write(write)
-
-
-def _address(session: Session, account_id: int, notice: str) -> tuple[str, str] | None:
-    """The account's name and address, if it wants ``notice`` and can get it."""
-    row = session.get(AccountRow, account_id)
-    if row is None or row.email is None or row.closed_ms is not None or row.bot:
-        return None
-    wanted = row.notify_turn if notice == "turn" else row.notify_time
-    return (row.name, row.email) if wanted else None
 
 
 def _moment(ms: int) -> str:
@@ -138,7 +95,7 @@ class Notices:
         account_id = seat.account_id
         if notice == "turn" and live.game.turn in (await self.games.presence_of(live.id)).connected:
             return DONE  # the player is at the game: they see it is their move
-        found = await self.db.read(lambda session: _address(session, account_id, notice))
+        found = await self.db.read(lambda session: notice_address(session, account_id, notice))
         if found is None:
             return DONE
         name, address = found

@@ -1,1 +1,2 @@
-"""Alembic migrations of the web app's database; the app upgrades to the newest at start-up."""
+"""Alembic migrations of the web app's database (every domain's tables as one schema:
+``schema``); the app upgrades to the newest at start-up."""

@@ -7,13 +7,13 @@ from alembic import context
 from alembic.config import Config
 from sqlalchemy import Connection, create_engine
 
-from bluegray.web.platform.models import Base
+from bluegray.web.migrations.schema import schema
 
 
 def _run(connection: Connection) -> None:
     context.configure(
         connection=connection,
-        target_metadata=Base.metadata,
+        target_metadata=schema(),
         render_as_batch=connection.dialect.name == "sqlite",
     )
     with context.begin_transaction():

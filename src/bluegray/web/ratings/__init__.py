@@ -1,1 +1,2 @@
-"""Ratings: Glicko-2, the update of a rated game's players when it ends, and the leaderboards."""
+"""Ratings: Glicko-2, their tables (``rows``), the update of a rated game's players when it
+ends, and the leaderboards."""

@@ -18,6 +18,7 @@ from typing import Final, TypedDict
 from sqlalchemy import func, select
 from sqlalchemy.orm import Session
 
+from bluegray.web.accounts.rows import AccountRow
 from bluegray.web.accounts.schemas import (
     Leaderboard,
     LeaderboardEntry,
@@ -25,7 +26,6 @@ from bluegray.web.accounts.schemas import (
     RatingPoint,
 )
 from bluegray.web.platform.db import Database
-from bluegray.web.platform.models import AccountRow, RatingHistoryRow, RatingRow
 from bluegray.web.ratings.glicko import (
     DEFAULT_SETTINGS,
     Rating,
@@ -34,6 +34,7 @@ from bluegray.web.ratings.glicko import (
     periods_between,
     with_inactivity,
 )
+from bluegray.web.ratings.rows import RatingHistoryRow, RatingRow
 from bluegray.web.ratings.service import split_pool
 
 CHART_WIDTH: Final = 320
@@ -62,6 +63,14 @@ def shown_rating(
 ) -> Rating:
     """The rating as shown at ``now``: its deviation grown since its last game."""
     return with_inactivity(stored, periods_between(_time(rated_ms), _time(now), settings), settings)
+
+
+def rating_in(session: Session, account_id: int, pool: str, now: int) -> Rating:
+    """The account's rating in a pool as shown at ``now`` (a new player's if it has none)."""
+    row = session.get(RatingRow, (account_id, pool))
+    if row is None:
+        return DEFAULT_SETTINGS.new_player
+    return shown_rating(Rating(row.rating, row.deviation, row.volatility), row.rated_ms, now)
 
 
 async def ratings_now(db: Database, account_id: int, now: int) -> dict[str, RatingNow]:

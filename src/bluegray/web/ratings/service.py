@@ -1,6 +1,6 @@
-"""Rated games: which games may be rated, the time class and rating pool of a game, the Glicko-2
-update of both players' ratings when a rated game ends, and the voiding of an account's rated
-results when a moderator closes it.
+"""Rated games: the time class and rating pool of a game, the Glicko-2 update of both players'
+ratings when a rated game ends, and the voiding of an account's rated results when a moderator
+closes it (which games may be rated is the games' own rule: ``games.rated_games``).
 
 A rating pool is a preset rule set and a time class (``sackson/real-time``); each account has at
 most one rating per pool (``ratings``) and a history row per rated game (``rating_history``).
@@ -28,24 +28,22 @@ from typing import Any, Final
 
 from sqlalchemy import Connection, Row, delete, select, update
 
-from bluegray.game import Game
 from bluegray.pieces import Side
 from bluegray.rules import RuleSet
-from bluegray.web.accounts.players import Account
+from bluegray.web.accounts.players import lock_accounts
 from bluegray.web.accounts.schemas import RatingPreview, SidePreview
 from bluegray.web.games.live import LiveGame
-from bluegray.web.games.schemas import CreateGameRequest, RatingChange, RatingResult
+from bluegray.web.games.schemas import RatingChange, RatingResult
 from bluegray.web.platform.clocks import TIME_CLASSES, TimeClass
 from bluegray.web.platform.db import Database, upsert
-from bluegray.web.platform.models import Base
-from bluegray.web.platform.refusals import Conflict, Forbidden, Invalid
+from bluegray.web.platform.models import table_of
 from bluegray.web.ratings.glicko import DEFAULT_SETTINGS, Rating, RatingSettings, is_provisional
 from bluegray.web.ratings.glicko import periods_between as glicko_periods
 from bluegray.web.ratings.glicko import rate_game as glicko_rate_game
+from bluegray.web.ratings.rows import RatingHistoryRow, RatingRow
 
-_ACCOUNTS: Final = Base.metadata.tables["accounts"]
-_RATINGS: Final = Base.metadata.tables["ratings"]
-_HISTORY: Final = Base.metadata.tables["rating_history"]
+_RATINGS: Final = table_of(RatingRow)
+_HISTORY: Final = table_of(RatingHistoryRow)
 
 
 def pool_name(rules: RuleSet, time_class: str) -> str | None:
@@ -62,36 +60,6 @@ def split_pool(pool: str) -> tuple[str, TimeClass] | None:
         if kind == known and rules:
             return rules, known
     return None
-
-
-def check_rated(request: CreateGameRequest, rules: RuleSet, player: Account | None) -> None:
-    """Refuse (422 ``cannot_be_rated``) a rated game that cannot be: only a game against a friend,
-    created by an account, under a preset rule set from its start position, is rated."""
-
-    def refuse(why: str) -> Invalid:
-        return Invalid("cannot_be_rated", f"this game cannot be rated: {why}")
-
-    if player is None:
-        raise refuse("rated games are played between two accounts: log in first")
-    if request.opponent.type != "friend":
-        raise refuse("only a game between two people (against a friend) is rated")
-    if rules.name is None:
-        raise refuse("a custom rule set is never rated: choose a preset rule set")
-    if request.position is not None and str(Game(rules, request.position).position) != str(
-        Game(rules).position
-    ):
-        raise refuse("a game from a set-up position is never rated")
-
-
-def check_rated_seat(live: LiveGame, player: Account | None) -> None:
-    """Refuse a seat in a rated game to a player without an account, or to the account that
-    holds the other seat."""
-    if not live.rated:
-        return
-    if player is None:
-        raise Forbidden("forbidden", "this game is rated: log in to an account to join it")
-    if any(seat.played_by(player.id) for seat in live.seats.values()):
-        raise Conflict("not_allowed", "a rated game is played by two different accounts")
 
 
 # -- rating at the end of a game -------------------------------------------------------------------
@@ -144,19 +112,6 @@ def blue_score(live: LiveGame) -> float | None:
     if outcome.winner is None:
         return 0.5
     return 1.0 if outcome.winner is Side.BLUE else 0.0
-
-
-def _lock_accounts(connection: Connection, ids: Iterable[int]) -> set[int]:
-    """Hold the accounts' rows until the transaction ends (PostgreSQL; SQLite has one writer),
-    always in the same order, so that two games ending at once for one player rate one after
-    the other (and after a closing that voids one's results). The ids of those closed."""
-    rows = connection.execute(
-        select(_ACCOUNTS.c.id, _ACCOUNTS.c.closed_ms)
-        .where(_ACCOUNTS.c.id.in_(sorted(set(ids))))
-        .order_by(_ACCOUNTS.c.id)
-        .with_for_update()
-    ).all()
-    return {row.id for row in rows if row.closed_ms is not None}
 
 
 def _standings(connection: Connection, pool: str, ids: Iterable[int]) -> dict[int, Standing]:
@@ -231,7 +186,7 @@ def rate_ended(
     if blue_id is None or gray_id is None or blue_id == gray_id:
         return  # refused when the seats were taken; never rated otherwise
     end_ms = live.updated_ms
-    if _lock_accounts(connection, (blue_id, gray_id)):
+    if lock_accounts(connection, (blue_id, gray_id)):
         return  # a player's account was closed during the game: its results are void
     known = _standings(connection, pool, (blue_id, gray_id))
     blue = known.get(blue_id, NEW_STANDING)
@@ -359,7 +314,7 @@ def recompute_pool(
     players = connection.execute(
         select(_HISTORY.c.account_id).where(_HISTORY.c.pool == pool).distinct()
     ).scalars()
-    _lock_accounts(connection, players)
+    lock_accounts(connection, players)
     rows = connection.execute(
         select(_HISTORY)
         .where(_HISTORY.c.pool == pool)

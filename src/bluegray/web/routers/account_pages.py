@@ -16,11 +16,11 @@ from typing import Annotated, Any, Final
 from fastapi import APIRouter, Depends, Query, Request
 from fastapi.responses import HTMLResponse, RedirectResponse, Response
 
+from bluegray.web.accounts.notifications import preferences
 from bluegray.web.accounts.players import is_name
-from bluegray.web.accounts.profiles import game_counts, player_games
-from bluegray.web.accounts.turns import opponent_text, your_turn
 from bluegray.web.deps import AccountService, AppSettings, CurrentCaller, current_caller
-from bluegray.web.mail.notices import preferences
+from bluegray.web.games.player_games import game_counts, player_games
+from bluegray.web.games.turns import opponent_text, your_turn
 from bluegray.web.platform.clocks import now_ms
 from bluegray.web.platform.db import Database
 from bluegray.web.platform.security import BROWSER_COOKIE, digest

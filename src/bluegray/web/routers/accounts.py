@@ -14,8 +14,8 @@ from typing import Annotated, Any, Final
 from fastapi import APIRouter, Path, Query, Request, Response
 
 from bluegray.web.accounts.api_tokens import TokenInfo as StoredToken
+from bluegray.web.accounts.notifications import Preferences, preferences, store_preferences
 from bluegray.web.accounts.players import Account
-from bluegray.web.accounts.profiles import game_counts, player_games
 from bluegray.web.accounts.schemas import (
     AccountInfo,
     AccountState,
@@ -25,7 +25,6 @@ from bluegray.web.accounts.schemas import (
     NewToken,
     NotificationRequest,
     NotificationSettings,
-    PlayerGames,
     PlayerProfile,
     RatedPair,
     RatedPairList,
@@ -33,10 +32,8 @@ from bluegray.web.accounts.schemas import (
     TokenInfo,
     TokenList,
     TokenRequest,
-    YourTurn,
 )
 from bluegray.web.accounts.sessions import SESSION_COOKIE, SESSION_MS, csrf_token
-from bluegray.web.accounts.turns import your_turn
 from bluegray.web.deps import (
     AccountService,
     Address,
@@ -50,8 +47,10 @@ from bluegray.web.deps import (
     browser_secret,
     secure_cookies,
 )
+from bluegray.web.games.player_games import game_counts, player_games
 from bluegray.web.games.rated_pairs import DAY_MS
-from bluegray.web.mail.notices import Preferences, preferences, store_preferences
+from bluegray.web.games.schemas import PlayerGames, YourTurn
+from bluegray.web.games.turns import your_turn
 from bluegray.web.platform.clocks import now_ms
 from bluegray.web.platform.refusals import Forbidden, Invalid, NotFound
 from bluegray.web.platform.schemas import ErrorResponse

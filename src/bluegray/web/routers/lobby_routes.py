@@ -14,9 +14,10 @@ from fastapi import APIRouter, Depends, Path, Request, Response, WebSocket, WebS
 
 from bluegray.web.accounts.callers import Caller, Callers, csrf_refusal
 from bluegray.web.accounts.players import Account
-from bluegray.web.accounts.schemas import SeekPreview, TurnGame
-from bluegray.web.accounts.turns import your_turn
+from bluegray.web.accounts.schemas import SeekPreview
 from bluegray.web.deps import CurrentCaller
+from bluegray.web.games.schemas import TurnGame
+from bluegray.web.games.turns import your_turn
 from bluegray.web.lobby.schemas import (
     ChallengeList,
     ChallengeRequest,

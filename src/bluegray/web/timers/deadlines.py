@@ -20,12 +20,13 @@ from dataclasses import dataclass
 from functools import partial
 from typing import Any, Final
 
-from sqlalchemy import Connection, and_, delete, not_, or_, select, update
+from sqlalchemy import Connection, and_, delete, insert, not_, or_, select, update
 from sqlalchemy.orm import Session
 
 from bluegray.web.platform.clocks import now_ms
-from bluegray.web.platform.db import Database
-from bluegray.web.platform.models import Base
+from bluegray.web.platform.db import Database, upsert
+from bluegray.web.platform.models import table_of
+from bluegray.web.timers.rows import DeadlineRow
 
 log = logging.getLogger("bluegray.web")
 
@@ -38,7 +39,7 @@ SETTLE_TRIES: Final = CLAIM_MS // 1000
 until its claim would run out anyway)."""
 LIVE_SECONDS: Final = 1.0
 """How long a look waits to hear which processes live before it goes on without."""
-_DEADLINES: Final = Base.metadata.tables["deadlines"]
+_DEADLINES: Final = table_of(DeadlineRow)
 
 
 @dataclass(frozen=True)
@@ -283,3 +284,57 @@ def timers_of(session: Session, subject: str) -> list[Due]:
     """A subject's timers (for tests and operators)."""
     rows = session.execute(select(*_columns()).where(_DEADLINES.c.subject == subject))
     return [Due(*row) for row in rows]
+
+
+# -- timers set by the changes of their subjects (a game's, a tournament's) ----------------------
+
+
+def set_timer(connection: Connection, kind: str, subject: str, due_ms: int) -> None:
+    """Make the subject's timer of ``kind`` due at ``due_ms``, free for any process to claim (a
+    holder working on it meanwhile leaves it as set here)."""
+    upsert(
+        connection,
+        _DEADLINES,
+        {
+            "kind": kind,
+            "subject": subject,
+            "due_ms": due_ms,
+            "version": 0,
+            "holder": None,
+            "held_until_ms": None,
+            "note": None,
+        },
+    )
+
+
+def add_timers(connection: Connection, timers: list[dict[str, Any]]) -> None:
+    """Write timers (each a row's values: ``kind``, ``subject``, ``due_ms``, ``version``...), in
+    the caller's transaction: the one that stores the change that needs them."""
+    connection.execute(insert(_DEADLINES), timers)
+
+
+def drop_timers(connection: Connection, subject: str, kinds: Iterable[str]) -> None:
+    """Remove the subject's timers of these kinds (the change being stored sets them anew)."""
+    connection.execute(
+        delete(_DEADLINES).where(_DEADLINES.c.subject == subject, _DEADLINES.c.kind.in_(kinds))
+    )
+
+
+def timer_note(session: Session, kind: str, subject: str) -> str | None:
+    """What the holder of the subject's timer of ``kind`` said of it (``None``: nothing)."""
+    return session.scalar(
+        select(_DEADLINES.c.note).where(_DEADLINES.c.kind == kind, _DEADLINES.c.subject == subject)
+    )
+
+
+def set_timer_note(
+    connection: Connection, kind: str, subject: str, version: int, note: str | None
+) -> None:
+    """Say ``note`` of the subject's timer of ``kind``, if it is still the one set at
+    ``version``."""
+    table = _DEADLINES
+    connection.execute(
+        update(table)
+        .where(table.c.kind == kind, table.c.subject == subject, table.c.version == version)
+        .values(note=note)
+    )

@@ -9,20 +9,20 @@ can be stored, and the processes' heartbeats fail. A process whose heartbeat fai
 its first heartbeat that succeeds, the database's outage: from its last heartbeat noted before
 until then. A side whose time ran out during that outage
 gets back the time its clock ran during it: its flag falls that much later, and its move, sent
-again once the database is back, counts as in time (``credited_flag_at``,
-``credit_store_outage``); other clocks are charged as usual.
+again once the database is back, counts as in time; other clocks are charged as usual. What the
+outages do to the games' clocks is the games' own (``games.outages``): this module keeps the
+heartbeat and the outages it saw.
 """
 
 from __future__ import annotations
 
 from typing import Final
 
-from sqlalchemy import Connection, case, literal, select, update
+from sqlalchemy import Connection, select, update
 from sqlalchemy.orm import Session
 
-from bluegray.web.games.live import LiveGame
 from bluegray.web.platform.db import upsert
-from bluegray.web.platform.models import Base, GameRow
+from bluegray.web.platform.models import ServerStateRow, table_of
 
 HEARTBEAT_KEY: Final = "heartbeat_ms"
 STORE_OUTAGE_KEY: Final = "store_outage_ms"
@@ -30,7 +30,7 @@ STORE_OUTAGE_KEY: Final = "store_outage_ms"
 
 Outage = tuple[int, int]
 """From when to when (milliseconds since the epoch) the database could not be reached."""
-_STATE: Final = Base.metadata.tables["server_state"]
+_STATE: Final = table_of(ServerStateRow)
 
 
 def note_alive(connection: Connection, stamp: int, outage: Outage | None = None) -> None:
@@ -51,66 +51,26 @@ def store_outage(session: Session) -> Outage | None:
     return int(start), int(end)
 
 
-def _lost(live: LiveGame, outage: Outage | None) -> int | None:
-    """The time the side to move's clock ran during the database's outage, if its time ran out
-    during it (``None``: it did not)."""
-    clock = live.clock
-    if outage is None or clock is None or live.is_over() or clock.since_ms is None:
-        return None
-    flag_at = clock.flag_at()
-    start, end = outage
-    if flag_at is None or not start < flag_at <= end:
-        return None
-    return end - max(start, clock.since_ms)
-
-
-def credited_flag_at(live: LiveGame, outage: Outage | None) -> int | None:
-    """When the side to move runs out of time once given back what it lost to the database's
-    outage (``None``: it lost nothing to it). Nothing is stored for it (a stored change would
-    make a move sent again stale): the flag waits until then, and the move is credited."""
-    lost = _lost(live, outage)
-    flag_at = None if live.clock is None else live.clock.flag_at()
-    return None if lost is None or flag_at is None else flag_at + lost
-
-
-def credit_store_outage(live: LiveGame, outage: Outage | None) -> bool:
-    """Give the side to move back what it lost to the database's outage (see
-    ``credited_flag_at``): its clock runs from later by that much. Whether it did."""
-    lost = _lost(live, outage)
-    if lost is None or live.clock is None:
-        return False
-    live.clock = live.clock.shifted(lost)
-    return True
-
-
-def credit_outage(connection: Connection, started: int, down_after_ms: int) -> int:
+def claim_outage(connection: Connection, started: int, down_after_ms: int) -> int | None:
     """At a process's start: if no heartbeat came for ``down_after_ms``, the service was down
-    from its last heartbeat until ``started``; move the running clocks on by that gap. The
-    heartbeat is moved to ``started`` in the same transaction, with a compare-and-set, so that
-    of processes starting together exactly one credits the gap. The gap credited (0: none)."""
+    from its last heartbeat until ``started``. The heartbeat is moved to ``started`` with a
+    compare-and-set, so that of processes starting together exactly one claims the gap: that
+    one is answered the last heartbeat (the gap's start; ``None``: no gap, or another process
+    claimed it). The games move their running clocks on by it in the same transaction
+    (``games.outages.credit_outage``)."""
     table = _STATE
     alive = _heartbeat(connection)
     if alive is None or started - alive < down_after_ms:
         note_alive(connection, started)
-        return 0
+        return None
     moved = connection.execute(
         update(table)
         .where(table.c.key == HEARTBEAT_KEY, table.c.value == str(alive))
         .values(value=str(started))
     )
     if moved.rowcount != 1:
-        return 0  # another process credited it first
-    since = GameRow.clock_since_ms
-    # The service was last known alive at the heartbeat: a clock is charged up to then, and
-    # runs again from now (a clock started after the heartbeat is charged nothing for the gap).
-    connection.execute(
-        update(GameRow)
-        .where(GameRow.status == "active", since.is_not(None), since < started)
-        .values(
-            clock_since_ms=case((since < alive, since + (started - alive)), else_=literal(started))
-        )
-    )
-    return started - alive
+        return None  # another process claimed it first
+    return alive
 
 
 def _heartbeat(connection: Connection | Session) -> int | None:

@@ -1,3 +1,4 @@
-"""The tournaments' algorithms: Swiss pairings and standings, arena pairings and scores. Pure
-functions over explicit values (who plays, what they scored, the time), with no database or web
-dependency: the web keeps the tournament's games and calls them."""
+"""Tournaments, Swiss and arena: the service, their tables (``rows``), a tournament read from
+them (``tables``) and its games' results written (``ending``), and the algorithms (Swiss
+pairings and standings, arena pairings and scores: pure functions over explicit values, with
+no database or web dependency)."""

@@ -17,17 +17,17 @@ from sqlalchemy import Connection, select, update
 
 from bluegray.pieces import Side
 from bluegray.web.games.live import LiveGame
-from bluegray.web.platform.db import upsert
-from bluegray.web.platform.models import Base
+from bluegray.web.platform.models import table_of
+from bluegray.web.timers.deadlines import set_timer as set_due
 from bluegray.web.tournaments.results import Result
+from bluegray.web.tournaments.rows import TournamentGameRow, TournamentPlayerRow, TournamentRow
 
 TIMER_KIND: Final = "tournament"
 """The kind of a tournament's timer (``deadlines``): its subject is the tournament's id."""
 
-_TOURNAMENTS: Final = Base.metadata.tables["tournaments"]
-_PLAYERS: Final = Base.metadata.tables["tournament_players"]
-_GAMES: Final = Base.metadata.tables["tournament_games"]
-_DEADLINES: Final = Base.metadata.tables["deadlines"]
+_TOURNAMENTS: Final = table_of(TournamentRow)
+_PLAYERS: Final = table_of(TournamentPlayerRow)
+_GAMES: Final = table_of(TournamentGameRow)
 
 
 def game_result(live: LiveGame) -> tuple[Result, bool] | None:
@@ -47,19 +47,7 @@ def game_result(live: LiveGame) -> tuple[Result, bool] | None:
 def set_timer(connection: Connection, tournament_id: str, due_ms: int) -> None:
     """Make the tournament's timer due at ``due_ms``, free for any process to claim (a holder
     working on it meanwhile leaves it as set here)."""
-    upsert(
-        connection,
-        _DEADLINES,
-        {
-            "kind": TIMER_KIND,
-            "subject": tournament_id,
-            "due_ms": due_ms,
-            "version": 0,
-            "holder": None,
-            "held_until_ms": None,
-            "note": None,
-        },
-    )
+    set_due(connection, TIMER_KIND, tournament_id, due_ms)
 
 
 def tournament_ended(connection: Connection, live: LiveGame) -> None:

@@ -19,12 +19,11 @@ from datetime import timedelta
 from typing import Final
 
 from sqlalchemy import ColumnElement, Connection, insert, update
-from sqlalchemy.orm import Session
 
 from bluegray.errors import BlueGrayError
 from bluegray.pieces import Side
 from bluegray.rules import RuleSet
-from bluegray.web.accounts.players import Account, account_of_row
+from bluegray.web.accounts.players import Account, read_accounts
 from bluegray.web.games.live import LiveGame
 from bluegray.web.games.rated_pairs import DAY_MS
 from bluegray.web.games.service import GameService
@@ -32,7 +31,7 @@ from bluegray.web.lobby.hub import ACCOUNT_PREFIX, TOURNAMENT_PREFIX
 from bluegray.web.lobby.schemas import GameStartedMessage, StartedGame
 from bluegray.web.platform.clocks import Clock, now_ms, time_class
 from bluegray.web.platform.db import ConflictError
-from bluegray.web.platform.models import AccountRow, Base, RatingRow
+from bluegray.web.platform.models import table_of
 from bluegray.web.platform.refusals import (
     Conflict,
     Invalid,
@@ -43,12 +42,18 @@ from bluegray.web.platform.refusals import (
 )
 from bluegray.web.platform.security import new_game_id
 from bluegray.web.ratings.glicko import DEFAULT_SETTINGS, Rating
-from bluegray.web.ratings.leaderboards import shown_rating
+from bluegray.web.ratings.leaderboards import rating_in
 from bluegray.web.ratings.service import pool_name
 from bluegray.web.realtime.bus import News
 from bluegray.web.timers.deadlines import DONE, Due, Timers, Verdict
 from bluegray.web.tournaments import arena, swiss
 from bluegray.web.tournaments.ending import TIMER_KIND, set_timer
+from bluegray.web.tournaments.rows import (
+    TournamentByeRow,
+    TournamentGameRow,
+    TournamentPlayerRow,
+    TournamentRow,
+)
 from bluegray.web.tournaments.schemas import (
     CreateTournamentRequest,
     Standings,
@@ -75,10 +80,10 @@ SWISS_CHECK_MS: Final = 30_000
 CHANNEL_PREFIX: Final = TOURNAMENT_PREFIX
 """The bus's cluster channel of a tournament's news (``tournament:<id>``)."""
 
-_TOURNAMENTS: Final = Base.metadata.tables["tournaments"]
-_PLAYERS: Final = Base.metadata.tables["tournament_players"]
-_GAMES: Final = Base.metadata.tables["tournament_games"]
-_BYES: Final = Base.metadata.tables["tournament_byes"]
+_TOURNAMENTS: Final = table_of(TournamentRow)
+_PLAYERS: Final = table_of(TournamentPlayerRow)
+_GAMES: Final = table_of(TournamentGameRow)
+_BYES: Final = table_of(TournamentByeRow)
 
 Pairs = list[tuple[int, int, int | None, int | None]]
 """Games to start: Blue's account, Gray's, the round and the board (``None``: an arena)."""
@@ -285,14 +290,9 @@ class Tournaments:
         pool = pool_name(RuleSet.parse(row.rules), time_class(row.clock_initial_ms, None))
         now = now_ms()
 
-        def read(session: Session) -> Rating:
-            stored = None if pool is None else session.get(RatingRow, (account_id, pool))
-            if stored is None:
-                return DEFAULT_SETTINGS.new_player
-            rating = Rating(stored.rating, stored.deviation, stored.volatility)
-            return shown_rating(rating, stored.rated_ms, now)
-
-        return await self.db.read(read)
+        if pool is None:
+            return DEFAULT_SETTINGS.new_player
+        return await self.db.read(lambda session: rating_in(session, account_id, pool, now))
 
     # -- the timer -----------------------------------------------------------------------------
 
@@ -451,11 +451,7 @@ class Tournaments:
         await self.db.write(write)
 
     async def _accounts(self, ids: list[int]) -> dict[int, Account]:
-        def read(session: Session) -> dict[int, Account]:
-            rows = session.query(AccountRow).filter(AccountRow.id.in_(ids)).all()
-            return {row.id: account_of_row(row) for row in rows}
-
-        return await self.db.read(read)
+        return await self.db.read(lambda session: read_accounts(session, ids))
 
     # -- news ----------------------------------------------------------------------------------
 

@@ -10,10 +10,17 @@ from typing import Any
 from sqlalchemy import Connection, Row, func, select
 from sqlalchemy.orm import Session
 
+from bluegray.web.accounts.players import lock_accounts
 from bluegray.web.games.schemas import ClockSettings
-from bluegray.web.platform.models import Base
+from bluegray.web.platform.models import table_of
 from bluegray.web.tournaments import arena, swiss, swiss_standings
 from bluegray.web.tournaments.results import Result
+from bluegray.web.tournaments.rows import (
+    TournamentByeRow,
+    TournamentGameRow,
+    TournamentPlayerRow,
+    TournamentRow,
+)
 from bluegray.web.tournaments.schemas import (
     StandingLine,
     Standings,
@@ -21,11 +28,10 @@ from bluegray.web.tournaments.schemas import (
     TournamentInfo,
 )
 
-_TOURNAMENTS = Base.metadata.tables["tournaments"]
-_PLAYERS = Base.metadata.tables["tournament_players"]
-_GAMES = Base.metadata.tables["tournament_games"]
-_BYES = Base.metadata.tables["tournament_byes"]
-_ACCOUNTS = Base.metadata.tables["accounts"]
+_TOURNAMENTS = table_of(TournamentRow)
+_PLAYERS = table_of(TournamentPlayerRow)
+_GAMES = table_of(TournamentGameRow)
+_BYES = table_of(TournamentByeRow)
 
 
 def moment(ms: int) -> datetime:
@@ -245,9 +251,7 @@ def created_by(connection: Connection, account_id: int, since_ms: int) -> tuple[
     """How many tournaments the account has created that have not finished, and how many it
     created since ``since_ms``, holding its row (PostgreSQL) so that two creations at once count
     one after the other."""
-    connection.execute(
-        select(_ACCOUNTS.c.id).where(_ACCOUNTS.c.id == account_id).with_for_update()
-    ).all()
+    lock_accounts(connection, [account_id])
     mine = _TOURNAMENTS.c.creator_id == account_id
     unfinished = connection.execute(
         select(func.count())

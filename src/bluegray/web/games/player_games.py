@@ -1,19 +1,22 @@
-"""Players' public profiles: the games an account played, newest first, and how they ended for it
-(wins, draws, losses and losses by abandonment, against people and against the AI). They read the
-database, never a process's copies, so every process shows the same profile."""
+"""The games an account played, as its public profile shows them: newest first, and how they
+ended for it (wins, draws, losses and losses by abandonment, against people and against the AI).
+Questions about games, asked by the routes (a service-level module: the queries are the games'
+own). They read the database, never a process's copies, so every process shows the same
+profile."""
 
 from __future__ import annotations
 
 from collections import defaultdict
+from dataclasses import dataclass
 from typing import Final
 
-from sqlalchemy import and_, case, func, or_, select
+from sqlalchemy import Connection, and_, case, func, or_, select
 from sqlalchemy.orm import Session, aliased
 
-from bluegray.web.accounts.schemas import GameCounts, Opponent, PlayerGame, PlayerGames
 from bluegray.web.games.queries import older_than, outcome_of_row
+from bluegray.web.games.rows import GameRow, ListingRow, SeatRow
+from bluegray.web.games.schemas import GameCounts, Opponent, PlayerGame, PlayerGames
 from bluegray.web.platform.db import Database
-from bluegray.web.platform.models import GameRow, SeatRow
 
 UNCOUNTED_MODES: Final = ("hotseat", "imported")
 """Games that count for nobody's record: one person played both sides, or nobody played."""
@@ -137,3 +140,70 @@ async def game_counts(db: Database, account_id: int) -> tuple[GameCounts, GameCo
 def _counts(values: list[int]) -> GameCounts:
     games, wins, draws, losses, abandoned = values
     return GameCounts(games=games, wins=wins, draws=draws, losses=losses, abandoned=abandoned)
+
+
+def games_played(connection: Connection | Session, account_id: int) -> int:
+    """How many games the account has a seat in."""
+    statement = select(func.count(func.distinct(SeatRow.game_id))).where(
+        SeatRow.account_id == account_id
+    )
+    return int(connection.execute(statement).scalar() or 0)
+
+
+def unclaimed_games(session: Session, browser: str, limit: int) -> list[str]:
+    """The games a browser played (``browser``: its digest) that no account holds yet: at most
+    ``limit``, newest first."""
+    unclaimed_seat = (
+        select(SeatRow.side)
+        .where(
+            SeatRow.game_id == ListingRow.game_id,
+            SeatRow.browser_hash == browser,
+            SeatRow.kind == "human",
+            SeatRow.account_id.is_(None),
+        )
+        .exists()
+    )
+    statement = (
+        select(ListingRow.game_id)
+        .where(ListingRow.browser_hash == browser, unclaimed_seat)
+        .order_by(ListingRow.created_ms.desc(), ListingRow.game_id.desc())
+        .limit(limit)
+    )
+    return list(session.scalars(statement))
+
+
+@dataclass(frozen=True)
+class GameWithAccount:
+    """A game an account plays against another account: its side and the other's name."""
+
+    game_id: str
+    side: str
+    opponent: str
+    rated: bool
+    unrated_reason: str | None
+
+
+def newest_game_with_account(
+    session: Session, account_id: int, since_ms: int
+) -> GameWithAccount | None:
+    """The account's newest game against another account started since ``since_ms`` (``None``:
+    none). The other's name is read from its seat (names never change)."""
+    mine, theirs = aliased(SeatRow), aliased(SeatRow)
+    statement = (
+        select(GameRow.id, GameRow.rated, GameRow.unrated_reason, mine.side, theirs.account_name)
+        .join(mine, mine.game_id == GameRow.id)
+        .join(theirs, and_(theirs.game_id == GameRow.id, theirs.side != mine.side))
+        .where(
+            mine.account_id == account_id,
+            theirs.account_id.is_not(None),
+            theirs.account_name.is_not(None),
+            GameRow.created_ms >= since_ms,
+        )
+        .order_by(GameRow.created_ms.desc())
+        .limit(1)
+    )
+    found = session.execute(statement).first()
+    if found is None:
+        return None
+    game_id, rated, unrated_reason, side, opponent = found
+    return GameWithAccount(str(game_id), str(side), str(opponent), bool(rated), unrated_reason)

@@ -1,6 +1,6 @@
 """An account's "your turn" list: the games, among the many it may have running (correspondence
 games above all), where the side to move is its own, the most urgent first. Read from the
-database, so every process shows the same list."""
+database, so every process shows the same list (a service-level module, asked by the routes)."""
 
 from __future__ import annotations
 
@@ -10,11 +10,11 @@ from typing import Final
 from sqlalchemy import select
 from sqlalchemy.orm import Session
 
-from bluegray.web.accounts.profiles import opponent_of
-from bluegray.web.accounts.schemas import Opponent, TurnGame, YourTurn
+from bluegray.web.games.player_games import opponent_of
+from bluegray.web.games.rows import GameRow, SeatRow
+from bluegray.web.games.schemas import Opponent, TurnGame, YourTurn
 from bluegray.web.platform.clocks import time_class
 from bluegray.web.platform.db import Database
-from bluegray.web.platform.models import GameRow, SeatRow
 
 TURN_LIMIT: Final = 200
 """The most games the list shows."""
