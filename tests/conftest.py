@@ -222,11 +222,6 @@ def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item
     for item in items:
         for lane in sorted(lanes_of(item)):
             item.add_marker(lane)
-        if item.get_closest_marker("browser") is not None and not any(
-            marker.name == "xdist_group" for marker in item.iter_markers()
-        ):
-            # A module's browser tests stay on one worker: one Chromium for the module.
-            item.add_marker(pytest.mark.xdist_group(f"browser:{item.nodeid.split('::')[0]}"))
     paired = [item for item in items if _on_its_database(item)]
     if len(paired) < len(items):
         config.hook.pytest_deselected(items=[item for item in items if item not in paired])
