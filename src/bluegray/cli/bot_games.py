@@ -327,6 +327,23 @@ def use_the_lobby(
         say(f"posted a challenge in the lobby: {seek_id}")
 
 
+def wants_another_game(
+    playing: dict[str, threading.Thread],
+    finished: list[str],
+    games: int | None,
+    lock: threading.Lock,
+) -> bool:
+    """Whether the bot should look for a game in the lobby now: none of its games is being
+    played, and it has played fewer than ``games`` (``None``: no limit). Whether a game is
+    still played is asked first: a game's thread notes its end before it stops, so a game that
+    ended meanwhile is counted (asked the other way round, the last game could end between the
+    two questions and the bot post a seek on its way out)."""
+    if any(thread.is_alive() for thread in playing.values()):
+        return False
+    with lock:
+        return games is None or len(finished) < games
+
+
 def run_bot(args: Any, clock: tuple[float, float] | None) -> int:
     """``bluegray bot``: join and open what the options say, then play every game of the
     account until ``--games`` are over (or Ctrl-C)."""
@@ -374,8 +391,7 @@ def run_bot(args: Any, clock: tuple[float, float] | None) -> int:
                         thread = threading.Thread(target=play, args=(game_id,), daemon=True)
                         playing[game_id] = thread
                         thread.start()
-                busy = any(thread.is_alive() for thread in playing.values())
-                if not busy:
+                if wants_another_game(playing, finished, args.games, lock):
                     use_the_lobby(site, args, name, clock, say)
                 time.sleep(args.poll)
         finally:
