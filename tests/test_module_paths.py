@@ -1,6 +1,6 @@
 """No doc, script, example or test names a module path that the moves of issue 40 retired (the
 web app's flat modules, now in its domain packages; the engine's ``fast*`` modules, now its
-``compiled`` package; the web tests' flat files, now in folders that mirror those packages), nor
+``compiled`` package; the tests' flat files, now in folders that mirror the packages), nor
 a test file that is not there: a newcomer following one would find nothing there. The changelog
 keeps history's names."""
 
@@ -186,7 +186,9 @@ def _is_test_module(dotted: str) -> bool:
 
 def test_every_test_file_named_is_there() -> None:
     # The web tests' flat files (tests/web/test_lobby.py, tests.web.test_api, ...) moved into
-    # folders by package (tests/web/lobby/, tests/web/games/, ...): no name of them is left.
+    # folders by package (tests/web/lobby/, tests/web/games/, ...), and so did the flat files of
+    # the engine's, the protocol's, the RL's, the command line's and the terminal client's tests
+    # (tests/engine/, tests/protocol/, tests/rl/, tests/cli/, tests/tui/): no name of them is left.
     found = []
     for path in _tracked_texts():
         if not path.is_file():

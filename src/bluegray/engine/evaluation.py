@@ -11,7 +11,7 @@ also what tuning fits), summed in the features' order and truncated to an intege
 ``Evaluator.evaluate`` computes the same number fast for the plain Python search, and
 ``compiled.evaluation.evaluate`` compiles it for the compiled one; the tests check all three equal,
 exactly,
-in every rule set (``tests/test_compiled.py``).
+in every rule set (``tests/engine/test_compiled.py``).
 """
 
 from __future__ import annotations

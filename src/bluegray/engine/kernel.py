@@ -6,7 +6,7 @@ and the compiled one (``compiled.search``, numba). They search the same tree in 
 the same table: the same move generation order, move ordering, pruning and reductions, the same
 evaluation, node count and transposition table (slots, replacement and packed entries from
 ``records``). For a fixed depth or node limit they return the same scores, node counts and best
-moves at every depth (``tests/test_kernels.py``), so the front end may switch from one to the
+moves at every depth (``tests/engine/test_kernels.py``), so the front end may switch from one to the
 other between two searches (it hands the table and the history over in a ``Memory``).
 
 A kernel searches one root position at a time: ``start`` sets it up and lists its moves in the

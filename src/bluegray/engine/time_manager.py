@@ -46,7 +46,7 @@ RESERVED_MOVES: Final = 250
 """...and for at least this many moves (half the match runner's cap of 1,000 plies): with a
 minute each and a margin of 50 ms, about a fifth of the clock. Simulated with every move
 overrunning its soft time by half and 25 ms outside the search, no rule set's game runs a
-one-minute clock out before the cap (``tests/test_time_manager.py``)."""
+one-minute clock out before the cap (``tests/engine/test_time_manager.py``)."""
 HARD_RATIO: Final = 3.0
 """The hard time is at most this many soft times: room for the extensions (at most
 ``MAX_EXTENSION``) and for a last iteration started just before the soft limit."""

@@ -2,7 +2,7 @@
 environments step through when numba is installed (``states.action_game`` chooses).
 
 It answers as :class:`bluegray.rl.actions.ActionGame` does (the same legal actions, masks,
-planes, moves and outcomes: ``tests/test_rl.py`` plays both side by side) from a one-game
+planes, moves and outcomes: ``tests/rl/test_rl.py`` plays both side by side) from a one-game
 ``Simulation``, and keeps a :class:`bluegray.Game` of the moves played for what needs one (an
 opponent player, the pictures, the position's text), brought up to date only when it is read.
 A game read through ``game`` and then changed directly (``push``, ``pop``) is read back: any

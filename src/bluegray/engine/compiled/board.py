@@ -4,7 +4,8 @@ and the end-of-game checks of docs/rules-reference.md §4 (move generation is ``
 This is a second implementation of ``bluegray.bitboard``, kept to what the search needs and
 written for the numba compiler (``pip install "bluegray[fast]"``). It is checked against the
 conformance vectors' perft counts and against the rules core on random games
-(``tests/test_compiled.py``), move for move in the same order; ``bitboard`` stays the reference.
+(``tests/engine/test_compiled.py``), move for move in the same order; ``bitboard`` stays the
+reference.
 
 Representation
 --------------

@@ -3,7 +3,7 @@ rules core's order (``Board.moves``), captures (compulsory, the most where the r
 by a depth-first search of each soldier's jump sequences, and the compiled perft.
 
 The board, its tables and the move rows are ``compiled.board``'s and ``records``'s; ``bitboard``
-stays the reference (``tests/test_compiled.py`` compares the two move for move).
+stays the reference (``tests/engine/test_compiled.py`` compares the two move for move).
 """
 
 from __future__ import annotations

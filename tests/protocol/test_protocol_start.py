@@ -21,7 +21,7 @@ from bluegray.engine.match import play_game
 from bluegray.engine.players import RandomPlayer, player_from_spec
 from bluegray.engine.search import SEARCH_ENVIRONMENT
 from bluegray.protocol.player import EnginePlayer
-from tests.test_protocol import COMPILING, ENGINE_SPEC, TIMEOUT, Session, processes_running
+from tests.protocol.test_protocol import COMPILING, ENGINE_SPEC, TIMEOUT, Session, processes_running
 
 PRECOMPILE = "bluegray.engine.precompile"
 

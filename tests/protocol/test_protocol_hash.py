@@ -10,7 +10,7 @@ import pytest
 
 from bluegray.protocol import Option
 from bluegray.protocol.server import HASH_CEILING, hash_limit
-from tests.test_protocol import TIMEOUT, Session
+from tests.protocol.test_protocol import TIMEOUT, Session
 
 
 def half_the_memory_mb() -> int:

@@ -333,7 +333,7 @@ def test_compiling_never_touches_the_process_s_output_streams() -> None:
     # its own): each error it makes while typing, even one it catches, wraps sys.stdout and puts
     # back the stream it found. Compiling in the background thread (readiness), that put back
     # a stream the main thread had replaced meanwhile: pytest's capsys lost a test's output
-    # (the intermittent empty output of tests/test_cli.py::test_show and test_help_teaches).
+    # (the intermittent empty output of tests/cli/test_cli.py::test_show and test_help_teaches).
     pytest.importorskip("ray")
     result = subprocess.run(
         [sys.executable, "-c", STREAM_PROBE], capture_output=True, text=True, check=False

@@ -40,15 +40,15 @@ from bluegray.engine.records import MADE, MOVE_WIDTH
 from bluegray.engine.search import Searcher
 from bluegray.position import Position
 from bluegray.rules import PRESETS
-from tests.test_kernels import position_of, trace
-from tests.test_network import (
+from tests.engine.test_kernels import position_of, trace
+from tests.engine.test_network import (
     full_board,
     random_games,
     random_network,
     uniform_network,
     wild_network,
 )
-from tests.test_protocol import Session
+from tests.protocol.test_protocol import Session
 
 NETWORK_WIDTHS = (32, 8, 8)
 """The shipped files' widths (``network_file.DEFAULT_WIDTHS``): the cost measured is the real

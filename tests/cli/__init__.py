@@ -1,0 +1,2 @@
+"""Tests of ``bluegray.cli``: the command line's conformance, perft and show, their output, errors
+and exit codes."""
