@@ -89,9 +89,10 @@ def test_respects_a_time_limit() -> None:
     move = player.choose(game)
     elapsed = time.perf_counter() - started
     assert move in game.legal_moves
-    # The upper bound allows for a loaded machine (seen: 0.43 s with a match on both cores);
-    # a search that ignored the limit, with no iteration limit, would not stop at all.
-    assert 0.15 < elapsed < 0.2 + 0.5
+    # The upper bound allows for a loaded machine (seen: 0.43 s with a match on both cores, 1.36 s
+    # with the suite's workers on both); a search that ignored the limit, with no iteration
+    # limit, would not stop at all.
+    assert 0.15 < elapsed < 0.2 + 5
     assert player.last_iterations > 10
 
 
