@@ -1,0 +1,224 @@
+"""The AI queue: jobs' priorities and bounds, a long job that waited too long going first, and the
+CPUs a process may use."""
+
+from __future__ import annotations
+
+import asyncio
+import os
+import threading
+
+import pytest
+import redis.asyncio as aioredis
+
+from bluegray import Game
+from bluegray.engine import levels
+from bluegray.engine.limits import Limits
+from bluegray.errors import BlueGrayError
+from bluegray.web.ai import local_queue, redis_queue
+from bluegray.web.ai.cpus import quota_cpus, usable_cpus
+from bluegray.web.ai.jobs import (
+    AiBusyError,
+    AnalysisOutput,
+    Bounds,
+    Job,
+    MoveJob,
+    Owner,
+    Priority,
+    decode_job,
+    encode_job,
+    reserved_for_short,
+)
+from bluegray.web.ai.local_queue import LocalQueue
+from bluegray.web.games.ai_moves import ai_job
+from bluegray.web.games.live import LiveGame
+from bluegray.web.platform.clocks import now_ms
+
+# -- the AI queue -----------------------------------------------------------------------------
+
+
+def move_job(level: int, game: str = "g") -> MoveJob:
+    return MoveJob(game, 1, "sackson", "x", (), level, 0)
+
+
+def test_a_move_jobs_priority_follows_the_engines_time_for_its_level(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    # The levels are the engine's (engine.levels), read once: a level that came to think three
+    # seconds a move would queue with the long jobs, one of a fixed depth with the quick ones.
+    monkeypatch.setitem(levels.LEVELS, 7, levels.LevelConfig(Limits(time=3.0)))
+    monkeypatch.setitem(levels.LEVELS, 6, levels.LevelConfig(Limits(depth=6)))
+    assert move_job(7).priority is Priority.LONG
+    assert move_job(6).priority is Priority.QUICK
+    with pytest.raises(BlueGrayError, match="unknown level"):
+        _ = move_job(levels.TOP_LEVEL + 1).priority
+
+
+def test_the_ais_job_is_asked_only_of_a_game_against_the_ai() -> None:
+    # It once took level 1 for a game without one, silently.
+    live = LiveGame("g", "hotseat", "active", Game("sackson"), 0, 0, 0)
+    with pytest.raises(ValueError, match="not played against the AI"):
+        ai_job(live)
+    live.ai_level = 4
+    assert ai_job(live).level == 4
+
+
+def test_jobs_cross_machines_as_text_and_know_their_priority() -> None:
+    job = move_job(8)
+    assert decode_job(encode_job(job)) == job
+    assert job.priority is Priority.LONG and move_job(1).priority is Priority.QUICK
+    assert move_job(6).priority is move_job(7).priority is Priority.SHORT
+    with pytest.raises(ValueError, match="not a job"):
+        decode_job('{"kind": "poem"}')
+    assert [reserved_for_short(n) for n in (1, 2, 4, 8, 16)] == [0, 1, 1, 2, 4]
+
+
+def test_a_short_job_never_waits_behind_long_ones(monkeypatch: pytest.MonkeyPatch) -> None:
+    started: list[int] = []
+    release = threading.Event()
+
+    def run(job: Job) -> str | AnalysisOutput:
+        assert isinstance(job, MoveJob)
+        started.append(job.level)
+        if job.level == 8:
+            release.wait(10)
+        return "d2-d3"
+
+    monkeypatch.setattr(local_queue, "run_job", run)
+    played: list[str] = []
+
+    async def sink(job: MoveJob, move: str, computed_by: str) -> None:
+        played.append(job.game_id)
+
+    async def scenario() -> tuple[list[int], list[str]]:
+        queue = LocalQueue(2, Bounds(total=10, per_owner=10), sink, processes=False)
+        await queue.start()
+        waiting = [
+            await queue.submit_move(move_job(8, f"long{i}"), Owner(f"b{i}")) for i in range(3)
+        ]
+        short = await queue.submit_move(move_job(1, "short"), Owner("s"))
+        assert short is not None
+        await asyncio.wait_for(short, 5)  # done while every long job still waits or runs
+        seen = list(started)
+        release.set()
+        await asyncio.gather(*[future for future in waiting if future is not None])
+        await queue.close()
+        return seen, played
+
+    seen, played_games = asyncio.run(scenario())
+    assert seen == [8, 1]  # one long job runs; the slot kept for smaller jobs took the quick one
+    assert played_games[0] == "short" and sorted(played_games) == sorted(
+        ["short", "long0", "long1", "long2"]
+    )
+
+
+def test_queued_work_is_bounded_per_browser_per_address_and_in_all(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    release = threading.Event()
+
+    def run(job: Job) -> str | AnalysisOutput:
+        release.wait(10)
+        return "d2-d3"
+
+    monkeypatch.setattr(local_queue, "run_job", run)
+
+    async def sink(job: MoveJob, move: str, computed_by: str) -> None:
+        return None
+
+    async def scenario() -> list[str]:
+        queue = LocalQueue(1, Bounds(total=4, per_owner=2), sink, processes=False)
+        refused = []
+        futures = []
+        for game, owner in [
+            ("a1", Owner("alice", "1.1.1.1")),
+            ("a2", Owner("alice", "1.1.1.1")),
+            ("a3", Owner("alice", "3.3.3.3")),  # Alice's third
+            ("b1", Owner("bob", "1.1.1.1")),  # the address's third
+            ("c0", Owner("carol", "4.4.4.4")),
+            ("c1", Owner("carol", "5.5.5.5")),
+            ("d1", Owner("dave", "6.6.6.6")),
+            ("e1", Owner("erin", "7.7.7.7")),  # the fifth in all
+        ]:
+            try:
+                futures.append(await queue.submit_move(move_job(1, game), owner))
+            except AiBusyError:
+                refused.append(game)
+        again = await queue.submit_move(move_job(1, "a1"), Owner("alice", "1.1.1.1"))
+        assert again is futures[0]  # the same game and version is not queued twice
+        release.set()
+        await asyncio.gather(*[future for future in futures if future is not None])
+        assert await queue.depth() == 0
+        await queue.close()
+        return refused
+
+    assert asyncio.run(scenario()) == ["a3", "b1", "d1", "e1"]
+
+
+def test_the_cpus_a_process_may_use_count_its_quota() -> None:
+    assert quota_cpus("150000 100000") == 1.5
+    assert quota_cpus("max 100000") is None
+    assert quota_cpus(None, ("-1", "100000")) is None
+    assert quota_cpus(None, ("200000", "100000")) == 2.0
+    assert quota_cpus("garbage") is None
+    assert 1 <= usable_cpus() <= len(os.sched_getaffinity(0))
+
+
+def test_a_long_job_that_waited_too_long_goes_first(monkeypatch: pytest.MonkeyPatch) -> None:
+    started: list[str] = []
+    release = threading.Event()
+
+    def run(job: Job) -> str | AnalysisOutput:
+        assert isinstance(job, MoveJob)
+        started.append(job.game_id)
+        if job.game_id == "long1":
+            release.wait(10)
+        return "d2-d3"
+
+    monkeypatch.setattr(local_queue, "run_job", run)
+    monkeypatch.setattr(local_queue, "LONG_WAIT_SECONDS", 0.05)
+
+    async def sink(job: MoveJob, move: str, computed_by: str) -> None:
+        return None
+
+    async def scenario() -> list[str]:
+        queue = LocalQueue(1, Bounds(total=10, per_owner=10), sink, processes=False)
+        futures = [
+            await queue.submit_move(move_job(8, "long1"), Owner("a")),  # runs
+            await queue.submit_move(move_job(8, "long2"), Owner("b")),  # waits
+        ]
+        await asyncio.sleep(0.2)  # long2 has waited too long now
+        futures.append(await queue.submit_move(move_job(1, "quick"), Owner("c")))
+        release.set()
+        await asyncio.gather(*[future for future in futures if future is not None])
+        await queue.close()
+        return started
+
+    # Without the wait, the quick job would go first (as in the test above).
+    assert asyncio.run(scenario()) == ["long1", "long2", "quick"]
+
+
+def test_a_worker_takes_a_long_job_that_waited_too_long_first(redis_url: str) -> None:
+    async def scenario() -> list[str]:
+        client = aioredis.Redis.from_url(redis_url)
+        await redis_queue.ensure_groups(client)
+        old, new = now_ms() - 20_000, now_ms()
+        for job, queued in ((move_job(8, "aged"), old), (move_job(1, "quick"), new)):
+            fields = {"id": job.key, "job": encode_job(job), "load": "[]", "reply": ""}
+            fields["queued_ms"] = str(queued)
+            await client.xadd(redis_queue.STREAMS[job.priority], fields)  # type: ignore[arg-type]
+        slot = redis_queue.Slot(client, "w/0.0", short_only=False, abandoned_ms=60_000)
+        taken = []
+        for _ in range(2):
+            delivery = await slot.take(100)
+            assert delivery is not None and isinstance(delivery.job, MoveJob)
+            taken.append(delivery.job.game_id)
+        late = move_job(8, "late")
+        fields = {"id": late.key, "job": encode_job(late), "load": "[]", "reply": ""}
+        fields["queued_ms"] = str(old)
+        await client.xadd(redis_queue.STREAMS[late.priority], fields)  # type: ignore[arg-type]
+        kept = redis_queue.Slot(client, "w/1.0", short_only=True, abandoned_ms=60_000)
+        assert await kept.take(100) is None  # a slot kept for small jobs never takes a long one
+        await client.aclose()
+        return taken
+
+    assert asyncio.run(scenario()) == ["aged", "quick"]

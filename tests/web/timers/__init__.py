@@ -1,0 +1,1 @@
+"""Tests of ``bluegray.web.timers``: timers claimed once, the heartbeat, clocks credited for an outage."""
