@@ -18,10 +18,10 @@ from sqlalchemy import Engine
 from sqlalchemy.orm import Session
 
 from bluegray.cli.common import EXIT_OK, console, fail
+from bluegray.web.accounts.players import find_account
 from bluegray.web.accounts.service import (
     access_counts,
     close_account,
-    find_account,
     make_bot,
     set_moderator,
 )

@@ -105,9 +105,14 @@ def read_account(session: Session, account_id: int) -> Account | None:
     return None if row is None else account_of_row(row)
 
 
+def find_account(session: Session, name: str) -> AccountRow | None:
+    """The account of a name, in any case (closed ones too)."""
+    return session.scalar(select(AccountRow).where(AccountRow.name_key == name_key(name)))
+
+
 def read_account_named(session: Session, name: str) -> Account | None:
     """The account with this name, without regard to case (``None``: none)."""
-    row = session.scalars(select(AccountRow).where(AccountRow.name_key == name_key(name))).first()
+    row = find_account(session, name)
     return None if row is None else account_of_row(row)
 
 

@@ -9,7 +9,7 @@ device cookie, ``security.device_cookie``) is not slowed by failures from elsewh
 login says the same thing whether the name exists or not, and takes as long: an unknown name's
 password is checked against a dummy hash (``passwords``).
 
-The database work that needs no running server (``find_account``, ``set_moderator``,
+The database work that needs no running server (``set_moderator``,
 ``close_account``, ``make_bot``) is plain functions on a connection, which ``bluegray user``
 calls too.
 """
@@ -27,7 +27,14 @@ from sqlalchemy.orm import Session
 
 from bluegray.web.accounts.api_tokens import ApiTokens, end_tokens
 from bluegray.web.accounts.passwords import MAX_LENGTH, MIN_LENGTH, Hashing, is_common, needs_rehash
-from bluegray.web.accounts.players import Account, account_of_row, check_new_name, is_name, name_key
+from bluegray.web.accounts.players import (
+    Account,
+    account_of_row,
+    check_new_name,
+    find_account,
+    is_name,
+    name_key,
+)
 from bluegray.web.accounts.rows import AccountRow, ApiTokenRow, SessionRow
 from bluegray.web.accounts.sessions import Sessions, end_sessions
 from bluegray.web.games.live import LiveGame
@@ -83,11 +90,6 @@ def check_password(password: str, name: str) -> None:
 
 
 # -- the database, for the service and the command line ------------------------------------------
-
-
-def find_account(session: Session, name: str) -> AccountRow | None:
-    """The account of a name, in any case (closed ones too)."""
-    return session.scalar(select(AccountRow).where(AccountRow.name_key == name_key(name)))
 
 
 def name_taken(connection: Connection, name: str) -> bool:
