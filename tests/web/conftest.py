@@ -27,6 +27,7 @@ from websockets.sync.client import ClientConnection, connect
 
 from bluegray.web.app import create_app
 from bluegray.web.platform.clocks import set_time_offset
+from bluegray.web.platform.rates import Rate
 from bluegray.web.platform.settings import Settings
 from tests.servers import free_port as free_port
 
@@ -90,6 +91,22 @@ def time_offset() -> Iterator[Callable[[float], None]]:
     if that much time had passed; back to the real time after the test."""
     yield set_time_offset
     set_time_offset(0)
+
+
+def clear_of_a_window_edge(*limits: tuple[float, int], margin: float = 30.0) -> None:
+    """Wait, if need be, until each rate limit (``(rate, burst)``) has at least ``margin``
+    seconds left in its counting window, so that a test's requests are all counted in one window.
+
+    The limits library counts a sliding window as two fixed ones, aligned to multiples of the
+    window's length in Unix time, and weighs the previous one's count by the share of it still in
+    the sliding window, rounded down: as soon as a new window starts, a burst counted just before
+    weighs a little less than itself, and one request more is allowed (a test that meant "the
+    fourth is refused" failed so, about once in a few hundred runs)."""
+    for rate, burst in limits:
+        window = Rate(rate, burst).item("test").get_expiry()
+        left = window - time.time() % window
+        if left < margin:
+            time.sleep(left + 0.1)  # until the next window starts: at most ``margin`` s
 
 
 def ids_page_by_page(get: Callable[[str], Any], path: str, limit: int) -> list[str]:

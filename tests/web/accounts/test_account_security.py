@@ -27,7 +27,7 @@ from bluegray.web.accounts.rows import AccountRow
 from bluegray.web.platform.db import make_engine
 from bluegray.web.routers.pages import TEMPLATES
 from tests.web.account_clients import PASSWORD, Browser, csrf, log_in, post, sign_up
-from tests.web.conftest import TestClient
+from tests.web.conftest import TestClient, clear_of_a_window_edge
 
 ARGON2 = re.compile(r"\$argon2id\$v=19\$m=(\d+),t=(\d+),p=(\d+)\$([^$]+)\$([^$]+)")
 
@@ -386,7 +386,8 @@ def test_failed_logins_from_an_address_are_limited_whatever_the_names(
 def test_new_accounts_and_logins_from_an_address_are_rate_limited(
     make_client: Callable[..., TestClient],
 ) -> None:
-    app = make_client(signup_burst=2, login_burst=3, login_rate=0.01)
+    app = make_client(signup_burst=2, signup_rate=0.001, login_burst=3, login_rate=0.001)
+    clear_of_a_window_edge((0.001, 2), (0.001, 3))
     browser = Browser(app)
     sign_up(browser, "first1")
     post(browser, "/api/account/logout")

@@ -15,7 +15,13 @@ from bluegray import PRESETS, Game, read_record
 from bluegray.rules import RuleSet
 from bluegray.web.app import create_app
 from bluegray.web.games import service as service_module
-from tests.web.conftest import Json, TestClient, ids_page_by_page, settings_for
+from tests.web.conftest import (
+    Json,
+    TestClient,
+    clear_of_a_window_edge,
+    ids_page_by_page,
+    settings_for,
+)
 
 BLUE_MOVE = "d2-d3"
 GRAY_MOVE = "f8-f7"
@@ -613,7 +619,8 @@ def test_too_many_requests_are_refused_until_the_window_moves_on(
 
 
 def test_creating_games_has_its_own_stricter_limit(make_client: Callable[..., TestClient]) -> None:
-    client = make_client(create_rate=0.01, create_burst=2)
+    client = make_client(create_rate=0.001, create_burst=2)
+    clear_of_a_window_edge((0.001, 2))
     statuses = [
         client.post("/api/games", json={"opponent": {"type": "hotseat"}}).status_code
         for _ in range(3)

@@ -18,7 +18,7 @@ from bluegray.web.accounts.players import Account
 from bluegray.web.lobby import service as lobby
 from bluegray.web.lobby.service import Lobby
 from bluegray.web.platform import clocks
-from tests.web.conftest import LiveServer, Socket
+from tests.web.conftest import LiveServer, Socket, clear_of_a_window_edge
 from tests.web.lobby_clients import LiveSocket, Player, first_moves, set_ratings
 
 CLOCK = {"minutes": 5, "increment_seconds": 3}
@@ -341,6 +341,7 @@ def test_a_seek_s_rating_range_and_the_limits_on_seeking(
     server = make_server(
         seek_burst=3, seek_rate=0.001, challenge_burst=1, challenge_rate=0.001, max_seeks=10
     )
+    clear_of_a_window_edge((0.001, 3), (0.001, 1))
     ada, bob = Player(server.url, "ada"), Player(server.url, "bob")
     strong = ada.seek(rating_min=1600)
     refused = bob.post(f"/api/seeks/{strong['id']}/accept")

@@ -17,7 +17,7 @@ from websockets.exceptions import ConnectionClosed, InvalidStatus
 from websockets.sync.client import ClientConnection, connect
 
 from tests.web.cluster import Node, nodes, service_env
-from tests.web.conftest import LiveServer
+from tests.web.conftest import LiveServer, clear_of_a_window_edge
 
 
 def lobby(server: LiveServer, address: str) -> ClientConnection:
@@ -103,7 +103,8 @@ def test_the_cap_plus_one_socket_of_a_client_is_refused_all_kinds_together(
 def test_every_handshake_meets_the_http_rate_limit(
     make_server: Callable[..., LiveServer], sockets: ExitStack
 ) -> None:
-    server = make_server(trusted_proxies="*", http_burst=3, http_rate=0.01)
+    server = make_server(trusted_proxies="*", http_burst=3, http_rate=0.001)
+    clear_of_a_window_edge((0.001, 3))
     for _ in range(3):
         sockets.enter_context(lobby(server, "10.0.0.3"))
     answer = refused(server, "10.0.0.3")
