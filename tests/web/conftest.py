@@ -23,8 +23,10 @@ from typing import Any, Final
 import httpx
 import pytest
 import uvicorn
+from argon2 import PasswordHasher, Type
 from websockets.sync.client import ClientConnection, connect
 
+from bluegray.web.accounts import passwords
 from bluegray.web.app import create_app
 from bluegray.web.platform.clocks import set_time_offset
 from bluegray.web.platform.rates import Rate
@@ -64,6 +66,33 @@ def settings_for(database_url: str, **changes: Any) -> Settings:
         allowed_hosts=["testserver", "127.0.0.1", "localhost"],
     )
     return base.with_changes(**changes)
+
+
+LIGHT_HASHER: Final = PasswordHasher(
+    time_cost=1,
+    memory_cost=1024,
+    parallelism=1,
+    hash_len=passwords.HASH_BYTES,
+    salt_len=passwords.SALT_BYTES,
+    type=Type.ID,
+)
+"""Argon2id at its lightest: about a millisecond a hash, where the pinned parameters take some
+0.17 s of a core (the suite hashes and checks some hundreds of passwords)."""
+
+
+@pytest.fixture(autouse=True)
+def light_password_hashing(
+    request: pytest.FixtureRequest, monkeypatch: pytest.MonkeyPatch
+) -> Iterator[None]:
+    """The apps a web test runs in its own process hash passwords with the same Argon2id at the
+    lightest parameters (as Django's documentation advises for tests), unless the test is marked
+    ``pinned_hashing`` (the tests of the pinned parameters themselves). Processes the tests start
+    (``tests/web/cluster.py``) hash as shipped."""
+    if request.node.get_closest_marker("pinned_hashing") is None:
+        monkeypatch.setattr(passwords, "HASHER", LIGHT_HASHER)
+    passwords.dummy_hash.cache_clear()  # the unknown names' hash, made with the hasher in use
+    yield
+    passwords.dummy_hash.cache_clear()
 
 
 @pytest.fixture

@@ -49,6 +49,7 @@ def unpadded(text: str) -> bytes:
 # -- password hashing ------------------------------------------------------------------------------
 
 
+@pytest.mark.pinned_hashing
 def test_passwords_are_stored_as_argon2id_with_the_pinned_parameters(
     client: TestClient, make_client: Callable[..., TestClient], database_url: str
 ) -> None:
@@ -69,6 +70,7 @@ def test_passwords_are_stored_as_argon2id_with_the_pinned_parameters(
     assert first != second  # the same password, another salt
 
 
+@pytest.mark.pinned_hashing
 def test_a_hash_made_with_weaker_parameters_is_remade_at_the_next_login(
     client: TestClient, database_url: str
 ) -> None:
@@ -260,6 +262,7 @@ def test_the_pages_post_their_forms_as_json_with_the_pages_token(client: TestCli
 # -- enumeration -----------------------------------------------------------------------------------
 
 
+@pytest.mark.pinned_hashing  # the timing of a real hash
 def test_a_failed_login_says_the_same_and_takes_as_long_for_any_reason(
     make_client: Callable[..., TestClient],
 ) -> None:

@@ -102,16 +102,22 @@ def test_a_left_job_is_found_behind_many_jobs_being_computed(redis_url: str) -> 
         client = aioredis.Redis.from_url(redis_url)
         await redis_queue.ensure_groups(client)
         queue = redis_queue.RedisQueue(client, Bounds(total=100, per_owner=100), stale_ms=2500)
-        busy = redis_queue.Slot(client, "busy/0.0", short_only=False, abandoned_ms=300)
+        # A job is abandoned after 1 s without a heartbeat: the steps between two beats below
+        # take far less, even on a loaded machine (at 0.3 s, the dead slot once took up one of
+        # the busy slot's jobs, which had idled through a slow loop, instead of its own).
+        busy = redis_queue.Slot(client, "busy/0.0", short_only=False, abandoned_ms=1000)
         for game in range(25):  # one worker computes many jobs (as many slots would) ...
             await queue.submit_move(move_job(1, f"g{game}"), OWNER)
             assert await busy.take(10) is not None
-        await queue.submit_move(move_job(1, "left"), OWNER)  # ... and one worker dies
-        dead = redis_queue.Slot(client, "dead/0.0", short_only=False, abandoned_ms=300)
-        assert await dead.take(10) is not None
-        await asyncio.sleep(0.4)  # past the abandon time of 0.3 s: the dead slot's entry idles
         await redis_queue.beat(client, ["busy/0.0"])
-        other = redis_queue.Slot(client, "other/0.0", short_only=False, abandoned_ms=300)
+        await queue.submit_move(move_job(1, "left"), OWNER)  # ... and one worker dies
+        dead = redis_queue.Slot(client, "dead/0.0", short_only=False, abandoned_ms=1000)
+        taken = await dead.take(10)
+        assert taken is not None and isinstance(taken.job, MoveJob)
+        assert taken.job.game_id == "left"
+        await asyncio.sleep(1.1)  # past the abandon time of 1 s: the dead slot's entry idles
+        await redis_queue.beat(client, ["busy/0.0"])
+        other = redis_queue.Slot(client, "other/0.0", short_only=False, abandoned_ms=1000)
         found = await other.take(10)
         assert found is not None and isinstance(found.job, MoveJob)
         assert found.job.game_id == "left"
