@@ -13,6 +13,7 @@ import threading
 import time
 from collections.abc import Callable, Iterator
 from pathlib import Path
+from typing import Final
 
 import pytest
 
@@ -355,57 +356,55 @@ def test_infinite_waits_for_stop_even_when_the_search_is_done(engine: Session) -
     assert engine.until("bestmove")[-1] == "bestmove f4-e5"
 
 
-@pytest.mark.parametrize(
-    ("command", "message"),
-    [
-        ("fly away", "unknown command 'fly'"),
-        ("position startpos", "expected 'rules <rule set>' first"),
-        ("position rules", "'rules' needs a rule set"),
-        ("position rules nonsense", "unknown rule set 'nonsense'"),
-        ("position rules captain=rocket", "invalid value 'rocket' for rule-set setting 'captain'"),
-        ("position rules cooper fen 9/9 b 0 1", "invalid position"),
-        ("position rules cooper fen ggggcgggg/ggggggggg b 0", "needs the four fields"),
-        ("position rules cooper startpos moves d2-d5", "illegal move 'd2-d5'"),
-        ("position rules cooper moves d2-d3 d3", "invalid move"),
-        ("position rules cooper startpos sideways", "expected 'startpos', 'fen' or 'moves'"),
-        ("setoption name Level value 9", "Level must be 1 to 8, not 9"),
-        ("setoption name Level value high", "must be a whole number, not 'high'"),
-        ("setoption name Colour value blue", "unknown option 'Colour'"),
-        ("setoption name Hash", "needs 'value <number>'"),
-        ("setoption Hash 16", "expected 'setoption name <name> value <value>'"),
-        pytest.param(
-            "setoption name Seed value " + "9" * 5000, "not a number of 5,000 digits", id="seed"
-        ),
-        ("position rules sackson impasse-plies=" + "9" * 30, "from 1 to 1000"),
-        pytest.param(
-            "position rules cooper fen 4c4/9/9/9/9/9/9/9/4C4 b 0 " + "9" * 5000,
-            "move number",
-            id="5000-digit move number",
-        ),
-    ],
-)
+MALFORMED: Final[list[tuple[str, str]]] = [
+    ("fly away", "unknown command 'fly'"),
+    ("position startpos", "expected 'rules <rule set>' first"),
+    ("position rules", "'rules' needs a rule set"),
+    ("position rules nonsense", "unknown rule set 'nonsense'"),
+    ("position rules captain=rocket", "invalid value 'rocket' for rule-set setting 'captain'"),
+    ("position rules cooper fen 9/9 b 0 1", "invalid position"),
+    ("position rules cooper fen ggggcgggg/ggggggggg b 0", "needs the four fields"),
+    ("position rules cooper startpos moves d2-d5", "illegal move 'd2-d5'"),
+    ("position rules cooper moves d2-d3 d3", "invalid move"),
+    ("position rules cooper startpos sideways", "expected 'startpos', 'fen' or 'moves'"),
+    ("setoption name Level value 9", "Level must be 1 to 8, not 9"),
+    ("setoption name Level value high", "must be a whole number, not 'high'"),
+    ("setoption name Colour value blue", "unknown option 'Colour'"),
+    ("setoption name Hash", "needs 'value <number>'"),
+    ("setoption Hash 16", "expected 'setoption name <name> value <value>'"),
+    ("setoption name Seed value " + "9" * 5000, "not a number of 5,000 digits"),
+    ("position rules sackson impasse-plies=" + "9" * 30, "from 1 to 1000"),
+    ("position rules cooper fen 4c4/9/9/9/9/9/9/9/4C4 b 0 " + "9" * 5000, "move number"),
+]
+"""Malformed commands and the error each is answered with."""
+
+
 def test_malformed_commands_are_answered_and_change_nothing(
-    engine: Session, command: str, message: str
+    engine: Session, subtests: pytest.Subtests
 ) -> None:
-    engine.send("position rules cooper startpos moves d2-d3")
-    assert engine.ready() == []
-    engine.send(command)
-    reply = engine.ready()
-    assert len(reply) == 1 and reply[0].startswith("info string error ")
-    assert message in reply[0]
-    if not command.startswith("position"):
-        # Any other rejected command leaves the engine as it was, its position too.
-        _, best = engine.go("go depth 1")
-        game = Game("cooper")
-        game.push("d2-d3")
-        assert Move.parse(best) in game.legal_moves
-    else:
-        # A rejected position leaves none, so that no stale position is searched.
-        infos, best = engine.go("go depth 1")
-        assert best == "(none)"
-        assert [info.error for info in infos if info.error] == [
-            "go: no position; send 'position rules <rule set> ...' first"
-        ]
+    # One engine answers them all, one after another (each from a position set afresh): an
+    # engine process costs more than a second of a core to start.
+    for command, message in MALFORMED:
+        with subtests.test(command=command[:60]):
+            engine.send("position rules cooper startpos moves d2-d3")
+            assert engine.ready() == []
+            engine.send(command)
+            reply = engine.ready()
+            assert len(reply) == 1 and reply[0].startswith("info string error ")
+            assert message in reply[0]
+            if not command.startswith("position"):
+                # Any other rejected command leaves the engine as it was, its position too.
+                _, best = engine.go("go depth 1")
+                game = Game("cooper")
+                game.push("d2-d3")
+                assert Move.parse(best) in game.legal_moves
+            else:
+                # A rejected position leaves none, so that no stale position is searched.
+                infos, best = engine.go("go depth 1")
+                assert best == "(none)"
+                assert [info.error for info in infos if info.error] == [
+                    "go: no position; send 'position rules <rule set> ...' first"
+                ]
     assert engine.quit() == 0
     assert engine.stderr() == ""
 
