@@ -6,6 +6,7 @@ limit, and its games ran on both nodes."""
 from __future__ import annotations
 
 import json
+import os
 import shutil
 import socket
 import subprocess
@@ -17,8 +18,9 @@ from dataclasses import replace
 from pathlib import Path
 
 import pytest
+import ray
 
-from bluegray.engine.cluster import LocalCluster
+from bluegray.engine.cluster import LocalCluster, connect
 from bluegray.engine.match import MatchSettings, MatchSummary, run_match
 from bluegray.errors import BlueGrayError
 from bluegray.rules import PRESETS
@@ -75,6 +77,20 @@ def test_a_match_on_a_two_node_cluster_plays_the_local_games_on_both_nodes(clust
     assert len(remote.games) == 6
     assert {game.node for game in local.games} == {""}
     assert len({game.node for game in remote.games}) == 2  # both nodes played
+
+
+def test_the_local_clusters_games_play_at_the_priority_of_local_ones(cluster: str) -> None:
+    # Ray starts its workers at niceness 15: beside busy cores they got almost no CPU.
+    connect(cluster)
+
+    def niceness() -> int:
+        return os.nice(0)
+
+    try:
+        remote = ray.remote(num_cpus=1)(niceness)
+        assert ray.get(remote.remote(), timeout=120) == os.nice(0)
+    finally:
+        ray.shutdown()
 
 
 @pytest.mark.slow

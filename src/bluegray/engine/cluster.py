@@ -21,7 +21,7 @@ import sys
 import time
 from collections.abc import Iterator, Sequence
 from pathlib import Path
-from typing import TypeVar
+from typing import Final, TypeVar
 
 import ray
 
@@ -105,6 +105,12 @@ def play_on_cluster(tasks: Sequence[GameTask], address: str) -> Iterator[MatchGa
 
 STARTING_SECONDS = 180.0
 """How long a node of a ``LocalCluster`` may take to come up on a busy machine."""
+LOCAL_NODE_ENVIRONMENT: Final = {"RAY_USAGE_STATS_ENABLED": "0", "RAY_worker_niceness": "0"}
+"""What a ``LocalCluster``'s nodes run with: no usage statistics sent, and Ray's workers (which
+play the games) at the priority of the machine's other work. Ray starts them at niceness 15,
+meant to leave a shared node's cores to its drivers; on a machine busy with anything else they
+then get almost no CPU (the tests' two-node cluster took 180 s instead of 25 s beside two busy
+cores), and a local cluster's games would not be the local pool's equals."""
 
 
 class LocalCluster:
@@ -138,7 +144,7 @@ class LocalCluster:
                  "--object-store-memory", str(80 * 2**20), "--disable-usage-stats", *arguments],
                 stdout=output,
                 stderr=subprocess.STDOUT,
-                env={**os.environ, "RAY_USAGE_STATS_ENABLED": "0"},
+                env={**os.environ, **LOCAL_NODE_ENVIRONMENT},
             )  # fmt: skip
         self._nodes.append(node)
         deadline = time.monotonic() + STARTING_SECONDS
