@@ -96,7 +96,7 @@ def render() -> None:
 
 def page(results: list[dict[str, Any]]) -> str:
     """The report's text from the merged results (``merged``)."""
-    shown = shown_engine(results)
+    shown = shown_engine([r for r in results if r["kind"] != "engines"])
     lines = [
         "# Strength",
         "",
@@ -125,6 +125,7 @@ def page(results: list[dict[str, Any]]) -> str:
             f"engine {shown}'s, the latest measured. {ENGINE_NOTES.get(ENGINE_VERSION, '')}",
             "",
         ]
+    lines += _engines_section([r for r in results if r["kind"] == "engines"])
     versus_rows = [r for r in results if r["kind"] == "versus"]
     if versus_rows:
         lines += [
@@ -209,6 +210,55 @@ def page(results: list[dict[str, Any]]) -> str:
         lines.append("")
     lines += _revised_levels(ladders, shown)
     return "\n".join(lines)
+
+
+def _engines_section(rows: list[dict[str, Any]]) -> list[str]:
+    """This engine against earlier ones, both over the engine protocol."""
+    if not rows:
+        return []
+    lines = [
+        f"## Engine {ENGINE_VERSION} against earlier engines",
+        "",
+        "Both engines as `engine:` players, each game in a fresh `bluegray engine` process",
+        "(the compiled kernel loaded before `readyok`): this version's, and the earlier one's",
+        "from an install of its tag, run with `BLUEGRAY_SEARCH=compiled`. Plain scoring. An",
+        "SPRT (H0 against H1, alpha = beta = 0.05) stops once its games decide it, so its score",
+        "is no estimate of the difference; a fixed match's is.",
+        "",
+        "| rule set | A | B | s a move | games | W-D-L | score | Elo (95% interval) | SPRT |",
+        "|---|---|---|---|---|---|---|---|---|",
+    ]
+    ordered = sorted(rows, key=lambda r: (_rules_order(r["rules"]), r["time"] or 0, "sprt" in r))
+    for r in ordered:
+        sprt = r.get("sprt")
+        verdict = (
+            "—"
+            if sprt is None
+            else f"{sprt['elo0']:g},{sprt['elo1']:g}: {sprt['verdict']} (LLR {sprt['llr']:.2f})"
+        )
+        lines.append(
+            f"| `{r['rules']}` | {r['a']} | {r['b']} | {_seconds(r['time'])} | "
+            + _outcome_cells(r)
+            + f" {verdict} |"
+        )
+    lines += ["", "Commands (`E3`: a virtual environment with the tag `engine-3` installed):", ""]
+    for r in ordered:
+        sprt = r.get("sprt")
+        limit = (
+            f"--games {r['games']}"
+            if sprt is None
+            else f"--sprt {sprt['elo0']:g},{sprt['elo1']:g} --games {r['games_planned']}"
+        )
+        lines.append(
+            '    python scripts/strength_report.py engines --engine-3 "env BLUEGRAY_SEARCH=compiled'
+            f' E3/bin/python -m bluegray engine" --rules {r["rules"]} --time {_seconds(r["time"])}'
+            f" {limit}"
+        )
+    return [*lines, ""]
+
+
+def _seconds(value: float | None) -> str:
+    return "—" if value is None else f"{value:g}"
 
 
 def _ladder_overview(rows: list[dict[str, Any]], engine: int = ENGINE_VERSION) -> list[str]:

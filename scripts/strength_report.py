@@ -4,6 +4,9 @@
     python scripts/strength_report.py ladder --rules cooper --only level:7 --games 12 --seed 3
     python scripts/strength_report.py ladder --rules cooper --only level:7 --decide  # the SPRT
     python scripts/strength_report.py versus --rules sackson cooper --time 1 --games 20
+    python scripts/strength_report.py engines --rules sackson --time 0.2 --sprt 0,50 \
+        --engine-3 "env BLUEGRAY_SEARCH=compiled E3/bin/python -m bluegray engine"
+    python scripts/strength_report.py engines --from MATCH.json   # record a match played already
     python scripts/strength_report.py render            # docs/strength.md from the results
 
 ``ladder`` plays each level against the one below it (and random against level 1, greedy against
@@ -12,7 +15,11 @@ that the current levels have not played yet, then the further seed of each step 
 unseparated (``unplayed``), or with ``--games`` one seed of them; with
 ``--decide``, the deciding SPRT of each step that its planned games and further seed left
 unseparated (``needs_decider``). ``versus`` plays the top level at ``--time`` seconds a move
-against greedy and against MCTS given the same time. Every match's summary is kept in
+against greedy and against MCTS given the same time. ``engines`` plays this version's ``bluegray
+engine`` against an earlier engine's (``--engine-3``: the command that starts it, from an
+install of the tag ``engine-3``), both as ``engine:`` players over the protocol, with an SPRT or a
+fixed number of games; ``--from`` records a ``bluegray match --json --out`` file of such a match
+instead. Every match's summary is kept in
 docs/data/strength.json, so runs can be added to over several sessions; ``render`` turns them
 into the report, chaining the ladder's Elo differences from level 1 (0). ``--records DIR`` also
 keeps each match's games as a PGN file, to replay how they were won and drawn. The results are
@@ -22,8 +29,11 @@ kept and merged by ``strength_results.py``; the page is written by ``strength_pa
 from __future__ import annotations
 
 import argparse
+import json
 import os
 import re
+import shlex
+import sys
 import time
 from pathlib import Path
 from typing import Any
@@ -183,6 +193,81 @@ def ladder(args: argparse.Namespace) -> None:
                 )
 
 
+ENGINE_HERE = f"engine:{shlex.quote(sys.executable)} -m bluegray engine"
+"""This version's engine as an ``engine:`` player (a process of its own over the protocol)."""
+
+
+def engine_entry(data: dict[str, Any], rules: str, names: tuple[str, str]) -> dict[str, Any]:
+    """What ``docs/data/strength.json`` keeps of a match between two engines (``names``: what
+    the page calls A and B), from the match's ``--json`` summary."""
+    settings = data["settings"]
+    entry: dict[str, Any] = {
+        "kind": "engines",
+        "a": names[0],
+        "b": names[1],
+        "players": data["players"],
+        "rules": rules,
+        "time": settings["time"],
+        "games": data["games"],
+        "score": data["score"],
+        "elo": data["elo"],
+        "elo_low": data["elo_low"],
+        "elo_high": data["elo_high"],
+        "wins": data["a"]["wins"],
+        "draws": data["a"]["draws"],
+        "losses": data["a"]["losses"],
+        "reasons": data["reasons"],
+        "average_plies": data["average_plies"],
+        "seconds": round(data["seconds"]),
+        "date": time.strftime("%Y-%m-%d"),
+        "seed": settings["seed"],
+        "concurrency": settings["concurrency"],
+        "engine": ENGINE_VERSION,
+    }
+    if data["sprt"] is not None:
+        entry["games_planned"] = data["games_planned"]
+        entry["sprt"] = data["sprt"]
+    return entry
+
+
+def engines(args: argparse.Namespace) -> None:
+    names = (f"engine {ENGINE_VERSION}", args.name)
+    if args.from_files:
+        for path in args.from_files:
+            data = json.loads(Path(path).read_text(encoding="utf-8"))
+            rules = str(data["rules"])
+            record(engine_entry(data, rules, names))
+            print(f"recorded {path}: {rules}, {data['games']} games", flush=True)
+        return
+    if args.engine_3 is None:
+        raise SystemExit("strength_report.py engines: give --engine-3 COMMAND or --from FILE")
+    for rules in args.rules:
+        settings = MatchSettings(
+            player_a=ENGINE_HERE,
+            player_b=f"engine:{args.engine_3}",
+            rules=PRESETS[rules],
+            games=args.games,
+            limits=Limits(time=args.time),
+            concurrency=args.concurrency,
+            seed=args.seed,
+            sprt=args.sprt,
+        )
+        data = run_match(settings).to_json()
+        entry = engine_entry(data, rules, names)
+        record(entry)
+        verdict = "" if args.sprt is None else f"; SPRT {data['sprt']['verdict']}"
+        print(
+            f"engines {rules}: {entry['wins']}-{entry['draws']}-{entry['losses']} elo "
+            f"{entry['elo']} [{entry['elo_low']}, {entry['elo_high']}]{verdict}",
+            flush=True,
+        )
+
+
+def _bounds(text: str) -> tuple[float, float]:
+    elo0, _, elo1 = text.partition(",")
+    return float(elo0), float(elo1)
+
+
 def versus(args: argparse.Namespace) -> None:
     top = f"level:{TOP_LEVEL}"
     for rules in args.rules:
@@ -237,6 +322,28 @@ def main() -> None:
     ver.add_argument("--records", type=Path, metavar="DIR", help=RECORDS_HELP)
     ver.add_argument("--cluster", metavar="ADDRESS", help=CLUSTER_HELP)
     ver.set_defaults(run=versus)
+    eng = commands.add_parser(
+        "engines", help="this engine against an earlier one, both over the protocol"
+    )
+    eng.add_argument(
+        "--engine-3", metavar="COMMAND", help="the command that starts the earlier engine"
+    )
+    eng.add_argument(
+        "--name", default="engine 3", help="what the page calls it (default: engine 3)"
+    )
+    eng.add_argument(
+        "--rules", nargs="+", default=["sackson", "cooper", "super", "classic-turbo", "pow-classic"]
+    )
+    eng.add_argument("--time", type=float, default=0.2, help="seconds per move for both")
+    eng.add_argument("--games", type=int, default=2000, help="at most this many games")
+    eng.add_argument("--sprt", type=_bounds, metavar="ELO0,ELO1", help="stop once decided")
+    eng.add_argument("--seed", type=int, default=1)
+    eng.add_argument("--concurrency", type=int, default=1, help="games at once (default 1)")
+    eng.add_argument(
+        "--from", dest="from_files", nargs="+", metavar="FILE",
+        help="record these 'bluegray match --json --out' files instead of playing",
+    )  # fmt: skip
+    eng.set_defaults(run=engines)
     ren = commands.add_parser("render", help="write docs/strength.md from the results")
     ren.set_defaults(run=lambda _args: render())
     args = parser.parse_args()

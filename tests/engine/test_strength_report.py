@@ -10,6 +10,9 @@ from typing import Any
 import pytest
 
 from bluegray.engine import ENGINE_VERSION
+from bluegray.engine.limits import Limits
+from bluegray.engine.match import MatchSettings, run_match
+from bluegray.rules import PRESETS
 from tests.paths import run_script
 
 
@@ -341,3 +344,34 @@ def test_the_earlier_engines_table_names_each_engine_in_the_reports_order(
     rows = [line.split(" | ")[0] for line in earlier.splitlines() if line.startswith("| `")]
     assert rows == ["| `sackson`", "| `cooper`", "| `super`"]  # as MAIN_RULE_SETS orders them
     assert set(page["ENGINES"]) >= set(range(1, ENGINE_VERSION + 1))
+
+
+def test_a_match_between_engines_is_recorded_and_shown_apart_from_the_tables(
+    page: dict[str, Any],
+) -> None:
+    report = run_script("strength_report.py")
+    played = run_match(
+        MatchSettings(
+            "random",
+            "random",
+            PRESETS["cooper"],
+            games=4,
+            max_plies=40,
+            sprt=(0, 50),
+            limits=Limits(time=0.2),
+        )
+    ).to_json()
+    entry = report["engine_entry"](played, "cooper", (f"engine {ENGINE_VERSION}", "engine 3"))
+    assert entry["kind"] == "engines" and entry["sprt"]["verdict"] == played["sprt"]["verdict"]
+    assert entry["wins"] + entry["draws"] + entry["losses"] == entry["games"] == 4
+    earlier = result("sackson", "compiled", 5, 5, engine=ENGINE_VERSION - 1)
+    text = page["page"]([earlier, entry])
+    # The tables still show the latest engine measured against greedy and MCTS ...
+    assert f"**Engine {ENGINE_VERSION} has not been measured yet**" in text
+    # ... and the engines' match has a section of its own, with its SPRT and its command.
+    section = text.split(f"## Engine {ENGINE_VERSION} against earlier engines")[1].split("\n## ")[0]
+    row = next(line for line in section.splitlines() if line.startswith("| `cooper`"))
+    assert f"| engine {ENGINE_VERSION} | engine 3 |" in row
+    assert f"{entry['wins']}-{entry['draws']}-{entry['losses']}" in row
+    assert f"0,50: {played['sprt']['verdict']}" in row
+    assert "engines --engine-3" in section and "--time 0.2 --sprt 0,50 --games 4" in section
