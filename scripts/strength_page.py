@@ -58,10 +58,9 @@ ENGINE_NOTES: Final = {
     4: (
         "Engine 4 (2026-11-27) corrects the linear evaluation with a network where a family"
         " ships one: `sackson`, and `cooper` with `classic` (docs/evaluation.md, \"Engine 4's"
-        ' network"). Against engine 3 at 0.2 s a move its `level:8` scored 81% in 40 `sackson`'
-        " games (+255 Elo, 95% interval +161 to +399) and 65% in 40 `cooper` games (+108, +27 to"
-        " +201); the other rule sets play as engine 3 did. Those three ladders' levels are"
-        " stronger than these tables say until they are measured again."
+        ' network"); the other rule sets play as engine 3 did. Its matches against engine 3,'
+        " both over the engine protocol, are in the next section. The ladders' levels in those"
+        " rule sets are stronger than these tables say until they are measured again."
     ),
 }
 """What each engine changed, for the page while it has not been measured."""
@@ -252,7 +251,7 @@ def _engines_section(rows: list[dict[str, Any]]) -> list[str]:
         lines.append(
             '    python scripts/strength_report.py engines --engine-3 "env BLUEGRAY_SEARCH=compiled'
             f' E3/bin/python -m bluegray engine" --rules {r["rules"]} --time {_seconds(r["time"])}'
-            f" {limit}"
+            f" {limit} --seed {r.get('seed', 1)} --concurrency {r.get('concurrency', 1)}"
         )
     return [*lines, ""]
 

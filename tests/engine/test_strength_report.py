@@ -374,4 +374,6 @@ def test_a_match_between_engines_is_recorded_and_shown_apart_from_the_tables(
     assert f"| engine {ENGINE_VERSION} | engine 3 |" in row
     assert f"{entry['wins']}-{entry['draws']}-{entry['losses']}" in row
     assert f"0,50: {played['sprt']['verdict']}" in row
-    assert "engines --engine-3" in section and "--time 0.2 --sprt 0,50 --games 4" in section
+    assert (
+        "engines --engine-3" in section and "--time 0.2 --sprt 0,50 --games 4 --seed 0" in section
+    )
