@@ -167,6 +167,21 @@ def test_progress_is_reported_and_ctrl_c_keeps_the_finished_games() -> None:
         assert sorted(game.number for game in summary.games) == sorted(seen)
 
 
+def test_a_match_in_the_background_writes_a_line_a_game_when_asked(
+    capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    args = ["match", "random", "random", "--rules", "cooper", "--games", "2", "--max-plies", "20"]
+    code, _, err = run([*args, "--sprt", "0,50"], capsys)
+    assert code == 0 and "games:" not in err  # not asked: standard error is no terminal
+    monkeypatch.setenv("BLUEGRAY_PROGRESS", "1")
+    code, stdout, err = run([*args, "--sprt", "0,50", "--json"], capsys)
+    assert code == 0 and json.loads(stdout)["games"] == 2
+    lines = [line for line in err.splitlines() if " games: " in line]
+    assert [line.split(" games: ")[0] for line in lines] == ["1 of 2", "2 of 2"]
+    assert all(line.split(" games: ")[1].startswith("random: ") for line in lines)
+    assert "SPRT LLR" in lines[-1]
+
+
 def test_sprt_stops_a_lopsided_match_early() -> None:
     summary = run_match(settings(games=40, sprt=(-400.0, 0.0)))
     assert summary.stopped_early

@@ -6,6 +6,7 @@ from __future__ import annotations
 import argparse
 import json
 import math
+import os
 from pathlib import Path
 from typing import Any
 
@@ -314,11 +315,18 @@ def _write(path: Path, summary: MatchSummary) -> None:
         fail(f"cannot write {path}: {error.strerror}")
 
 
+PROGRESS_VARIABLE = "BLUEGRAY_PROGRESS"
+"""Set (to anything but empty), a match whose standard error is not a terminal (run in the
+background, its output in a file) writes a line there after each game."""
+
+
 class _ProgressBar:
-    """A Rich progress bar on stderr: games done, A's score so far, elapsed time and ETA."""
+    """A Rich progress bar on stderr: games done, A's score so far, elapsed time and ETA; on a
+    standard error that is no terminal, with ``BLUEGRAY_PROGRESS`` set, a line after each game."""
 
     def __init__(self, settings: MatchSettings, *, enabled: bool) -> None:
         self.settings = settings
+        self.lines = bool(os.environ.get(PROGRESS_VARIABLE)) and not error_console.is_terminal
         self.progress = Progress(
             TextColumn("{task.description}"),
             BarColumn(),
@@ -348,6 +356,12 @@ class _ProgressBar:
             self.progress.update(
                 self.task, completed=stats.games, description=self._describe(stats)
             )
+        if self.lines:
+            line = f"{stats.games} of {self.settings.games} games: {self._describe(stats)}"
+            if stats.sprt is not None:
+                sprt = stats.sprt
+                line += f"; SPRT LLR {sprt.llr:.2f} ({sprt.lower:.2f} to {sprt.upper:.2f})"
+            error_console.print(Text(line), soft_wrap=True)
 
     def _describe(self, stats: MatchStats | None) -> str:
         a = self.settings.player_a
