@@ -46,10 +46,11 @@ BROWSER_FIXTURES: Final = frozenset({"browser", "playwright_instance", "new_page
 SPAWNING: Final = re.compile(
     r"\b(subprocess|Popen|sys\.executable|ServeProcess|WorkerProcess|Cluster|LocalCluster"
     r"|PostgresServer|RedisServer|ReverseProxy|CaddyProxy|MailSink|LiveServer|uvicorn"
-    r"|Engine|ENGINE|ENGINE_SPEC|EnginePlayer)\b"
+    r"|Engine|ENGINE|ENGINE_SPEC|EnginePlayer|EngineSession)\b"
 )
 """Names in a test's code (or a helper function or class of its module it uses) that start a
-process or server (``Engine``: an engine process over the protocol)."""
+process or server (``Engine``: an engine process over the protocol; ``EngineSession``: the
+protocol tests' own)."""
 COMPILED_MODULES: Final = ("numba", "bluegray.engine.compiled")
 """What a test module imports when its tests run the numba-compiled engine."""
 STRICT: Final = os.environ.get("BLUEGRAY_TEST_STRICT", "") not in ("", "0")

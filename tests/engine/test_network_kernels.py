@@ -48,7 +48,7 @@ from tests.engine.test_network import (
     uniform_network,
     wild_network,
 )
-from tests.protocol.test_protocol import Session
+from tests.protocol.engine_session import EngineSession
 
 NETWORK_WIDTHS = (32, 8, 8)
 """The shipped files' widths (``network_file.DEFAULT_WIDTHS``): the cost measured is the real
@@ -220,7 +220,7 @@ def test_without_a_network_the_compiled_arrays_say_so_and_the_engine_names_its_e
 
 
 def test_the_engine_names_each_presets_evaluation_in_its_handshake() -> None:
-    session = Session()
+    session = EngineSession()
     session.send("bgi")
     lines = session.until("bgiok")
     assert session.quit() == 0

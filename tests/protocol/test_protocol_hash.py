@@ -10,7 +10,7 @@ import pytest
 
 from bluegray.protocol import Option
 from bluegray.protocol.server import HASH_CEILING, hash_limit
-from tests.protocol.test_protocol import TIMEOUT, Session
+from tests.protocol.engine_session import TIMEOUT, EngineSession
 
 
 def half_the_memory_mb() -> int:
@@ -27,7 +27,7 @@ def test_the_hash_limit_is_half_the_memory_within_the_ceiling() -> None:
 @pytest.mark.skipif(not hasattr(os, "sysconf"), reason="reads the memory with sysconf")
 def test_a_hash_beyond_the_machines_memory_is_refused() -> None:
     most = min(half_the_memory_mb(), HASH_CEILING)
-    engine = Session()
+    engine = EngineSession()
     try:
         engine.send("bgi")
         lines = engine.until("bgiok")

@@ -2,7 +2,7 @@
 ``bluegray engine`` loads it before it answers ``readyok``, so its first move (and the first move
 of a match's game, each in a fresh engine process) is searched by the compiled kernel, not by the
 plain one while the compiled one loads. (A first compile is not waited for: see
-``test_protocol``'s fresh install.) The process that compiles it after an install dies with the
+``test_protocol_kernels``'s fresh install.) The process that compiles it after an install dies with the
 engine, however the engine ends."""
 
 from __future__ import annotations
@@ -21,7 +21,13 @@ from bluegray.engine.match import play_game
 from bluegray.engine.players import RandomPlayer, player_from_spec
 from bluegray.engine.search import SEARCH_ENVIRONMENT
 from bluegray.protocol.player import EnginePlayer
-from tests.protocol.test_protocol import COMPILING, ENGINE_SPEC, TIMEOUT, Session, processes_running
+from tests.protocol.engine_session import (
+    COMPILING,
+    ENGINE_SPEC,
+    TIMEOUT,
+    EngineSession,
+    processes_running,
+)
 
 PRECOMPILE = "bluegray.engine.precompile"
 
@@ -47,7 +53,7 @@ def auto_kernel(monkeypatch: pytest.MonkeyPatch) -> dict[str, str]:
 def test_a_fresh_engine_searches_its_first_move_with_the_compiled_kernel(
     auto_kernel: dict[str, str],
 ) -> None:
-    session = Session(auto_kernel)
+    session = EngineSession(auto_kernel)
     try:
         session.send("bgi")
         session.until("bgiok")
@@ -84,7 +90,7 @@ def test_the_compiling_process_dies_with_a_killed_engine(
 ) -> None:
     # SIGKILL: the engine runs no clean-up of its own, so only the kernel can end its compiler.
     cache = tmp_path / "numba"  # empty: the engine starts compiling at once
-    session = Session({**auto_kernel, "NUMBA_CACHE_DIR": str(cache)})
+    session = EngineSession({**auto_kernel, "NUMBA_CACHE_DIR": str(cache)})
     try:
         deadline = time.monotonic() + 30
         while not processes_running(PRECOMPILE, cache):
