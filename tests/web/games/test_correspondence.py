@@ -16,7 +16,7 @@ from bluegray.web.platform.clocks import DAY_MS, Clock, time_class
 from tests.servers import free_port
 from tests.web.cluster import Node, nodes, service_env
 from tests.web.conftest import Json, ServeProcess, TestClient
-from tests.web.games.test_api import BLUE_MOVE, GRAY_MOVE, create, error_of, move
+from tests.web.games.game_clients import BLUE_MOVE, GRAY_MOVE, create, error_of, move
 
 DAY = 86_400
 

@@ -7,7 +7,7 @@ import time
 
 from tests.web.account_clients import Browser, friend_game, post, sign_up
 from tests.web.conftest import Json, TestClient
-from tests.web.games.test_api import BLUE_MOVE, GRAY_MOVE
+from tests.web.games.game_clients import BLUE_MOVE, GRAY_MOVE
 
 DAY_MS = 86_400_000
 

@@ -23,7 +23,7 @@ from bluegray.web.platform.db import MIGRATIONS, make_engine, upgrade_schema
 from tests.servers import MailSink, free_port
 from tests.web.account_clients import PASSWORD, Browser, friend_game, sign_up
 from tests.web.conftest import ServeProcess, TestClient
-from tests.web.games.test_api import BLUE_MOVE, GRAY_MOVE
+from tests.web.games.game_clients import BLUE_MOVE, GRAY_MOVE
 
 SITE = "http://bluegray.test"
 
