@@ -65,6 +65,22 @@ CLUSTER_HELP = (
 RECORDS_HELP = "also write each match's game records to DIR (one PGN file a match)"
 
 
+def outcome_of(data: dict[str, Any]) -> dict[str, Any]:
+    """What a match's ``--json`` summary says of its games, as the results file keeps it."""
+    return {
+        "games": data["games"],
+        "score": data["score"],
+        "elo": data["elo"],
+        "elo_low": data["elo_low"],
+        "elo_high": data["elo_high"],
+        "wins": data["a"]["wins"],
+        "draws": data["a"]["draws"],
+        "losses": data["a"]["losses"],
+        "reasons": data["reasons"],
+        "average_plies": data["average_plies"],
+    }
+
+
 def play(
     kind: str,
     a: str,
@@ -108,16 +124,7 @@ def play(
         "b": b,
         "rules": rules,
         "time": seconds,
-        "games": data["games"],
-        "score": data["score"],
-        "elo": data["elo"],
-        "elo_low": data["elo_low"],
-        "elo_high": data["elo_high"],
-        "wins": data["a"]["wins"],
-        "draws": data["a"]["draws"],
-        "losses": data["a"]["losses"],
-        "reasons": data["reasons"],
-        "average_plies": data["average_plies"],
+        **outcome_of(data),
         "seconds": round(time.perf_counter() - started),
         "date": time.strftime("%Y-%m-%d"),
         "seed": seed,
@@ -208,16 +215,7 @@ def engine_entry(data: dict[str, Any], rules: str, names: tuple[str, str]) -> di
         "players": data["players"],
         "rules": rules,
         "time": settings["time"],
-        "games": data["games"],
-        "score": data["score"],
-        "elo": data["elo"],
-        "elo_low": data["elo_low"],
-        "elo_high": data["elo_high"],
-        "wins": data["a"]["wins"],
-        "draws": data["a"]["draws"],
-        "losses": data["a"]["losses"],
-        "reasons": data["reasons"],
-        "average_plies": data["average_plies"],
+        **outcome_of(data),
         "seconds": round(data["seconds"]),
         "date": time.strftime("%Y-%m-%d"),
         "seed": settings["seed"],
