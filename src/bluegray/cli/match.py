@@ -110,6 +110,10 @@ examples:
   bluegray match level:5 random --games 20 --sackson-scoring --json
   bluegray match level:8 mcts --games 100 --time 1 --cluster 10.0.0.5:6379
   bluegray match level:8 "engine:bluegray engine" --games 100 --clock 1+0 --concurrency 4
+  BLUEGRAY_PROGRESS=1 nohup bluegray match level:8 level:7 --games 400 --json > out.json 2> log &
+
+A progress bar shows on a terminal; in the background, BLUEGRAY_PROGRESS=1 writes a line to
+standard error after each game instead.
 """
 
 
