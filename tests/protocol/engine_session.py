@@ -1,6 +1,6 @@
 """``bluegray engine`` as a real process for the protocol's tests: the command that starts it,
-the waits a loaded machine needs, and ``EngineSession``, which speaks to it line by line with a timeout
-on every read (a hung engine fails a test instead of hanging it)."""
+the waits a loaded machine needs, and ``EngineSession``, which speaks to it line by line with a
+timeout on every read (a hung engine fails a test instead of hanging it)."""
 
 from __future__ import annotations
 

@@ -5,10 +5,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from tests.web.conftest import (
-    Json,
-    TestClient,
-)
+from tests.web.conftest import Json, TestClient
 
 BLUE_MOVE = "d2-d3"
 GRAY_MOVE = "f8-f7"

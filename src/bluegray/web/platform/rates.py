@@ -1,5 +1,7 @@
 """Rate limits, with the ``limits`` library: each limit allows a burst, then a steady rate (at most
-``burst`` requests in any ``burst / rate`` seconds, counted in a sliding window). Embedded, the
+``burst`` requests in any ``burst / rate`` seconds, counted in a sliding window; the library's
+sliding-window counter approximates it with two fixed windows aligned to Unix time, so right after
+a window's edge a client that used its whole burst may get one request more). Embedded, the
 counts are kept in the process; scaled out, in Redis, so that a client meets the same limit
 whichever process it reaches. While Redis cannot be reached, each process counts on its own (a
 client meets the limit in each process it reaches: none is lifted, and none refuses a request
