@@ -302,6 +302,7 @@ def command_lines() -> Any:
             "Hash",
             "Seed",
             "MoveOverhead",
+            "EvalFile",
             "cooper",
             "sackson",
             "d2-d3",

@@ -37,7 +37,8 @@ def test_handshake_names_the_engine_and_its_options(engine: EngineSession) -> No
         option.name: option
         for option in (Option.parse(line) for line in lines if line.startswith("option"))
     }
-    assert set(options) == {"Level", "Hash", "MoveOverhead", "Seed"}
+    assert set(options) == {"Level", "Hash", "MoveOverhead", "Seed", "EvalFile"}
+    assert (options["EvalFile"].type, options["EvalFile"].default) == ("string", "shipped")
     level = options["Level"]
     assert (level.type, level.default, level.min, level.max) == ("spin", "8", 1, 8)
     assert options["Hash"].type == "spin" and options["Hash"].min == 1

@@ -17,7 +17,7 @@ from dataclasses import dataclass
 from functools import lru_cache
 from importlib import resources
 from pathlib import Path
-from typing import Any, Final
+from typing import Any, Final, Literal
 
 from bluegray.bitboard import Board
 from bluegray.engine import ENGINE_VERSION
@@ -209,6 +209,28 @@ def read_network(path: Path) -> tuple[Network, str]:
     return parse_network(path.read_text(encoding="utf-8"))
 
 
+NetworkChoice = tuple[Network, str] | Literal["shipped"] | None
+"""Which evaluation a player asks for: ``"shipped"`` (its family's shipped network, or the linear
+evaluation where the family has none), ``None`` (the linear evaluation), or a network read from
+a file, with the family it was trained for."""
+
+
+def choose_network(value: str) -> NetworkChoice:
+    """The evaluation ``value`` names: ``shipped``, ``none``, or a network file's path."""
+    if value in ("shipped", "none"):
+        return None if value == "none" else "shipped"
+    try:
+        return read_network(Path(value))
+    except OSError as error:
+        raise NetworkFileError(
+            f"cannot read the network file {value!r}: {error.strerror or error}"
+        ) from None
+    except UnicodeDecodeError:
+        raise NetworkFileError(f"{value}: not a network file (not text)") from None
+    except NetworkFileError as error:
+        raise NetworkFileError(f"{value}: {error}") from None
+
+
 def network_for(rules: RuleSet) -> Network | None:
     """The shipped network of ``rules``'s family, or ``None`` when the family has none (the
     engine then uses the linear evaluation)."""
@@ -229,15 +251,19 @@ def evaluator_for(rules: RuleSet, weights: dict[str, float] | None = None) -> Ev
     return Evaluator(rules, weights, network=network_for(rules))
 
 
-def describe_evaluation(rules: RuleSet, network: Network | None) -> str:
-    """Which evaluation ``rules`` gets with ``network`` (its family's shipped one, another, or
-    none), in a line for ``bluegray engine``'s ``info string``."""
+def describe_evaluation(rules: RuleSet, network: Network | None, source: str = "") -> str:
+    """Which evaluation ``rules`` gets with ``network`` (its family's shipped one, one read from
+    the file ``source``, or none), in a line for ``bluegray engine``'s ``info string``."""
     name = family(rules)
     if network is None:
-        return f"linear evaluation: no network for this family ({name})"
+        if network_for(rules) is None:
+            return f"linear evaluation: no network for this family ({name})"
+        return f"linear evaluation: its network ({name}) is turned off"
     widths = "-".join(map(str, network.widths))
     if network is network_for(rules):
         where = f"networks/{name}.json"
+    elif source:
+        where = f"{source} for the family {name}"
     else:
         where = f"a network given for the family {name}"
     return f"network {where} (format version {FORMAT_VERSION}, widths {widths})"

@@ -10,15 +10,19 @@ import json
 import random
 from collections.abc import Callable
 from pathlib import Path
-from typing import Final, Literal
+from typing import Final
 
 from bluegray import bitboard
 from bluegray.engine.evaluation import DEFAULT_WEIGHTS, FEATURES, Evaluator, family, weights_for
 from bluegray.engine.levels import LEVELS, level_config
 from bluegray.engine.limits import DECIDED, Limits, SearchResult
 from bluegray.engine.mcts_player import mcts_player_from_options
-from bluegray.engine.network import Network
-from bluegray.engine.network_file import NetworkFileError, evaluator_for, read_network
+from bluegray.engine.network_file import (
+    NetworkChoice,
+    NetworkFileError,
+    choose_network,
+    evaluator_for,
+)
 from bluegray.engine.player import (
     InvalidPlayerError,
     Player,
@@ -124,7 +128,7 @@ class SearchPlayer(Player):
         weight_table: dict[str, dict[str, float]] | None = None,
         contempt: int | None = None,
         fade: int | None = None,
-        network: tuple[Network, str] | Literal["shipped"] | None = "shipped",
+        network: NetworkChoice = "shipped",
     ) -> None:
         self.config = level_config(level)
         self.level = level
@@ -310,19 +314,13 @@ def _level_player(spec: str, seed: int) -> Player:
     return player
 
 
-def _network_option(spec: str, value: str) -> tuple[Network, str] | Literal["shipped"] | None:
+def _network_option(spec: str, value: str) -> NetworkChoice:
     """A level's ``network=`` option: ``shipped`` (the default: the family's shipped network,
     if it has one), ``none`` (the linear evaluation) or a network file to measure."""
-    if value in ("shipped", "none"):
-        return None if value == "none" else "shipped"
     try:
-        return read_network(Path(value))
-    except OSError as error:
-        raise InvalidPlayerError(
-            f"invalid player {spec!r}: cannot read the network file {value!r}: {error.strerror}"
-        ) from None
-    except (NetworkFileError, UnicodeDecodeError) as error:
-        raise InvalidPlayerError(f"invalid player {spec!r}: {value}: {error}") from None
+        return choose_network(value)
+    except NetworkFileError as error:
+        raise InvalidPlayerError(f"invalid player {spec!r}: {error}") from None
 
 
 for _kind in (

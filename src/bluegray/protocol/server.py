@@ -16,9 +16,16 @@ from typing import Final, TextIO
 
 from bluegray import __version__
 from bluegray.engine import readiness
+from bluegray.engine.evaluation import family
 from bluegray.engine.levels import LEVELS, TOP_LEVEL
 from bluegray.engine.limits import Iteration, Limits, mate_distance
-from bluegray.engine.network_file import describe_evaluation, network_for
+from bluegray.engine.network_file import (
+    NetworkChoice,
+    NetworkFileError,
+    choose_network,
+    describe_evaluation,
+    network_for,
+)
 from bluegray.engine.players import SearchPlayer
 from bluegray.engine.search import SEARCH_ENVIRONMENT, Searcher, search_choice, warm_up
 from bluegray.engine.time_manager import Clock, MoveTime, allocate
@@ -81,10 +88,13 @@ OPTIONS: Final = (
     Option("Hash", "spin", str(min(HASH_DEFAULT, HASH_MAX)), 1, HASH_MAX),
     Option("MoveOverhead", "spin", "50", 0, 10000),
     Option("Seed", "spin", "0", 0, 2**63 - 1),
+    Option("EvalFile", "string", "shipped"),
 )
 """The options of the handshake: the playing level (engine/levels.py), the transposition table
 in megabytes (up to half the machine's memory), the milliseconds kept back from the clock for the
-time a move takes to travel, and the seed of the weaker levels' random slips."""
+time a move takes to travel, the seed of the weaker levels' random slips, and the evaluation
+(``shipped``: each family's shipped network, or the linear sum where it has none; ``none``: the
+linear sum; or a network file, for its own family, to measure a network before it ships)."""
 
 COMMANDS: Final = ("bgi", "isready", "setoption", "newgame", "position", "go", "stop", "quit")
 
@@ -132,7 +142,14 @@ class EngineServer:
         self._lock = threading.Lock()
         """Guards the output and ``_busy``: a search's last line and the end of the search
         are one step, so a client that has read ``bestmove`` finds the engine idle."""
-        self._values = {option.name.lower(): int(option.default or 0) for option in OPTIONS}
+        self._values = {
+            option.name.lower(): int(option.default or 0)
+            for option in OPTIONS
+            if option.type == "spin"
+        }
+        self._network: NetworkChoice = "shipped"
+        """``EvalFile``: the evaluation the options ask for."""
+        self._network_source = ""
         self._player: SearchPlayer | None = None
         self._game: Game | None = None
         self._busy = False
@@ -237,7 +254,11 @@ class EngineServer:
             known = ", ".join(item.name for item in OPTIONS)
             raise ProtocolError(f"setoption: unknown option {quoted(name)}; options are: {known}")
         if split >= len(words) - 1:
-            raise ProtocolError(f"setoption: option {option.name!r} needs 'value <number>'")
+            wanted = "<file>" if option.type == "string" else "<number>"
+            raise ProtocolError(f"setoption: option {option.name!r} needs 'value {wanted}'")
+        if option.name == "EvalFile":
+            self._set_eval_file(" ".join(words[split + 1 :]))
+            return
         value = parse_integer(" ".join(words[split + 1 :]), f"option {option.name}")
         assert option.min is not None and option.max is not None
         if option.name == "Hash" and MEMORY and option.max < value and option.max < HASH_CEILING:
@@ -253,6 +274,35 @@ class EngineServer:
         self._values[option.name.lower()] = value
         if option.name != "MoveOverhead":
             self._player = None
+
+    def _set_eval_file(self, value: str) -> None:
+        """``EvalFile``: read the network before anything changes, so that a file that cannot
+        be read leaves the engine as it was; name what the engine evaluates with now."""
+        try:
+            network = choose_network(value)
+        except NetworkFileError as error:
+            raise ProtocolError(f"setoption: EvalFile: {error}") from None
+        self._require_idle("setoption")
+        self._network, self._network_source, self._player = network, value, None
+        if network == "shipped":
+            self.send("info string evaluation: each family's shipped network, if it has one")
+        elif network is None:
+            self.send("info string evaluation: the linear evaluation in every family")
+        else:
+            widths = "-".join(map(str, network[0].widths))
+            self.send(
+                f"info string evaluation: network {value} for the family {network[1]} "
+                f"(widths {widths}); positions of other families are refused"
+            )
+
+    def _check_network_family(self, rules: RuleSet) -> None:
+        """A network from ``EvalFile`` evaluates positions of its own family only."""
+        if isinstance(self._network, tuple) and self._network[1] != family(rules):
+            raise ProtocolError(
+                f"go: EvalFile {self._network_source} was trained for the family "
+                f"{self._network[1]}, not {rules}'s ({family(rules)}); set EvalFile to "
+                "'shipped' to play it"
+            )
 
     def _newgame(self, words: list[str]) -> None:
         self._require_idle("newgame")
@@ -270,6 +320,7 @@ class EngineServer:
             go = Go.parse(words)
             if self._game is None:
                 raise ProtocolError("go: no position; send 'position rules <rule set> ...' first")
+            self._check_network_family(self._game.rules)
         except BlueGrayError as error:
             self.send_error(str(error))
             self.send(f"bestmove {NO_MOVE}")
@@ -401,6 +452,7 @@ class EngineServer:
                 self._values["level"],
                 seed=self._values["seed"],
                 hash_entries=max(1, self._values["hash"] * 2**20 // BYTES_PER_ENTRY),
+                network=self._network,
             )
         return self._player
 
