@@ -96,7 +96,8 @@ class EngineSession:
 
     def wait_for_the_compiled_kernel(self, limit: float = 120.0) -> None:
         """Search until the compiled kernel answers (it loads in the background after the
-        engine starts), so that a timed test measures the engine as it plays once warm."""
+        engine starts), so that a timed test measures the engine as it plays once warm (the
+        test is marked ``compiled_kernel``: tests/protocol/conftest.py)."""
         deadline = time.monotonic() + limit
         while not self.kernels or self.kernels[-1] != "kernel compiled":
             assert time.monotonic() < deadline, self.kernels[-1:]

@@ -109,6 +109,7 @@ def test_a_position_text_is_searched_from_its_own_setup(engine: EngineSession) -
     assert infos[-1].score == Score("win", 1)
 
 
+@pytest.mark.compiled_kernel
 def test_movetime_is_kept(engine: EngineSession) -> None:
     engine.wait_for_the_compiled_kernel()
     engine.send("position rules sackson startpos")
@@ -121,6 +122,7 @@ def test_movetime_is_kept(engine: EngineSession) -> None:
     assert all((info.time or 0) <= 200 for info in infos)
 
 
+@pytest.mark.compiled_kernel
 def test_clocks_give_a_share_of_the_remaining_time(engine: EngineSession) -> None:
     engine.wait_for_the_compiled_kernel()
     engine.send("position rules cooper startpos moves d2-d3")
@@ -136,6 +138,7 @@ def test_clocks_give_a_share_of_the_remaining_time(engine: EngineSession) -> Non
     assert Move.parse(best) in game.legal_moves
 
 
+@pytest.mark.compiled_kernel
 def test_the_engine_answers_within_its_clock_move_after_move(engine: EngineSession) -> None:
     """A short game on a clock, the engine playing both sides through ``go btime gtime binc
     ginc``: each answer comes within the hard time the time manager gave it, and within what

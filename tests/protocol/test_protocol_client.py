@@ -64,6 +64,7 @@ def test_engine_player_plays_legal_moves() -> None:
     assert player.engine.returncode == 0
 
 
+@pytest.mark.compiled_kernel  # level 4's depth-4 searches: many seconds in the plain kernel
 def test_a_match_between_two_engine_processes() -> None:
     spec_a = ENGINE_SPEC + ";level=8"
     spec_b = ENGINE_SPEC + ";level=4"
