@@ -57,10 +57,10 @@ ENGINE_NOTES: Final = {
     ),
     4: (
         "Engine 4 (2026-11-27) corrects the linear evaluation with a network where a family"
-        " ships one: `sackson`, and `cooper` with `classic` (docs/evaluation.md, \"Engine 4's"
-        ' network"); the other rule sets play as engine 3 did. Its matches against engine 3,'
-        " both over the engine protocol, are in the next section. The ladders' levels in those"
-        " rule sets are stronger than these tables say until they are measured again."
+        " ships one: `sackson`, `cooper` with `classic`, and `super` (docs/evaluation.md,"
+        ' "Engine 4\'s network"); the other rule sets play as engine 3 did. Its matches against'
+        " engine 3, both over the engine protocol, are in the next section. The ladders' levels"
+        " in those rule sets are stronger than these tables say until they are measured again."
     ),
 }
 """What each engine changed, for the page while it has not been measured."""
@@ -69,7 +69,7 @@ ENGINES: Final = {
     1: "bluegray 0.1.0's",
     2: "the pruning, 2026-11-25",
     3: "one search over two equal kernels, 2026-11-26",
-    4: "the network for sackson, 2026-11-27",
+    4: "the networks, 2026-11-27",
 }
 """Each engine (``ENGINE_VERSION``) in a few words, for the tables that name it."""
 

@@ -199,20 +199,27 @@ def test_the_compiled_evaluation_saturates_as_the_plain_one(sign: int) -> None:
 
 
 def test_without_a_network_the_compiled_arrays_say_so_and_the_engine_names_its_evaluation() -> None:
-    rules = PRESETS["super"]
+    rules = PRESETS["super-light"]
     assert network_for(rules) is None
     evaluator = evaluator_for(rules)
     assert evaluator.network is None
     assert int(compiled_evaluation(evaluator).network.shape[0]) == 0
     assert describe_evaluation(rules, None) == (
-        "linear evaluation: no network for this family (standard-private-full-home-lead-draw)"
+        "linear evaluation: no network for this family (standard-private-light-home-lead-draw)"
     )
-    network = search_network("super")
+    network = search_network("super-light")
     assert describe_evaluation(rules, network) == (
-        "network a network given for the family standard-private-full-home-lead-draw "
+        "network a network given for the family standard-private-light-home-lead-draw "
+        "(format version 1, widths 32-8-8)"
+    )
+    assert describe_evaluation(rules, network, "runs/super-light.json") == (
+        "network runs/super-light.json for the family standard-private-light-home-lead-draw "
         "(format version 1, widths 32-8-8)"
     )
     sackson = PRESETS["sackson"]
+    assert describe_evaluation(sackson, None) == (
+        "linear evaluation: its network (standard-guard-full-home-nolead-advance) is turned off"
+    )
     assert describe_evaluation(sackson, network_for(sackson)) == (
         "network networks/standard-guard-full-home-nolead-advance.json "
         "(format version 1, widths 32-8-8)"

@@ -9,7 +9,6 @@ from collections.abc import Iterator
 import pytest
 
 from bluegray.engine.search import SEARCH_ENVIRONMENT
-
 from tests.protocol.engine_session import TIMEOUT, EngineSession
 
 

@@ -36,16 +36,16 @@ def _deepest_score(lines: list[str]) -> int:
 
 def _searched_score(evaluator: Evaluator) -> int:
     searcher = Searcher(evaluator.rules, evaluator=evaluator)
-    result = searcher.search(Game("super").board(), Limits(depth=DEPTH))
+    result = searcher.search(Game("super-light").board(), Limits(depth=DEPTH))
     return result.score
 
 
 def test_a_network_file_is_what_the_engine_evaluates_with(tmp_path: Path) -> None:
-    rules = PRESETS["super"]
+    rules = PRESETS["super-light"]
     network = random_network(random.Random("eval file"), widths=(32, 8, 8))
-    path = tmp_path / "super.json"
+    path = tmp_path / "super-light.json"
     write_network(path, network, family(rules))
-    search = ("position rules super startpos", f"go depth {DEPTH}")
+    search = ("position rules super-light startpos", f"go depth {DEPTH}")
 
     lines = _session(f"setoption name EvalFile value {path}", *search)
     assert lines[0] == (
@@ -56,7 +56,7 @@ def test_a_network_file_is_what_the_engine_evaluates_with(tmp_path: Path) -> Non
     assert with_network == _searched_score(Evaluator(rules, network=network))
     linear = _searched_score(Evaluator(rules))
     assert with_network != linear  # the file made a difference
-    assert _deepest_score(_session(*search)) == linear  # super ships no network
+    assert _deepest_score(_session(*search)) == linear  # super-light ships no network
 
     # A network evaluates positions of its own family only: elsewhere go is refused, plainly.
     lines = _session(
