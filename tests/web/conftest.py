@@ -26,6 +26,7 @@ import uvicorn
 from argon2 import PasswordHasher, Type
 from websockets.sync.client import ClientConnection, connect
 
+from bluegray.engine.search import SEARCH_ENVIRONMENT
 from bluegray.web.accounts import passwords
 from bluegray.web.app import create_app
 from bluegray.web.platform.clocks import set_time_offset
@@ -93,6 +94,15 @@ def light_password_hashing(
     passwords.dummy_hash.cache_clear()  # the unknown names' hash, made with the hasher in use
     yield
     passwords.dummy_hash.cache_clear()
+
+
+@pytest.fixture(autouse=True)
+def plain_kernel_ai(monkeypatch: pytest.MonkeyPatch) -> None:
+    """The AI's engine processes of the apps a web test runs search with the plain kernel, as
+    the services the tests start do (``tests/web/cluster.py``): the web's tests are not about
+    the kernel (the two are proven equal, tests/engine/test_kernels.py), and loading the
+    compiled one costs each engine process a CPU second."""
+    monkeypatch.setenv(SEARCH_ENVIRONMENT, "python")
 
 
 @pytest.fixture
