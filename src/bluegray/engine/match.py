@@ -36,6 +36,7 @@ from bluegray.engine.games import (
 from bluegray.engine.limits import Limits
 from bluegray.engine.openings import DEFAULT_PLIES, Opening, opening_book
 from bluegray.engine.player import PlayerKind, player_kinds
+from bluegray.engine.processes import die_with_parent
 from bluegray.engine.search import warm_up
 from bluegray.engine.stats import MatchStats, Tally, summarize
 from bluegray.engine.time_manager import TimeControl
@@ -387,21 +388,25 @@ def _play_all(
 
 def _start_pool(workers: int) -> Any:
     """A pool of fresh interpreters (``spawn``: safe beside the progress bar's thread) that
-    ignore Ctrl-C, which the calling process handles by ending them, and know the kinds of
-    player this process knows."""
+    ignore Ctrl-C, which the calling process handles by ending them, die with this process
+    however it ends, and know the kinds of player this process knows."""
     context = multiprocessing.get_context("spawn")
-    kinds = (player_kinds(),)
+    initargs = (player_kinds(), os.getpid())
     if threading.current_thread() is not threading.main_thread():
-        return context.Pool(workers, initializer=start_worker, initargs=kinds)
+        return context.Pool(workers, initializer=start_worker, initargs=initargs)
     previous = signal.signal(signal.SIGINT, signal.SIG_IGN)  # inherited by the workers
     try:
-        return context.Pool(workers, initializer=start_worker, initargs=kinds)
+        return context.Pool(workers, initializer=start_worker, initargs=initargs)
     finally:
         signal.signal(signal.SIGINT, previous)
 
 
-def start_worker(kinds: Sequence[PlayerKind]) -> None:
+def start_worker(kinds: Sequence[PlayerKind], parent_pid: int) -> None:
     """Set up a worker process of the local pool: it ignores Ctrl-C (the process that runs the
-    match ends it), then as every process that plays a match's games (``prepare_worker``)."""
+    match ends it) and dies with that process, which a SIGTERM or SIGKILL ends without ending
+    its pool (an ``engine:`` player's process then reads the end of its input, and quits);
+    then as every process that plays a match's games (``prepare_worker``)."""
     signal.signal(signal.SIGINT, signal.SIG_IGN)
+    if not die_with_parent(parent_pid):  # the match has ended already
+        os._exit(0)
     prepare_worker(kinds)
