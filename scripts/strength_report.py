@@ -321,7 +321,24 @@ def main() -> None:
     ver.add_argument("--cluster", metavar="ADDRESS", help=CLUSTER_HELP)
     ver.set_defaults(run=versus)
     eng = commands.add_parser(
-        "engines", help="this engine against an earlier one, both over the protocol"
+        "engines",
+        help="this engine against an earlier one, both over the protocol",
+        description=(
+            "Play this engine (bluegray engine, as an engine: player) against an earlier one\n"
+            "started by --engine-3, in each rule set, and record the result for the page; or\n"
+            "record matches played already (--from)."
+        ),
+        epilog=(
+            "examples:\n"
+            '  strength_report.py engines --engine-3 "env BLUEGRAY_SEARCH=compiled '
+            'E3/bin/python -m bluegray engine" --rules super --sprt 0,50 --concurrency 2\n'
+            '  bluegray match "engine:bluegray engine;EvalFile=net.json" "engine:..." '
+            "--rules super --time 0.2 --sprt=0,50 --json > super.json\n"
+            "  strength_report.py engines --from super.json\n"
+            "A match played with a network file (EvalFile) is recorded as this engine's: ship "
+            "that file before rendering the page."
+        ),
+        formatter_class=argparse.RawDescriptionHelpFormatter,
     )
     eng.add_argument(
         "--engine-3", metavar="COMMAND", help="the command that starts the earlier engine"
@@ -330,16 +347,25 @@ def main() -> None:
         "--name", default="engine 3", help="what the page calls it (default: engine 3)"
     )
     eng.add_argument(
-        "--rules", nargs="+", default=["sackson", "cooper", "super", "classic-turbo", "pow-classic"]
+        "--rules",
+        nargs="+",
+        default=["sackson", "cooper", "super", "classic-turbo", "pow-classic"],
+        help="one match in each (default: the five main rule sets)",
     )
-    eng.add_argument("--time", type=float, default=0.2, help="seconds per move for both")
-    eng.add_argument("--games", type=int, default=2000, help="at most this many games")
-    eng.add_argument("--sprt", type=_bounds, metavar="ELO0,ELO1", help="stop once decided")
-    eng.add_argument("--seed", type=int, default=1)
+    eng.add_argument(
+        "--time", type=float, default=0.2, help="seconds per move for both (default 0.2)"
+    )
+    eng.add_argument(
+        "--games", type=int, default=2000, help="at most this many games (default 2000)"
+    )
+    eng.add_argument(
+        "--sprt", type=_bounds, metavar="ELO0,ELO1", help="stop once the SPRT decides, e.g. 0,50"
+    )
+    eng.add_argument("--seed", type=int, default=1, help="the openings' seed (default 1)")
     eng.add_argument("--concurrency", type=int, default=1, help="games at once (default 1)")
     eng.add_argument(
         "--from", dest="from_files", nargs="+", metavar="FILE",
-        help="record these 'bluegray match --json --out' files instead of playing",
+        help="record these files instead of playing: each the JSON 'bluegray match --json' printed",
     )  # fmt: skip
     eng.set_defaults(run=engines)
     ren = commands.add_parser("render", help="write docs/strength.md from the results")
