@@ -147,16 +147,16 @@ def _retired_patterns() -> list[re.Pattern[str]]:
 
 
 def test_no_file_names_a_retired_module_path() -> None:
-    patterns = _retired_patterns()
+    # One pass a file over all the patterns at once (a pass a pattern took seconds of CPU).
+    retired = re.compile("|".join(f"(?:{pattern.pattern})" for pattern in _retired_patterns()))
     found = []
     for path in _tracked_texts():
         if not path.is_file():
             continue
         text = path.read_text("utf-8", errors="replace")
-        for pattern in patterns:
-            for match in pattern.finditer(text):
-                line = text.count("\n", 0, match.start()) + 1
-                found.append(f"{path.relative_to(REPOSITORY)}:{line}: {match.group()}")
+        for match in retired.finditer(text):
+            line = text.count("\n", 0, match.start()) + 1
+            found.append(f"{path.relative_to(REPOSITORY)}:{line}: {match.group()}")
     assert found == []
 
 

@@ -24,7 +24,7 @@ def engine() -> Iterator[EngineSession]:
 @pytest.fixture(autouse=True)
 def plain_kernel_engines(request: pytest.FixtureRequest, monkeypatch: pytest.MonkeyPatch) -> None:
     """Engines started here search with the plain kernel: the protocol does not depend on the
-    kernel (the two are proven equal, tests/test_kernels.py), and loading the compiled one costs
+    kernel (the two are proven equal, tests/engine/test_kernels.py), and loading the compiled one costs
     each engine process a CPU second. Tests that time an engine, or that test how it chooses its
     kernel, are marked ``compiled_kernel`` or set the environment themselves."""
     if request.node.get_closest_marker("compiled_kernel") is None:

@@ -143,7 +143,7 @@ def service_env(database_url: str, redis_url: str | None, **settings: Any) -> di
         "BLUEGRAY_RATE_LIMITS": "false",
         # The AI's engine processes search with the plain kernel: these tests are about
         # processes, and the compiled kernel costs each engine process a CPU second to load
-        # (the kernels are proven equal in tests/test_kernels.py). A test may ask for "auto".
+        # (the kernels are proven equal in tests/engine/test_kernels.py). A test may ask for "auto".
         "BLUEGRAY_SEARCH": "python",
     }
     if redis_url is not None:
