@@ -1,5 +1,6 @@
-"""``bluegray match`` as a real process tree: killed with SIGTERM (as a job scheduler or ``kill``
-stops it), it leaves none of its game-playing processes behind, nor their engine processes."""
+"""``bluegray match``'s processes: killed with SIGTERM (as a job scheduler or ``kill`` stops it),
+it leaves none of its game-playing processes behind, nor their engine processes; and those
+processes load the compiled kernel only when a player searches in them."""
 
 from __future__ import annotations
 
@@ -11,6 +12,9 @@ import time
 from pathlib import Path
 
 import pytest
+
+import bluegray.protocol.player  # noqa: F401 - registers the engine: players
+from bluegray.engine.games import GameTask, searches_here
 
 pytestmark = pytest.mark.slow
 
@@ -80,3 +84,13 @@ def test_a_match_killed_with_sigterm_leaves_no_process_behind() -> None:
                 os.kill(pid, signal.SIGKILL)
         match.kill()
         match.wait(30)
+
+
+def test_a_matchs_processes_load_the_compiled_kernel_only_for_players_that_search_there() -> None:
+    def task(blue: str, gray: str) -> GameTask:
+        return GameTask(1, True, blue, gray, 1, 2, "cooper", (), None, 100)
+
+    assert not searches_here([task("random", "greedy"), task("greedy", "random")])
+    assert not searches_here([task(ENGINE, ENGINE)])  # each engine searches in its own process
+    assert searches_here([task("random", "greedy"), task("random", "level:3")])
+    assert searches_here([task("mcts:iterations=10", "random")])

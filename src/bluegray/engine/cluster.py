@@ -25,7 +25,7 @@ from typing import Final, TypeVar
 
 import ray
 
-from bluegray.engine.games import GameTask, MatchGame, play_task, prepare_worker
+from bluegray.engine.games import GameTask, MatchGame, play_task, prepare_worker, searches_here
 from bluegray.engine.player import PlayerKind, player_kinds
 from bluegray.errors import BlueGrayError
 
@@ -48,7 +48,7 @@ def _play_on_node(task: GameTask, kinds: Sequence[PlayerKind]) -> MatchGame:
     """One game, in a Ray worker process: the first sets the process up."""
     global _prepared
     if not _prepared:
-        prepare_worker(kinds)
+        prepare_worker(kinds, searching=searches_here([task]))
         _prepared = True
     game = play_task(task)
     return MatchGame(game.number, game.a_blue, game.result, ray.get_runtime_context().get_node_id())

@@ -12,7 +12,7 @@ from dataclasses import dataclass
 from typing import Final
 
 from bluegray.engine.limits import Limits
-from bluegray.engine.player import Player, PlayerKind, register_players
+from bluegray.engine.player import Player, PlayerKind, find_player, register_players
 from bluegray.engine.players import player_from_spec
 from bluegray.engine.search import warm_up
 from bluegray.engine.stats import GameOutcome
@@ -189,9 +189,17 @@ def play_task(task: GameTask) -> MatchGame:
     return MatchGame(task.number, task.a_blue, result)
 
 
-def prepare_worker(kinds: Sequence[PlayerKind]) -> None:
+def prepare_worker(kinds: Sequence[PlayerKind], *, searching: bool = True) -> None:
     """Set up a process that plays a match's games: it knows the kinds of player the match's
-    process knows (an interface's, such as ``engine:``, as well as the engine's own), and has the
-    compiled kernel ready before its first game (a match measures strength)."""
+    process knows (an interface's, such as ``engine:``, as well as the engine's own), and, when
+    a player of its games searches here (``searching``, see ``searches_here``), has the compiled
+    kernel ready before its first game (a match measures strength)."""
     register_players(kinds)
-    warm_up(wait=True)
+    if searching:
+        warm_up(wait=True)
+
+
+def searches_here(tasks: Sequence[GameTask]) -> bool:
+    """Whether a player of these games searches in the process that plays them (``PlayerKind
+    .searches``), so that the process needs the compiled kernel."""
+    return any(find_player(spec).searches for task in tasks for spec in (task.blue, task.gray))

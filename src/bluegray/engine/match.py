@@ -32,6 +32,7 @@ from bluegray.engine.games import (
     play_game,
     play_task,
     prepare_worker,
+    searches_here,
 )
 from bluegray.engine.limits import Limits
 from bluegray.engine.openings import DEFAULT_PLIES, Opening, opening_book
@@ -370,7 +371,7 @@ def _play_all(
         for task in tasks:
             yield play_task(task)
         return
-    pool = _start_pool(min(concurrency, len(tasks)))
+    pool = _start_pool(min(concurrency, len(tasks)), searching=searches_here(tasks))
     try:
         results = pool.imap_unordered(play_task, tasks, chunksize=1)
         for _ in tasks:
@@ -386,12 +387,13 @@ def _play_all(
         pool.join()
 
 
-def _start_pool(workers: int) -> Any:
+def _start_pool(workers: int, *, searching: bool) -> Any:
     """A pool of fresh interpreters (``spawn``: safe beside the progress bar's thread) that
     ignore Ctrl-C, which the calling process handles by ending them, die with this process
-    however it ends, and know the kinds of player this process knows."""
+    however it ends, know the kinds of player this process knows, and load the compiled kernel
+    when their players search (``searching``)."""
     context = multiprocessing.get_context("spawn")
-    initargs = (player_kinds(), os.getpid())
+    initargs = (player_kinds(), os.getpid(), searching)
     if threading.current_thread() is not threading.main_thread():
         return context.Pool(workers, initializer=start_worker, initargs=initargs)
     previous = signal.signal(signal.SIGINT, signal.SIG_IGN)  # inherited by the workers
@@ -401,7 +403,7 @@ def _start_pool(workers: int) -> Any:
         signal.signal(signal.SIGINT, previous)
 
 
-def start_worker(kinds: Sequence[PlayerKind], parent_pid: int) -> None:
+def start_worker(kinds: Sequence[PlayerKind], parent_pid: int, searching: bool) -> None:
     """Set up a worker process of the local pool: it ignores Ctrl-C (the process that runs the
     match ends it) and dies with that process, which a SIGTERM or SIGKILL ends without ending
     its pool (an ``engine:`` player's process then reads the end of its input, and quits);
@@ -409,4 +411,4 @@ def start_worker(kinds: Sequence[PlayerKind], parent_pid: int) -> None:
     signal.signal(signal.SIGINT, signal.SIG_IGN)
     if not die_with_parent(parent_pid):  # the match has ended already
         os._exit(0)
-    prepare_worker(kinds)
+    prepare_worker(kinds, searching=searching)

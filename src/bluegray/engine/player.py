@@ -125,11 +125,15 @@ PlayerFactory = Callable[[str, int], Player]
 @dataclass(frozen=True)
 class PlayerKind:
     """A kind of player in the registry: its name (what specs start with), what makes one from
-    a spec, and a line of help on its spec."""
+    a spec, a line of help on its spec, and whether its players search with the engine's
+    kernels (``searches``: a match's worker process then loads the compiled kernel before its
+    first game; one whose players do not, such as ``engine:`` players in processes of their
+    own, spares that second of CPU)."""
 
     name: str
     make: PlayerFactory
     help: str
+    searches: bool = True
 
 
 _KINDS: dict[str, PlayerKind] = {}

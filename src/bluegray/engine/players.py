@@ -331,8 +331,8 @@ for _kind in (
         "fade, weights=default|FILE.json, network=shipped|none|FILE.json)",
     ),
     PlayerKind("mcts", _mcts_player, "mcts (mcts:time=1 or mcts:iterations=2000)"),
-    PlayerKind("greedy", _greedy_player, "greedy (one move ahead)"),
-    PlayerKind("random", _random_player, "random"),
+    PlayerKind("greedy", _greedy_player, "greedy (one move ahead)", searches=False),
+    PlayerKind("random", _random_player, "random", searches=False),
 ):
     register_player(_kind)
 

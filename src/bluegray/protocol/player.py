@@ -152,5 +152,6 @@ register_player(
         engine_player_from_spec,
         "engine:COMMAND[;OPTION=VALUE...] (a program speaking the BGI protocol, "
         "docs/protocol.md, e.g. 'engine:bluegray engine;level=5'; timeout=SECONDS caps each move)",
+        searches=False,  # its engine searches in a process of its own
     )
 )
