@@ -9,6 +9,8 @@ import pytest
 
 from bluegray import Game, Move
 from bluegray.engine.limits import Iteration, Limits
+from bluegray.engine.player import InvalidPlayerError
+from bluegray.engine.players import SearchPlayer, player_from_spec
 from bluegray.engine.search import Searcher
 from bluegray.engine.time_manager import (
     DEFAULT_OVERHEAD,
@@ -24,6 +26,7 @@ from bluegray.engine.time_manager import (
     allocate,
     expected_plies_left,
     extension,
+    fixed_share,
     starts_next_depth,
 )
 from bluegray.rules import PRESETS, RuleSet
@@ -148,6 +151,42 @@ def test_the_next_depth_starts_within_the_aim_stretched_never_past_the_hard_time
     fixed = Limits(time=1.0)
     assert starts_next_depth(0.44, fixed, changed) and not starts_next_depth(0.46, fixed, changed)
     assert starts_next_depth(1e9, Limits(depth=4), changed)  # no time limit
+    # A player's own share (level:N,start=SHARE, to measure the engine's 45%).
+    own = Limits(time=1.0, start_share=0.3)
+    assert starts_next_depth(0.29, own, changed) and not starts_next_depth(0.31, own, changed)
+
+
+def test_a_level_measures_another_share_or_the_rule_before_the_time_manager(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    player = player_from_spec("level:8,start=0.3,timeman=off", seed=1)
+    assert isinstance(player, SearchPlayer)
+    assert player.limits(Limits(time=0.2)) == Limits(time=0.2, start_share=0.3)
+    asked: list[Limits | None] = []
+
+    def choose(game: Game, limits: Limits | None = None) -> Move:
+        asked.append(limits)
+        return game.legal_moves[0]
+
+    monkeypatch.setattr(player, "choose", choose)
+    player.choose_on_clock(Game("cooper"), Clock(60.0, 1.0), Clock(60.0, 1.0))
+    assert asked == [Limits(time=2.0, aim=2.0)]  # a thirtieth of the time left
+    plain = player_from_spec("level:8", seed=1)
+    assert isinstance(plain, SearchPlayer) and plain.limits(Limits(time=0.2)) == Limits(time=0.2)
+    # Without the time manager a move on a clock takes a thirtieth of the time left, whatever
+    # the increment (engine 3's web AI), the same soft and hard: no search stretches it.
+    clock = Clock(60.0, 1.0)
+    assert fixed_share(clock) == MoveTime(2.0, 2.0)
+    assert fixed_share(Clock(0.0)) == MoveTime(MIN_MOVE_SECONDS, MIN_MOVE_SECONDS)
+    assert allocate(clock, ply=0, rules=RuleSet.parse("cooper")).soft != 2.0
+    for spec, message in (
+        ("level:8,start=0", "start must be a share of the move's time greater than 0"),
+        ("level:8,start=1.5", "and at most 1"),
+        ("level:8,start=x", "not 'x'"),
+        ("level:8,timeman=maybe", "timeman must be 'on' or 'off'"),
+    ):
+        with pytest.raises(InvalidPlayerError, match=message):
+            player_from_spec(spec, seed=1)
 
 
 def test_a_search_aims_at_its_soft_time_and_stops_by_its_hard_time() -> None:

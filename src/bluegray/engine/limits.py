@@ -37,6 +37,9 @@ class Limits:
     """Seconds the move aims to take, when a clock gives it more room up to ``time`` (the
     ``time_manager``'s soft time): no new depth starts past a share of it, stretched when the
     best move changes or the score drops. ``None``: aim at ``time``."""
+    start_share: float | None = None
+    """The share of the time aimed at past which no new depth starts (``None``: the engine's,
+    ``time_manager.LAST_ITERATION_START``); a player option, to measure that share."""
 
 
 @dataclass(frozen=True)

@@ -6,7 +6,9 @@ by name (``player``), and ``player_from_spec``, which makes the player a spec na
 
 from __future__ import annotations
 
+import dataclasses
 import json
+import math
 import random
 from collections.abc import Callable
 from pathlib import Path
@@ -37,7 +39,7 @@ from bluegray.engine.player import (
     spec_whole,
 )
 from bluegray.engine.search import Searcher
-from bluegray.engine.time_manager import Clock, allocate
+from bluegray.engine.time_manager import Clock, allocate, fixed_share
 from bluegray.game import Game
 from bluegray.moves import Move
 from bluegray.position import move_from_raw
@@ -129,6 +131,8 @@ class SearchPlayer(Player):
         contempt: int | None = None,
         fade: int | None = None,
         network: NetworkChoice = "shipped",
+        start_share: float | None = None,
+        time_manager: bool = True,
     ) -> None:
         self.config = level_config(level)
         self.level = level
@@ -145,6 +149,11 @@ class SearchPlayer(Player):
         self._network = network
         """``shipped``: the family's shipped network, if any; ``None``: the linear evaluation; or
         a network and the family it was trained for, to measure it before it ships."""
+        self._start_share = start_share
+        """The share of a move's time past which no new depth starts (``None``: the engine's)."""
+        self._time_manager = time_manager
+        """On a clock, the time manager's times; ``False``: the rule before it (a thirtieth of
+        the time left), to measure what it brings."""
         self._contempt = self.config.contempt if contempt is None else contempt
         self._fade = fade or 0
         self._searcher: Searcher | None = None
@@ -200,6 +209,8 @@ class SearchPlayer(Player):
                 chosen = item
         if self.config.fixed_depth:
             return Limits(depth=self.config.limits.depth)
+        if self._start_share is not None:
+            return dataclasses.replace(chosen, start_share=self._start_share)
         return chosen
 
     def choose(
@@ -226,6 +237,8 @@ class SearchPlayer(Player):
         """The level's move on a clock, which takes the place of its own time a move (as a
         match's ``--time`` does): the time manager's soft time to aim at, stretched when the
         search needs it, up to the hard time. A weaker level keeps its fixed depth."""
+        if not self._time_manager:
+            return self.choose(game, fixed_share(own).limits())
         return self.choose(game, allocate(own, ply=game.ply, rules=game.rules).limits())
 
     def _choose_with_mistakes(self, game: Game, searcher: Searcher) -> Move:
@@ -287,6 +300,12 @@ def _level_player(spec: str, seed: int) -> Player:
     contempt = options.pop("contempt", None)
     fade = options.pop("fade", None)
     network = _network_option(spec, options.pop("network", "shipped"))
+    start = options.pop("start", None)
+    time_manager = options.pop("timeman", "on")
+    if time_manager not in ("on", "off"):
+        raise InvalidPlayerError(
+            f"invalid player {spec!r}: timeman must be 'on' or 'off', not {time_manager!r}"
+        )
     chosen_weights: dict[str, float] | None = None
     weight_table: dict[str, dict[str, float]] | None = None
     if weights == "default":
@@ -309,9 +328,25 @@ def _level_player(spec: str, seed: int) -> Player:
         if fade is None
         else spec_whole(spec, "fade", fade, least=0, most=MAX_IMPASSE_PLIES),
         network=network,
+        start_share=None if start is None else _share_option(spec, start),
+        time_manager=time_manager == "on",
     )
     player.spec = spec.strip()
     return player
+
+
+def _share_option(spec: str, value: str) -> float:
+    """A level's ``start=`` option: a share of a move's time, more than 0 and at most 1."""
+    try:
+        share = float(value)
+    except ValueError:
+        share = math.nan
+    if not 0 < share <= 1:
+        raise InvalidPlayerError(
+            f"invalid player {spec!r}: start must be a share of the move's time greater than 0 "
+            f"and at most 1 (0.45 is the engine's), not {value!r}"
+        )
+    return share
 
 
 def _network_option(spec: str, value: str) -> NetworkChoice:
@@ -328,7 +363,8 @@ for _kind in (
         "level",
         _level_player,
         "level:N (1-8, e.g. level:5 or level:8,time=2; options time, nodes, depth, contempt, "
-        "fade, weights=default|FILE.json, network=shipped|none|FILE.json)",
+        "fade, weights=default|FILE.json, network=shipped|none|FILE.json, start=SHARE, "
+        "timeman=on|off)",
     ),
     PlayerKind("mcts", _mcts_player, "mcts (mcts:time=1 or mcts:iterations=2000)"),
     PlayerKind("greedy", _greedy_player, "greedy (one move ahead)", searches=False),

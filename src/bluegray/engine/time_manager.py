@@ -34,6 +34,11 @@ Measured at a fixed time a move: searching to the deadline instead (about a thir
 one second a move) did not play better against MCTS in ``cooper``: 5-15-0 against 8-12-0 on the
 same 20 openings."""
 
+FIXED_SHARE: Final = 30
+"""The rule before the time manager (engine 3's web AI): a move on a clock takes a thirtieth of
+the time left, whatever the increment, the game's length or the search; kept to measure what the
+time manager brings (``level:N,timeman=off``)."""
+
 MIN_MOVE_SECONDS: Final = 0.01
 """The least time a move is given, however short the clock: the floor of both times."""
 DEFAULT_OVERHEAD: Final = 0.05
@@ -206,6 +211,13 @@ def allocate(
     return MoveTime(max(min(soft, hard), MIN_MOVE_SECONDS), hard)
 
 
+def fixed_share(clock: Clock) -> MoveTime:
+    """A move's time by the rule before the time manager (``FIXED_SHARE``), the same soft and
+    hard, so that no search extends it."""
+    seconds = max(clock.remaining / FIXED_SHARE, MIN_MOVE_SECONDS)
+    return MoveTime(seconds, seconds)
+
+
 def extension(iterations: Sequence[Iteration]) -> float:
     """How far the soft time stretches after these finished iterations: 1 when the search is
     settled; more when the best move changed between the last iterations (a search that
@@ -228,12 +240,14 @@ def extension(iterations: Sequence[Iteration]) -> float:
 def starts_next_depth(elapsed: float, limits: Limits, iterations: Sequence[Iteration]) -> bool:
     """Whether the iterative deepening, ``elapsed`` seconds into a search within ``limits``
     that has finished ``iterations``, starts another depth: not past ``LAST_ITERATION_START``
-    of the time it aims at, which is ``limits.aim`` (else ``limits.time``) stretched by
-    ``extension`` and never past ``limits.time``. With no time limit, always. At a fixed time
-    a move (no aim) this is the search's rule of old: no depth starts after 45% of it."""
+    (or the limits' own ``start_share``) of the time it aims at, which is ``limits.aim`` (else
+    ``limits.time``) stretched by ``extension`` and never past ``limits.time``. With no time
+    limit, always. At a fixed time a move (no aim) this is the search's rule of old: no depth
+    starts after 45% of it."""
     if limits.time is None:
         return True
     aim = limits.time if limits.aim is None else min(limits.aim, limits.time)
     if aim < limits.time:
         aim = min(aim * extension(iterations), limits.time)
-    return elapsed <= aim * LAST_ITERATION_START
+    share = LAST_ITERATION_START if limits.start_share is None else limits.start_share
+    return elapsed <= aim * share
