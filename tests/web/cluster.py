@@ -102,6 +102,15 @@ class Node:
         self._output.flush()
         return self.log.read_text(errors="replace")
 
+    def wait_for_output(self, text: str, seconds: float = 10) -> None:
+        """Until the process has written ``text``: a line logged after an act the test saw (a
+        move committed, then logged) may come a moment after the test sees the act."""
+        deadline = time.monotonic() + seconds
+        while text not in self.output():
+            if time.monotonic() > deadline:
+                raise AssertionError(f"{self.name} did not write {text!r} within {seconds} s")
+            time.sleep(0.05)  # poll interval: until the line is in the log, up to ``seconds``
+
 
 def alive(pid: int) -> bool:
     """Whether a process runs (a zombie does not count)."""

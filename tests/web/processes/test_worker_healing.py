@@ -201,8 +201,8 @@ def test_a_worker_stopped_with_sigterm_hands_its_job_back_at_once(
             assert game["last_move"]["side"] == "blue"
             # Level 8 thinks for about 2 s: the other worker started it at once.
             assert took < 7, f"the job waited {took:.1f} s after its worker stopped"
-            assert "AI jobs handed back to the other workers: 1" in workers[taker].output()
-            assert f"game {game_id}: level 8 played" in workers[other].output()
+            workers[taker].wait_for_output("AI jobs handed back to the other workers: 1")
+            workers[other].wait_for_output(f"game {game_id}: level 8 played")
         except BaseException:
             _dump(started)
             raise
