@@ -57,8 +57,10 @@ ENGINE_NOTES: Final = {
     ),
     4: (
         "Engine 4 (2026-11-27) corrects the linear evaluation with a network where a family"
-        " ships one: `sackson`, `cooper` with `classic`, and `super` (docs/evaluation.md,"
-        ' "Engine 4\'s network"); the other rule sets play as engine 3 did. Its matches against'
+        " ships one: `sackson`, `cooper` with `classic`, `super` and `pow-classic`"
+        ' (docs/evaluation.md, "Engine 4\'s network"); the other rule sets play as engine 3 did.'
+        " `classic-turbo`'s network has not passed its SPRT (undecided after 60 games, about +40"
+        " Elo): that family keeps engine 3's evaluation. The matches against"
         " engine 3, both over the engine protocol, are in the next section. The ladders' levels"
         " in those rule sets are stronger than these tables say until they are measured again."
     ),

@@ -328,11 +328,11 @@ def test_a_broken_network_file_is_refused_clearly(change: object, message: str) 
 
 
 def test_the_families_that_beat_engine_3_ship_a_network_trained_for_them() -> None:
-    # Engine 4: sackson's family, cooper's (which classic shares) and super's play with their
-    # networks (each passed its SPRT against engine 3 at 0.2 s a move, docs/strength.md); every
+    # Engine 4: sackson's family, cooper's (which classic shares), super's and pow-classic's
+    # play with their networks (each passed its SPRT against engine 3 at 0.2 s a move, docs/strength.md); every
     # other family keeps the linear evaluation until one of its own passes.
     shipping = {name for name, rules in PRESETS.items() if network_for(rules) is not None}
-    assert shipping == {"sackson", "cooper", "classic", "super"}
+    assert shipping == {"sackson", "cooper", "classic", "super", "pow-classic"}
     text = (
         resources.files("bluegray.engine")
         .joinpath("networks", f"{family(PRESETS['sackson'])}.json")

@@ -11,5 +11,5 @@ shows the current engine's results, and keeps earlier ones apart; a change to on
 settings counts as a new revision of that level, ``LevelConfig.revision``). 1: the engine of
 bluegray 0.1.0; 2: null-move, reverse futility and late move pruning, levels 1-5 one to five
 plies; 3: one search over two equal kernels; 4: the linear evaluation corrected by a network
-where a family ships one (``networks/<family>.json``: ``sackson``'s, ``cooper``'s and
-``super``'s)."""
+where a family ships one (``networks/<family>.json``: ``sackson``'s, ``cooper``'s,
+``super``'s and ``pow-classic``'s)."""

@@ -4,8 +4,9 @@ Training (``scripts/train_network.py``) fits a ``FloatNetwork``; ``quantise`` tu
 integer ``network.Network`` the engine evaluates with; ``write_network`` and ``read_network``
 store it as JSON: plain lists of integers that any kernel reads into arrays at run time, as
 ``weights.json`` is read, never compiled in. One file a rule-set family
-(``networks/<family>.json`` in the package: ``sackson``'s, ``cooper``'s and ``super``'s families
-ship one; for the others ``network_for`` finds none and the engine keeps the linear evaluation).
+(``networks/<family>.json`` in the package: ``sackson``'s, ``cooper``'s, ``super``'s and
+``pow-classic``'s families ship one; for the others ``network_for`` finds none and the engine
+keeps the linear evaluation).
 """
 
 from __future__ import annotations
