@@ -106,7 +106,9 @@ def test_four_players_play_an_arena_from_its_creation_to_the_final_table(
         if name != "ada":
             expect(ada.locator(f'#standings tbody tr[data-player="{name}"]')).to_have_count(1)
     for page in pages.values():
-        page.wait_for_url(game_page)
+        # The pairing and the page's move to its game: as the other tournament tests wait for
+        # it (15 s, the default, ran out once on a loaded two-core machine in a CI-like run).
+        page.wait_for_url(game_page, timeout=30_000)
 
     # They play until the time is up: Gray resigns each game on the game's page.
     deadline = time.monotonic() + 180
