@@ -27,21 +27,13 @@ from websockets.sync.server import Server, ServerConnection, serve
 
 from tests.paths import REPOSITORY
 from tests.ports import PORTS, worker_ports
+from tests.process_tree import alive
 from tests.servers import STOP_SECONDS, PostgresServer, RedisServer, ReverseProxy, free_port
-
-
-def _alive(pid: int) -> bool:
-    """Whether process ``pid`` exists and is not a zombie."""
-    try:
-        state = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()[0]
-    except (FileNotFoundError, ProcessLookupError):
-        return False
-    return state != "Z"
 
 
 def _gone(pids: list[int], timeout: float = 20) -> bool:
     deadline = time.monotonic() + timeout
-    while any(_alive(pid) for pid in pids):
+    while any(alive(pid) for pid in pids):
         if time.monotonic() > deadline:
             return False
         time.sleep(0.05)  # poll interval: until the processes are gone, up to the timeout
@@ -165,7 +157,7 @@ def test_no_server_outlives_an_interrupted_or_killed_test_run(
                 pids = [int(word) for word in line.split()[-2:]]
             if "directories" in line:
                 directories = [Path(word) for word in line.split()[-2:]]
-        assert pids and all(_alive(pid) for pid in pids)
+        assert pids and all(alive(pid) for pid in pids)
         run.send_signal(stop)
         # Stopping each server may take a polite try and a kill, STOP_SECONDS each, on a
         # loaded machine: wait for the probe's whole teardown (a bound for hangs, not a speed).
@@ -179,7 +171,7 @@ def test_no_server_outlives_an_interrupted_or_killed_test_run(
             run.wait()
         run.stdout.close()
         for pid in pids:
-            if _alive(pid):
+            if alive(pid):
                 os.kill(pid, signal.SIGKILL)
         for directory in directories:  # what a killed pytest could not remove
             shutil.rmtree(directory, ignore_errors=True)

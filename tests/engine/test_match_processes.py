@@ -15,45 +15,12 @@ import pytest
 
 import bluegray.protocol.player  # noqa: F401 - registers the engine: players
 from bluegray.engine.games import GameTask, searches_here
+from tests.process_tree import alive, descendants
 
 pytestmark = pytest.mark.slow
 
 ENGINE = f"engine:{sys.executable} -m bluegray engine"
 MATCH = [sys.executable, "-m", "bluegray", "match", ENGINE, ENGINE, "--rules", "cooper"]
-
-
-def _children(pid: int) -> set[int]:
-    """The processes whose parent is ``pid`` (Linux's /proc)."""
-    found = set()
-    for entry in Path("/proc").iterdir():
-        if not entry.name.isdigit():
-            continue
-        try:
-            fields = (entry / "stat").read_text().rsplit(")", 1)[1].split()
-        except OSError:  # gone meanwhile
-            continue
-        if int(fields[1]) == pid:
-            found.add(int(entry.name))
-    return found
-
-
-def _descendants(pid: int) -> set[int]:
-    found: set[int] = set()
-    todo = [pid]
-    while todo:
-        for child in _children(todo.pop()):
-            if child not in found:
-                found.add(child)
-                todo.append(child)
-    return found
-
-
-def _alive(pid: int) -> bool:
-    try:
-        state = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()[0]
-    except OSError:
-        return False
-    return state != "Z"  # a zombie has ended; only its parent's wait is missing
 
 
 @pytest.mark.skipif(not Path("/proc").is_dir(), reason="reads the process tree from /proc")
@@ -68,19 +35,19 @@ def test_a_match_killed_with_sigterm_leaves_no_process_behind() -> None:
     try:
         # Both games under way: two game processes, each with its two engines.
         deadline = time.monotonic() + 60
-        while len(tree := _descendants(match.pid)) < 6:
+        while len(tree := descendants(match.pid)) < 6:
             assert match.poll() is None, "the match ended before it was killed"
             assert time.monotonic() < deadline, f"the match started {len(tree)} processes"
             time.sleep(0.1)  # poll interval: until the games have started, up to 60 s
         match.send_signal(signal.SIGTERM)
         match.wait(30)
         deadline = time.monotonic() + 20
-        while left := {pid for pid in tree if _alive(pid)}:
+        while left := {pid for pid in tree if alive(pid)}:
             assert time.monotonic() < deadline, f"{len(left)} processes outlived the match"
             time.sleep(0.1)  # poll interval: until the match's processes have ended, up to 20 s
     finally:  # what is left (the defect this test looks for) goes, so as not to load the suite
-        for pid in tree | (_descendants(match.pid) if match.poll() is None else set()):
-            if _alive(pid):
+        for pid in tree | (descendants(match.pid) if match.poll() is None else set()):
+            if alive(pid):
                 os.kill(pid, signal.SIGKILL)
         match.kill()
         match.wait(30)

@@ -16,6 +16,7 @@ from typing import Any
 
 import httpx
 
+from tests.process_tree import alive
 from tests.servers import free_port
 
 PROCESS_HEADER = "x-bluegray-process"
@@ -110,15 +111,6 @@ class Node:
             if time.monotonic() > deadline:
                 raise AssertionError(f"{self.name} did not write {text!r} within {seconds} s")
             time.sleep(0.05)  # poll interval: until the line is in the log, up to ``seconds``
-
-
-def alive(pid: int) -> bool:
-    """Whether a process runs (a zombie does not count)."""
-    try:
-        status = Path(f"/proc/{pid}/stat").read_text()
-    except OSError:
-        return False
-    return status.rsplit(")", 1)[1].split()[0] != "Z"
 
 
 def wait_gone(pids: list[int], seconds: float = 10) -> list[int]:

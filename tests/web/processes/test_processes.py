@@ -17,7 +17,8 @@ from pathlib import Path
 import httpx
 import pytest
 
-from tests.web.cluster import Node, alive, nodes, service_env, wait_gone
+from tests.process_tree import alive
+from tests.web.cluster import Node, nodes, service_env, wait_gone
 
 PRECOMPILE = b"bluegray.engine.precompile"
 """The module an engine process runs in a process of its own to compile the compiled kernel."""
