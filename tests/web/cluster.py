@@ -142,10 +142,6 @@ def service_env(database_url: str, redis_url: str | None, **settings: Any) -> di
         "BLUEGRAY_DEADLINE_POLL_SECONDS": "0.25",
         "BLUEGRAY_ALLOWED_HOSTS": "127.0.0.1,localhost",
         "BLUEGRAY_RATE_LIMITS": "false",
-        # The AI's engine processes search with the plain kernel: these tests are about
-        # processes, and the compiled kernel costs each engine process a CPU second to load
-        # (the kernels are proven equal in tests/engine/test_kernels.py). A test may ask for "auto".
-        "BLUEGRAY_SEARCH": "python",
     }
     if redis_url is not None:
         env["BLUEGRAY_REDIS_URL"] = redis_url

@@ -98,10 +98,11 @@ def light_password_hashing(
 
 @pytest.fixture(autouse=True)
 def plain_kernel_ai(monkeypatch: pytest.MonkeyPatch) -> None:
-    """The AI's engine processes of the apps a web test runs search with the plain kernel, as
-    the services the tests start do (``tests/web/cluster.py``): the web's tests are not about
-    the kernel (the two are proven equal, tests/engine/test_kernels.py), and loading the
-    compiled one costs each engine process a CPU second."""
+    """The AI's engine processes of the apps a web test runs, and of the services it starts
+    (which inherit the environment), search with the plain kernel: the web's tests are not
+    about the kernel (the two are proven equal, tests/engine/test_kernels.py), and loading the
+    compiled one costs each engine process a CPU second. A test may give a service
+    ``BLUEGRAY_SEARCH=auto`` (``tests/web/processes/test_processes.py``)."""
     monkeypatch.setenv(SEARCH_ENVIRONMENT, "python")
 
 
