@@ -25,6 +25,13 @@ import pytest
 
 from tests import slow_check
 
+# Before any test module imports numba (many do, at collection, before the engine's compiler has
+# set this itself: engine/compiled/compiler.py): numba decides at its first import whether to
+# colour its messages with colorama, which swaps sys.stdout from a background compile and then
+# puts back a stale stream, so that capsys lost a test's whole output (seen in
+# tests/engine/test_analysis.py::test_the_analyse_command).
+os.environ.setdefault("NUMBA_DISABLE_ERROR_MESSAGE_HIGHLIGHTING", "1")
+
 if TYPE_CHECKING:
     from tests.servers import CaddyProxy, PostgresServer, RedisServer, ReverseProxy
 
