@@ -28,6 +28,8 @@ from bluegray.web.platform.guard import GuardMiddleware
 from bluegray.web.platform.rates import RateLimits
 from bluegray.web.platform.schemas import ErrorResponse
 from bluegray.web.platform.settings import Settings, process_name
+from bluegray.web.review.runner import ReviewRunners
+from bluegray.web.review.service import Reviews
 from bluegray.web.routers import (
     account_pages,
     accounts,
@@ -40,6 +42,7 @@ from bluegray.web.routers import (
     pages,
     positions,
     records,
+    reviews,
     rules,
     sockets,
     study_pages,
@@ -103,6 +106,10 @@ def create_app(settings: Settings | None = None) -> FastAPI:
     )
     lobby = Lobby(settings, service, rates)
     duties.on_cluster = lobby.heard
+    review_service = Reviews(settings, database, service.snapshot)
+    # The reviews asked for are driven by this process's runners, on the AI's queue.
+    runners = ReviewRunners(settings, database, duties.queue, service.snapshot, process)
+    review_service.on_request = runners.wake
 
     @asynccontextmanager
     async def lifespan(app: FastAPI) -> AsyncIterator[None]:
@@ -110,7 +117,9 @@ def create_app(settings: Settings | None = None) -> FastAPI:
         try:
             await duties.start()
             await lobby.start()
+            await runners.start()
             yield
+            await runners.stop()
             await lobby.stop()
             await duties.stop()
         finally:
@@ -132,10 +141,22 @@ def create_app(settings: Settings | None = None) -> FastAPI:
     app.state.duties = duties
     app.state.accounts = account_service
     app.state.lobby = lobby
+    app.state.reviews = review_service
     app.state.tournaments = Tournaments(service, duties.timers)
     app.state.callers = Callers(account_service.sessions, account_service.tokens)
     install_handlers(app, process, service.metrics)
-    for module in (rules, games, positions, boards, records, analysis, meta, sockets, pages):
+    for module in (
+        rules,
+        games,
+        positions,
+        boards,
+        records,
+        analysis,
+        reviews,
+        meta,
+        sockets,
+        pages,
+    ):
         app.include_router(module.router)
     app.include_router(accounts.router)
     app.include_router(meta.metrics_router)

@@ -37,6 +37,7 @@ from bluegray.web.platform.security import (
     over_https,
 )
 from bluegray.web.platform.settings import Settings
+from bluegray.web.review.service import Reviews
 from bluegray.web.tournaments.service import Tournaments
 
 GAME_ID_PATTERN: Final = r"^[A-Za-z0-9_-]{1,32}$"
@@ -67,6 +68,11 @@ def get_tournaments(request: Request) -> Tournaments:
     return tournaments
 
 
+def get_reviews(request: Request) -> Reviews:
+    reviews: Reviews = request.app.state.reviews
+    return reviews
+
+
 def get_settings(request: Request) -> Settings:
     settings: Settings = request.app.state.settings
     return settings
@@ -82,6 +88,7 @@ ProcessDuties = Annotated[Duties, Depends(get_duties)]
 TournamentService = Annotated[Tournaments, Depends(get_tournaments)]
 AppSettings = Annotated[Settings, Depends(get_settings)]
 AccountService = Annotated[Accounts, Depends(get_accounts)]
+ReviewService = Annotated[Reviews, Depends(get_reviews)]
 
 
 async def current_caller(request: Request) -> Caller:

@@ -7,6 +7,7 @@ import contextlib
 import os
 from typing import Final
 
+from bluegray.engine import ENGINE_VERSION
 from bluegray.engine.analysis import analyse
 from bluegray.engine.levels import clock_limits
 from bluegray.engine.limits import Limits
@@ -54,9 +55,18 @@ def choose_move(job: MoveJob) -> str:
 
 
 def run_analysis(job: AnalysisJob) -> AnalysisOutput:
-    """The engine's view of a position (run in a worker)."""
+    """The engine's view of a position (run in a worker): searched for the job's time, or to
+    its node count (a review's position: the same answer on any machine); for a review, the
+    position after the engine's move too, when the move played was another."""
     game = _game(job.rules, job.start, job.moves)
-    result = analyse(game, Limits(time=job.seconds))
+    limits = Limits(nodes=job.nodes, time=job.seconds)
+    result = analyse(game, limits)
+    best_after = None
+    if job.played is not None and result.best_move is not None:
+        if str(result.best_move) != job.played:
+            game.push(result.best_move)
+            best_after = analyse(game, limits).blue_expected
+            game.pop()
     return AnalysisOutput(
         position=str(game.position),
         turn=result.turn,
@@ -71,6 +81,8 @@ def run_analysis(job: AnalysisJob) -> AnalysisOutput:
         winning_side=result.winning_side,
         outcome=result.outcome,
         description=result.describe(),
+        best_after=best_after,
+        engine=ENGINE_VERSION,
     )
 
 

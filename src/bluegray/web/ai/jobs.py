@@ -2,9 +2,10 @@
 machine boundaries, with the priority and the bounds every queue of them keeps.
 
 Jobs come in three sizes: quick (the fixed-depth levels 1-5), short (levels 6-7, hints and
-other analyses of a second or less) and long (level 8, longer analyses). A queue always starts
-the smallest first and keeps part of its capacity for quick and short jobs, so that a quick move
-never waits behind searches that take seconds. Queued work is bounded per browser, per
+other analyses of a second or less) and long (level 8, longer analyses); a game review's
+positions come last of all (``REVIEW``). A queue always starts the smallest first and keeps part
+of its capacity for quick and short jobs, so that a quick move never waits behind searches that
+take seconds, nor behind a review. Queued work is bounded per browser, per
 address and in all: past a bound the AI says it is busy instead of making everyone wait.
 
 Nothing here imports the engine: a web process that only queues jobs never loads the search.
@@ -40,6 +41,14 @@ class Priority(enum.IntEnum):
     QUICK = 0
     SHORT = 1
     LONG = 2
+    REVIEW = 3
+    """A position of a game review: started only when no other job waits, and (like a long
+    job) never in the slots kept for quick and short ones."""
+
+    @property
+    def long(self) -> bool:
+        """Whether jobs of this size stay out of the slots kept for quick and short jobs."""
+        return self in (Priority.LONG, Priority.REVIEW)
 
 
 @dataclass(frozen=True)
@@ -72,13 +81,23 @@ class MoveJob:
 
 @dataclass(frozen=True)
 class AnalysisJob:
+    """The engine's view of a position: searched for ``seconds``, or to ``nodes`` (then
+    ``seconds`` only caps it), as one position of a game review if ``review``."""
+
     rules: str
     start: str
     moves: tuple[str, ...]
     seconds: float
+    nodes: int | None = None
+    review: bool = False
+    played: str | None = None
+    """For a review: the move played from this position. When the engine prefers another, the
+    position after the engine's move is searched too, to the same nodes (``best_after``)."""
 
     @property
     def priority(self) -> Priority:
+        if self.review:
+            return Priority.REVIEW
         return Priority.SHORT if self.seconds <= SHORT_SECONDS else Priority.LONG
 
 
@@ -102,6 +121,12 @@ class AnalysisOutput:
     winning_side: Side | None
     outcome: Outcome | None
     description: str
+    best_after: float | None = None
+    """For a review: Blue's expected score after the engine's best move, searched as a position
+    of its own (``None``: the move played was the engine's, or there was none)."""
+    engine: int = 0
+    """The version of the engine that searched (``bluegray.engine.ENGINE_VERSION``; 0 from a
+    worker older than the field)."""
 
 
 @dataclass(frozen=True)

@@ -149,11 +149,13 @@ class LocalQueue:
 
     def _pump(self) -> None:
         """Start waiting jobs while slots are free: the smallest first (but a long job that has
-        waited too long first); long ones only in the slots not kept for quick and short jobs."""
+        waited too long first), a review's positions last; long ones and reviews only in the
+        slots not kept for quick and short jobs."""
         while True:
             if sum(self._running.values()) >= self.slots:
                 return
-            long_free = self._running[Priority.LONG] < self.slots - self.reserved
+            running_long = sum(self._running[p] for p in Priority if p.long)
+            long_free = running_long < self.slots - self.reserved
             waiting = self._waiting[Priority.LONG]
             aged = bool(waiting) and time.monotonic() - waiting[0].queued > LONG_WAIT_SECONDS
             order = [Priority.LONG, *Priority] if aged else list(Priority)
@@ -161,7 +163,7 @@ class LocalQueue:
                 (
                     priority
                     for priority in order
-                    if self._waiting[priority] and (priority is not Priority.LONG or long_free)
+                    if self._waiting[priority] and (not priority.long or long_free)
                 ),
                 None,
             )

@@ -2,14 +2,14 @@
 worker`` processes take them.
 
 Redis Streams through redis-py: one stream per priority (``bg:jobs:quick``, ``bg:jobs:short``,
-``bg:jobs:long``) read by one consumer group, so that each job goes to one worker and stays
-listed as pending until that worker acknowledges it. A worker keeps the jobs its engine slots
-are computing fresh (it re-claims them for the same slot every heartbeat); a job left idle
-longer than that (its worker was killed mid-search) is claimed by the next free slot of any
+``bg:jobs:long``, ``bg:jobs:review``) read by one consumer group, so that each job goes to one
+worker and stays listed as pending until that worker acknowledges it. A worker keeps the jobs its
+engine slots are computing fresh (it re-claims them for the same slot every heartbeat); a job left
+idle longer than that (its worker was killed mid-search) is claimed by the next free slot of any
 worker with the stream's own claim of idle entries (``XAUTOCLAIM``: one atomic step, the entry
-stays where it is), and a worker stopped with SIGTERM marks its jobs idle at once so that they
-are taken up without that delay. A job delivered too often (one that kills its workers) is
-dropped. Workers note a heartbeat per engine slot, pruned as they go.
+stays where it is), and a worker stopped with SIGTERM marks its jobs idle at once so that they are
+taken up without that delay. A job delivered too often (one that kills its workers) is dropped.
+Workers note a heartbeat per engine slot, pruned as they go.
 
 Queued work is counted per browser, per address and in all, in sorted sets of job ids by time,
 so that counts left behind by a lost job fade out rather than block for ever. An AI move is
@@ -76,6 +76,9 @@ HANDED_BACK_IDLE_MS: Final = 3_600_000
 """The idle time a job handed back is given: any worker's next claim of idle jobs takes it."""
 ANALYSIS_WAIT_SECONDS: Final = 30.0
 """How long an analysis may wait for a free worker, beyond its own thinking time."""
+REVIEW_WAIT_SECONDS: Final = 300.0
+"""How long a review's position may wait behind the other jobs (it goes last), beyond its own
+thinking time; then it is asked for again."""
 
 # Queues a job: unless it is an AI move whose entry is still on its stream (or that was dropped),
 # checks every bound, counts the job against all of them, adds it to its stream and notes the
@@ -195,7 +198,8 @@ class RedisQueue:
         job_id = "analysis:" + secrets.token_urlsafe(12)
         reply = REPLY_PREFIX + job_id
         await self._add(job, owner, job_id, reply, None)
-        answer = await self.client.blpop([reply], timeout=job.seconds + ANALYSIS_WAIT_SECONDS)
+        wait = REVIEW_WAIT_SECONDS if job.review else ANALYSIS_WAIT_SECONDS
+        answer = await self.client.blpop([reply], timeout=job.seconds + wait)
         if answer is None:
             raise AiBusyError("the AI is busy: the analysis did not start in time")
         reply = json.loads(_str(answer[1]))
@@ -274,9 +278,7 @@ class Slot:
         self.consumer = consumer
         self.abandoned_ms = abandoned_ms
         self.streams = [
-            STREAMS[priority]
-            for priority in Priority
-            if not (short_only and priority is Priority.LONG)
+            STREAMS[priority] for priority in Priority if not (short_only and priority.long)
         ]
 
     async def take(self, block_ms: int) -> Delivery | None:

@@ -58,6 +58,17 @@ def hints_allowed(live: LiveGame) -> bool:
 async def refuse_in_rated_play(db: Database, position: Position) -> None:
     """Refuse (409 ``not_allowed``) to analyse ``position`` while a rated game has it on its
     board."""
-    key = board_and_turn(position)
-    if await db.read(lambda session: _in_rated_play(session, key)):
+    if await in_rated_play(db, position):
         raise Conflict("not_allowed", IN_RATED_PLAY)
+
+
+async def in_rated_play(db: Database, position: Position) -> bool:
+    """Whether a rated game being played has ``position`` on its board."""
+    key = board_and_turn(position)
+    return await db.read(lambda session: _in_rated_play(session, key))
+
+
+async def any_in_rated_play(db: Database, positions: list[Position]) -> bool:
+    """Whether a rated game being played has any of ``positions`` on its board."""
+    keys = sorted({board_and_turn(position) for position in positions})
+    return await db.read(lambda session: any(_in_rated_play(session, key) for key in keys))

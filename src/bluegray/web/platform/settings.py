@@ -200,6 +200,23 @@ class Settings(BaseSettings):
     not available."""
     max_analysis_seconds: float = Field(default=5.0, gt=0, le=60)
 
+    # -- game reviews ----------------------------------------------------------------------------
+
+    review_nodes: int = Field(default=20_000, ge=1, le=10_000_000)
+    """Nodes each position of a game review is searched to (the same answer on any machine)."""
+    review_seconds: float = Field(default=30.0, gt=0, le=600)
+    """The most one position of a review may be searched, whatever its nodes."""
+    reviews_per_day: int = Field(default=10, ge=0, le=10_000)
+    """Reviews one account may request in any 24 hours, and one address (0: none)."""
+    review_runners: int = Field(default=1, ge=0, le=64)
+    """Reviews this process drives at once, a position at a time (0: none; another process
+    drives them)."""
+    review_poll_seconds: float = Field(default=2.0, gt=0, le=60)
+    """How often a process looks for a review that no live process drives."""
+    review_lease_seconds: float = Field(default=60.0, gt=0, le=3600)
+    """How long a review stays with the process driving it without news from it; then another
+    process takes it up from its last stored position."""
+
     # -- timing ----------------------------------------------------------------------------------
 
     hello_timeout: float = Field(default=10.0, gt=0, le=600)

@@ -11,7 +11,14 @@ from fastapi.responses import PlainTextResponse
 
 from bluegray.pieces import Side
 from bluegray.record import GameRecord, read_record, write_record
-from bluegray.web.deps import AppSettings, Browser, GameId, Service, TournamentService
+from bluegray.web.deps import (
+    AppSettings,
+    Browser,
+    GameId,
+    ReviewService,
+    Service,
+    TournamentService,
+)
 from bluegray.web.games.live import LiveGame
 from bluegray.web.games.schemas import GameState, ImportRecordRequest
 from bluegray.web.platform.refusals import Invalid
@@ -33,12 +40,20 @@ ERRORS: dict[int | str, dict[str, Any]] = {
 
 
 def record_text(
-    live: LiveGame, settings: Settings, *, event: str | None = None, round: int | None = None
+    live: LiveGame,
+    settings: Settings,
+    *,
+    event: str | None = None,
+    round: int | None = None,
+    comments: dict[int, str] | None = None,
 ) -> str:
     """The game's record: an imported one as it was read, a played one with its tags (the
-    ``event`` and ``round`` of a tournament's game; players with accounts by their names)."""
+    ``event`` and ``round`` of a tournament's game; players with accounts by their names);
+    ``comments`` (its review's) after the record's own."""
     if live.record is not None:
-        return write_record(read_record(live.record))
+        record = read_record(live.record)
+        _add_comments(record, comments or {})
+        return write_record(record)
     date = datetime.datetime.fromtimestamp(live.created_ms / 1000, datetime.UTC)
     tags = {
         "Event": one_line(event) if event is not None else _EVENTS.get(live.mode, "Game"),
@@ -54,7 +69,15 @@ def record_text(
         tags["TimeControl"] = f"{live.clock.initial_ms // 1000}+{live.clock.increment_ms // 1000}"
     if live.end_reason is not None:
         tags["Ending"] = live.end_reason
-    return write_record(GameRecord.from_game(live.game, **tags))
+    record = GameRecord.from_game(live.game, **tags)
+    _add_comments(record, comments or {})
+    return write_record(record)
+
+
+def _add_comments(record: GameRecord, comments: dict[int, str]) -> None:
+    for ply, text in comments.items():
+        own = record.comments.get(ply)
+        record.comments[ply] = text if own is None else f"{own} {text}"
 
 
 def _player(live: LiveGame, side: Side) -> str:
@@ -76,12 +99,20 @@ def _player(live: LiveGame, side: Side) -> str:
     },
 )
 async def download_record(
-    game_id: GameId, service: Service, tournaments: TournamentService, settings: AppSettings
+    game_id: GameId,
+    service: Service,
+    tournaments: TournamentService,
+    reviews: ReviewService,
+    settings: AppSettings,
 ) -> Any:
+    """The game's record; a reviewed game's with its review as comments (each side's accuracy
+    before the first move, each inaccuracy, mistake and blunder after it, with the better
+    move)."""
     live = await service.snapshot(game_id)
     tournament = await tournaments.event_of_game(game_id)
     event, round = tournament if tournament is not None else (None, None)
-    text = record_text(live, settings, event=event, round=round)
+    comments = await reviews.comments(game_id, live)
+    text = record_text(live, settings, event=event, round=round, comments=comments)
     return PlainTextResponse(
         text,
         headers={"content-disposition": f'attachment; filename="bluegray-{live.id}.txt"'},

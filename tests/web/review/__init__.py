@@ -1,0 +1,1 @@
+"""Tests of the game review (``bluegray.web.review``)."""
