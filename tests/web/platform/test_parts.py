@@ -106,7 +106,8 @@ def test_the_whole_schema_gathers_every_domains_tables_in_a_fresh_process() -> N
     assert tables == sorted(
         {
             "accounts", "api_tokens", "deadlines", "games", "idempotency_keys", "listings",
-            "moves", "rating_history", "ratings", "seats", "seeks", "server_state", "sessions",
+            "moves", "rating_history", "ratings", "review_positions", "reviews", "seats", "seeks",
+            "server_state", "sessions",
             "tournament_byes", "tournament_games", "tournament_players", "tournaments",
         }
     )  # fmt: skip

@@ -4,6 +4,7 @@
 import { Board, lastMoveView } from "./board.js";
 import { readJson } from "./api.js";
 import { showAnalysis } from "./study-analysis.js";
+import { setUpReview } from "./review.js";
 import "./read-board.js"; // the "Read the board" button
 
 const main = document.getElementById("main");
@@ -100,13 +101,17 @@ function render() {
   const known = analyses.get(ply);
   if (known) showAnalysis(analysisBox, known);
   else analysisBox.replaceChildren();
+  showReview(ply);
 }
+
+let showReview = () => {};
 
 function go(target) {
   const next = Math.max(0, Math.min(plies, target));
   if (next !== ply) {
     ply = next;
-    render();
+    showReview = setUpReview({ gameId, plies, ended: main.dataset.ended === "true", go });
+render();
   }
 }
 
@@ -121,7 +126,8 @@ for (const button of moveButtons) {
 function flip() {
   flipped = !flipped;
   flipButton.setAttribute("aria-pressed", String(flipped));
-  render();
+  showReview = setUpReview({ gameId, plies, ended: main.dataset.ended === "true", go });
+render();
 }
 flipButton.addEventListener("click", flip);
 
@@ -173,4 +179,5 @@ fetch(`/api/games/${gameId}/positions`, { credentials: "same-origin" })
     status.textContent = `${describe()} (details unavailable: ${error.message})`;
   });
 
+showReview = setUpReview({ gameId, plies, ended: main.dataset.ended === "true", go });
 render();
