@@ -62,11 +62,11 @@ def run_analysis(job: AnalysisJob) -> AnalysisOutput:
     limits = Limits(nodes=job.nodes, time=job.seconds)
     result = analyse(game, limits)
     best_after = None
-    if job.played is not None and result.best_move is not None:
-        if str(result.best_move) != job.played:
-            game.push(result.best_move)
-            best_after = analyse(game, limits).blue_expected
-            game.pop()
+    best = result.best_move
+    if job.played is not None and best is not None and str(best) != job.played:
+        game.push(best)
+        best_after = analyse(game, limits).blue_expected
+        game.pop()
     return AnalysisOutput(
         position=str(game.position),
         turn=result.turn,
