@@ -14,10 +14,12 @@ from bluegray import Game
 from bluegray.engine import levels
 from bluegray.engine.limits import Limits
 from bluegray.errors import BlueGrayError
+from bluegray.pieces import Side
 from bluegray.web.ai import local_queue, redis_queue
 from bluegray.web.ai.cpus import quota_cpus, usable_cpus
 from bluegray.web.ai.jobs import (
     AiBusyError,
+    AnalysisJob,
     AnalysisOutput,
     Bounds,
     Job,
@@ -222,3 +224,85 @@ def test_a_worker_takes_a_long_job_that_waited_too_long_first(redis_url: str) ->
         return taken
 
     assert asyncio.run(scenario()) == ["aged", "quick"]
+
+
+# -- a game review's positions ----------------------------------------------------------------
+
+
+ANALYSIS = AnalysisOutput(
+    "x", Side.BLUE, "d2-d3", 0, 0.5, ("d2-d3",), 1, 100, 0.01, None, None, None, "about even"
+)
+
+
+def review_job(name: str) -> AnalysisJob:
+    """A review's position, named by its one move (the tests' way to tell the jobs apart)."""
+    return AnalysisJob("sackson", "x", (name,), 30.0, nodes=100, review=True, played="d2-d3")
+
+
+def test_a_reviews_position_goes_after_every_other_job_never_in_the_kept_slot(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    started: list[str] = []
+    release = threading.Event()
+
+    def run(job: Job) -> str | AnalysisOutput:
+        if isinstance(job, MoveJob):
+            started.append(job.game_id)
+            return "d2-d3"
+        started.append(job.moves[0])
+        release.wait(10)
+        return ANALYSIS
+
+    monkeypatch.setattr(local_queue, "run_job", run)
+
+    async def sink(job: MoveJob, move: str, computed_by: str) -> None:
+        return None
+
+    async def scenario() -> list[str]:
+        # Two slots, one kept for quick and short jobs.
+        queue = LocalQueue(2, Bounds(total=10, per_owner=10), sink, processes=False)
+        reviews = [asyncio.create_task(queue.analyse(review_job(f"r{i}"), Owner())) for i in (1, 2)]
+        await asyncio.sleep(0)  # one turn of the loop: both reviews are queued, r1 runs
+        quick = await queue.submit_move(move_job(1, "quick"), Owner("a"))
+        assert quick is not None
+        await asyncio.wait_for(quick, 5)  # in the kept slot, while r1 holds the other
+        seen = list(started)
+        long = await queue.submit_move(move_job(8, "long"), Owner("b"))  # waits for r1's slot
+        assert long is not None
+        release.set()
+        await asyncio.gather(long, *reviews)
+        await queue.close()
+        return seen + started[len(seen) :]
+
+    # r2 waited for r1's slot, and the long move queued after it went before it.
+    assert asyncio.run(scenario()) == ["r1", "quick", "long", "r2"]
+
+
+def test_a_reviews_position_crosses_machines_and_a_kept_slot_never_takes_it(
+    redis_url: str,
+) -> None:
+    job = review_job("r1")
+    assert job.priority is Priority.REVIEW and decode_job(encode_job(job)) == job
+    assert Priority.REVIEW.long and Priority.LONG.long and not Priority.SHORT.long
+
+    async def scenario() -> list[str]:
+        client = aioredis.Redis.from_url(redis_url)
+        await redis_queue.ensure_groups(client)
+        for queued in (job, move_job(1, "quick")):
+            fields = {"id": "x", "job": encode_job(queued), "load": "[]", "reply": ""}
+            fields["queued_ms"] = str(now_ms())
+            await client.xadd(redis_queue.STREAMS[queued.priority], fields)  # type: ignore[arg-type]
+        kept = redis_queue.Slot(client, "w/0.0", short_only=True, abandoned_ms=60_000)
+        taken = []
+        first = await kept.take(100)
+        assert first is not None and isinstance(first.job, MoveJob)
+        taken.append(first.job.game_id)
+        assert await kept.take(100) is None  # the review's position is not for a kept slot
+        full = redis_queue.Slot(client, "w/1.0", short_only=False, abandoned_ms=60_000)
+        second = await full.take(100)
+        assert second is not None and isinstance(second.job, AnalysisJob)
+        taken.append(second.job.moves[0])
+        await client.aclose()
+        return taken
+
+    assert asyncio.run(scenario()) == ["quick", "r1"]

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import time
 from typing import Final
 
 from tests.web.account_clients import Browser
@@ -32,8 +33,6 @@ def import_game(client: Client, record: str | None = None, **headers: str) -> st
 def review_when_done(client: Client, game_id: str, seconds: float = 60.0) -> Json:
     """The review once it is no longer pending (asserting that it gets there in ``seconds``),
     its progress never going back meanwhile."""
-    import time
-
     deadline = time.monotonic() + seconds
     analysed = 0
     while time.monotonic() < deadline:
