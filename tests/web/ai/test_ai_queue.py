@@ -31,9 +31,11 @@ from bluegray.web.ai.jobs import (
     reserved_for_short,
 )
 from bluegray.web.ai.local_queue import LocalQueue
+from bluegray.web.backends import redis_client
 from bluegray.web.games.ai_moves import ai_job
 from bluegray.web.games.live import LiveGame
 from bluegray.web.platform.clocks import now_ms
+from bluegray.web.platform.settings import Settings
 
 # -- the AI queue -----------------------------------------------------------------------------
 
@@ -306,3 +308,35 @@ def test_a_reviews_position_crosses_machines_and_a_kept_slot_never_takes_it(
         return taken
 
     assert asyncio.run(scenario()) == ["quick", "r1"]
+
+
+@pytest.mark.slow
+def test_an_analysis_longer_than_the_redis_clients_socket_timeout_is_answered(
+    redis_url: str,
+) -> None:
+    """redis-py's clients time a command out after 5 s by default; an analysis waits for its
+    answer longer than that (its thinking time, and its turn in the queue). A worker here takes
+    the job and answers after 7 s."""
+
+    async def scenario() -> AnalysisOutput:
+        client = redis_client(Settings(redis_url=redis_url))
+        queue = redis_queue.RedisQueue(client, Bounds(total=10, per_owner=10), stale_ms=60_000)
+        await queue.start()
+        slot = redis_queue.Slot(client, "w/0.0", short_only=False, abandoned_ms=60_000)
+        await redis_queue.beat(client, ["w/0.0"])  # a live worker, as far as the queue can tell
+
+        async def worker() -> None:
+            delivery = await slot.take(5000)
+            assert delivery is not None
+            await asyncio.sleep(7)  # the search: longer than the client's socket timeout
+            await slot.finish(delivery, output=ANALYSIS)
+
+        answering = asyncio.create_task(worker())
+        job = AnalysisJob("sackson", "x", (), 5.0)
+        try:
+            return await queue.analyse(job, Owner())
+        finally:
+            await answering
+            await client.aclose()
+
+    assert asyncio.run(scenario()) == ANALYSIS

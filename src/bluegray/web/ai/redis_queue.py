@@ -76,6 +76,9 @@ HANDED_BACK_IDLE_MS: Final = 3_600_000
 """The idle time a job handed back is given: any worker's next claim of idle jobs takes it."""
 ANALYSIS_WAIT_SECONDS: Final = 30.0
 """How long an analysis may wait for a free worker, beyond its own thinking time."""
+REPLY_POLL_SECONDS: Final = 2.0
+"""The longest one wait for an analysis's answer blocks (below the client's socket timeout);
+it is waited for again until its time is up."""
 REVIEW_WAIT_SECONDS: Final = 300.0
 """How long a review's position may wait behind the other jobs (it goes last), beyond its own
 thinking time; then it is asked for again."""
@@ -199,9 +202,16 @@ class RedisQueue:
         reply = REPLY_PREFIX + job_id
         await self._add(job, owner, job_id, reply, None)
         wait = REVIEW_WAIT_SECONDS if job.review else ANALYSIS_WAIT_SECONDS
-        answer = await self.client.blpop([reply], timeout=job.seconds + wait)
-        if answer is None:
-            raise AiBusyError("the AI is busy: the analysis did not start in time")
+        deadline = time.monotonic() + job.seconds + wait
+        while True:
+            # Waited for a little at a time: a command that blocks longer than the client's
+            # socket timeout (redis-py's default: 5 s) fails with a timeout of its own.
+            left = deadline - time.monotonic()
+            if left <= 0:
+                raise AiBusyError("the AI is busy: the analysis did not start in time")
+            answer = await self.client.blpop([reply], timeout=min(REPLY_POLL_SECONDS, left))
+            if answer is not None:
+                break
         reply = json.loads(_str(answer[1]))
         if "output" not in reply:
             raise AiUnavailableError(str(reply.get("error", "the analysis failed")))
