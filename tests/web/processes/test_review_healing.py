@@ -12,6 +12,7 @@ from pathlib import Path
 
 import httpx
 import pytest
+import sqlalchemy
 
 from bluegray.engine.analysis import analyse
 from bluegray.engine.limits import Limits
@@ -52,6 +53,20 @@ def _wait_for(web: Node, game_id: str, analysed: int, seconds: float) -> Json:
         time.sleep(0.1)  # poll interval: until the positions are stored, up to ``seconds``
 
 
+def _runner(database_url: str, game_id: str) -> str:
+    """The process driving the review, as its row says."""
+    engine = sqlalchemy.create_engine(database_url)
+    try:
+        with engine.connect() as connection:
+            runner = connection.execute(
+                sqlalchemy.text("SELECT runner FROM reviews WHERE game_id = :game"),
+                {"game": game_id},
+            ).scalar_one()
+    finally:
+        engine.dispose()
+    return str(runner)
+
+
 def test_a_review_goes_on_when_its_worker_and_its_web_process_die(
     tmp_path: Path, postgres_url: str, redis_url: str
 ) -> None:
@@ -64,29 +79,29 @@ def test_a_review_goes_on_when_its_worker_and_its_web_process_die(
     )
     with nodes() as started:
         try:
-            first = Node.serve("web1", env, tmp_path)
-            started.append(first)
-            first.wait_ready()
+            webs = [Node.serve(name, env, tmp_path) for name in ("web1", "web2")]
+            started.extend(webs)
+            for web in webs:
+                web.wait_ready()
             worker = Node.worker("W1", env, tmp_path, processes=1)
             started.append(worker)
             imported = httpx.post(
-                f"{first.url}/api/records", json={"text": shuffles_record()}, timeout=10
+                f"{webs[0].url}/api/records", json={"text": shuffles_record()}, timeout=10
             )
             assert imported.status_code == 201, imported.text
             game_id = imported.json()["id"]
-            asked = httpx.post(f"{first.url}/api/games/{game_id}/review", timeout=10)
+            asked = httpx.post(f"{webs[0].url}/api/games/{game_id}/review", timeout=10)
             assert asked.status_code == 202, asked.text
-            _wait_for(first, game_id, 1, 60)  # web1 drives it (the only web process)
+            _wait_for(webs[0], game_id, 1, 60)
+            driver = next(web for web in webs if web.name == _runner(postgres_url, game_id))
+            (second,) = [web for web in webs if web is not driver]
 
-            second = Node.serve("web2", env, tmp_path)
-            started.append(second)
-            second.wait_ready()
             worker.kill(signal.SIGKILL)  # mid-search, most likely: each position takes a while
             replacement = Node.worker("W2", env, tmp_path, processes=1)
             started.append(replacement)
             before = _wait_for(second, game_id, 3, 60)
             assert before["status"] == "pending"
-            first.kill(signal.SIGKILL)  # the web process driving it
+            driver.kill(signal.SIGKILL)  # the web process driving it
 
             review = _wait_for(second, game_id, PLIES + 1, 120)
             assert review["status"] == "done" and review["analysed"] == PLIES + 1
