@@ -12,6 +12,7 @@ it re-reads every game to check that no acknowledged move was lost.
     python benchmarks/web_load.py --servers 2          # scaled: PostgreSQL, Redis, 2 processes
     python benchmarks/web_load.py --servers 2 --ai-games 40
     python benchmarks/web_load.py --chaos --games 40   # the chaos test's faults under load
+    python benchmarks/web_load.py --games 0 --ai-games 2 --reviews 10   # AI replies, reviews queued
 
 With ``--servers N`` (or ``--scaled``) the benchmark starts its own PostgreSQL and Redis, N
 ``bluegray serve`` processes behind nginx (round robin) and ``--workers`` ``bluegray worker``
@@ -41,6 +42,9 @@ from typing import Any
 import httpx
 from websockets.asyncio.client import ClientConnection, connect
 from websockets.exceptions import ConnectionClosed
+
+from bluegray.game import Game as Played
+from bluegray.game_record import GameRecord, write_record
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 from tests.servers import PostgresServer, RedisServer, ReverseProxy, free_port
@@ -245,13 +249,43 @@ async def ai_slot(
             tally.errors.append(f"AI game {game_id}: {error!r}")
 
 
+def random_record(seed: int, plies: int = 60) -> str:
+    """A finished game's record: random legal moves from the start, to its end or ``plies``."""
+    chooser = random.Random(seed)
+    game = Played("sackson")
+    while game.ply < plies and game.outcome() is None:
+        game.push(chooser.choice(game.legal_moves))
+    return write_record(GameRecord.from_game(game))
+
+
+async def ask_reviews(client: httpx.AsyncClient, count: int) -> list[str]:
+    """The ids of ``count`` imported games whose reviews were asked for."""
+    ids = []
+    for seed in range(count):
+        imported = await client.post("/api/records", json={"text": random_record(seed)})
+        game_id = imported.json()["id"]
+        asked = await client.post(f"/api/games/{game_id}/review")
+        if asked.status_code != 202:
+            raise SystemExit(f"the review was refused: {asked.status_code} {asked.text}")
+        ids.append(game_id)
+    return ids
+
+
+async def reviews_analysed(client: httpx.AsyncClient, ids: list[str]) -> int:
+    total = 0
+    for game_id in ids:
+        total += (await client.get(f"/api/games/{game_id}/review")).json()["analysed"]
+    return total
+
+
 async def drive(
-    base: str, games: int, seconds: float, interval: float, ai_games: int
+    base: str, games: int, seconds: float, interval: float, ai_games: int, reviews: int = 0
 ) -> dict[str, Any]:
     tally = Tally()
     stop = asyncio.Event()
     limits = httpx.Limits(max_connections=50)
     async with httpx.AsyncClient(base_url=base, limits=limits, timeout=30) as client:
+        reviewed = await ask_reviews(client, reviews)
         started = time.perf_counter()
         tasks = [
             asyncio.create_task(slot(base, client, tally, stop, interval)) for _ in range(games)
@@ -266,6 +300,7 @@ async def drive(
         stop.set()
         await asyncio.gather(*tasks)
         elapsed = time.perf_counter() - started
+        analysed = await reviews_analysed(client, reviewed)
         lost = 0
         for game_id, by_version in tally.acked.items():
             stored = (await client.get(f"/api/games/{game_id}")).json()["moves"]
@@ -286,6 +321,10 @@ async def drive(
         ai[f"ai_level_{level}_p99_ms"] = round(percentile(0.99, replies), 1)
     if ai_games:
         ai["ai_busy_answers"] = tally.ai_busy
+    if reviews:
+        ai["reviews_asked"] = reviews
+        ai["review_positions_analysed"] = analysed
+        ai["review_positions_per_second"] = round(analysed / elapsed, 2)
     return {
         "games": games,
         "seconds": round(elapsed, 1),
@@ -392,13 +431,19 @@ def main() -> None:
         "under --games games between people, two workers of --worker-processes engine "
         "processes (benchmarks/web_chaos.py)",
     )
+    parser.add_argument(
+        "--reviews",
+        type=int,
+        default=0,
+        help="computer reviews asked for before the games start, all driven at once (default 0)",
+    )
     parser.add_argument("--drive", metavar="URL", help=argparse.SUPPRESS)
     args = parser.parse_args()
     if args.chaos:
         raise SystemExit(run_chaos(args.games, args.worker_processes))
     if args.drive:  # the client process: drive the games and print the figures as JSON
         result = asyncio.run(
-            drive(args.drive, args.games, args.seconds, args.interval, args.ai_games)
+            drive(args.drive, args.games, args.seconds, args.interval, args.ai_games, args.reviews)
         )
         print(json.dumps(result))
         return
@@ -406,6 +451,9 @@ def main() -> None:
     with contextlib.ExitStack() as stack:
         directory = stack.enter_context(tempfile.TemporaryDirectory())
         env: dict[str, str] = {}
+        if args.reviews:  # every review driven at once, all asked from this one address
+            env["BLUEGRAY_REVIEW_RUNNERS"] = str(args.reviews)
+            env["BLUEGRAY_REVIEWS_PER_DAY"] = str(max(10, args.reviews))
         if scaled:
             postgres = stack.enter_context(PostgresServer())
             redis_server = stack.enter_context(RedisServer())
@@ -442,6 +490,8 @@ def main() -> None:
                 str(args.interval),
                 "--ai-games",
                 str(args.ai_games),
+                "--reviews",
+                str(args.reviews),
             ],
             capture_output=True,
             text=True,
