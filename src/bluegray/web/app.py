@@ -17,6 +17,7 @@ from bluegray import __version__
 from bluegray.web.accounts.callers import Callers
 from bluegray.web.accounts.service import Accounts
 from bluegray.web.backends import backends
+from bluegray.web.chat.service import Chat
 from bluegray.web.duties import Duties
 from bluegray.web.endings import CLOSING_STEPS, record_end
 from bluegray.web.games.service import GameService
@@ -33,6 +34,7 @@ from bluegray.web.routers import (
     accounts,
     analysis,
     boards,
+    chat,
     games,
     leaderboards,
     lobby_routes,
@@ -103,6 +105,8 @@ def create_app(settings: Settings | None = None) -> FastAPI:
     )
     lobby = Lobby(settings, service, rates)
     duties.on_cluster = lobby.heard
+    game_chat = Chat(settings, service, rates)
+    duties.on_chat = game_chat.heard
 
     @asynccontextmanager
     async def lifespan(app: FastAPI) -> AsyncIterator[None]:
@@ -110,7 +114,9 @@ def create_app(settings: Settings | None = None) -> FastAPI:
         try:
             await duties.start()
             await lobby.start()
+            game_chat.start()
             yield
+            await game_chat.stop()
             await lobby.stop()
             await duties.stop()
         finally:
@@ -132,6 +138,7 @@ def create_app(settings: Settings | None = None) -> FastAPI:
     app.state.duties = duties
     app.state.accounts = account_service
     app.state.lobby = lobby
+    app.state.chat = game_chat
     app.state.tournaments = Tournaments(service, duties.timers)
     app.state.callers = Callers(account_service.sessions, account_service.tokens)
     install_handlers(app, process, service.metrics)
@@ -146,6 +153,7 @@ def create_app(settings: Settings | None = None) -> FastAPI:
     app.include_router(tournaments.router)
     app.include_router(leaderboards.pages)
     app.include_router(tournament_pages.pages)
+    app.include_router(chat.router)
     app.mount("/static", StaticFiles(directory=STATIC), name="static")
     app.state.rates = rates
     app.add_middleware(GuardMiddleware, settings=settings, rates=rates, process=process)

@@ -71,7 +71,7 @@ def test_the_migrations_build_exactly_the_models_schema(database_url: str) -> No
         with database.engine.connect() as connection:
             context = MigrationContext.configure(connection)
             assert compare_metadata(context, schema()) == []
-            assert context.get_current_revision() == "0009"
+            assert context.get_current_revision() == "0011"
             if connection.dialect.name == "sqlite":
                 mode = connection.execute(text("PRAGMA journal_mode")).scalar()
                 assert mode == "wal"
