@@ -105,7 +105,8 @@ def test_the_whole_schema_gathers_every_domains_tables_in_a_fresh_process() -> N
     assert gathered == rows_modules
     assert tables == sorted(
         {
-            "accounts", "api_tokens", "deadlines", "games", "idempotency_keys", "listings",
+            "accounts", "api_tokens", "chat_messages", "chat_mutes", "chat_reports",
+            "chat_silences", "deadlines", "games", "idempotency_keys", "listings",
             "moves", "rating_history", "ratings", "seats", "seeks", "server_state", "sessions",
             "tournament_byes", "tournament_games", "tournament_players", "tournaments",
         }
