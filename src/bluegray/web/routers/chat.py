@@ -46,9 +46,11 @@ PlayerName = Annotated[
 
 _bearer = HTTPBearer(
     auto_error=False,
-    description="A seat token (a player without an account: quick messages only), or an "
-    "account's API token (bgp_...).",
+    description="A seat token, as given when the game was created or joined; or an account's "
+    "API token (bgp_...), which plays the account's seats.",
 )
+"""The same scheme as the games' routes (``deps``): a seat token (in the chat, a player
+without an account sends quick messages only), or an account's API token."""
 
 
 def get_chat(request: Request) -> Chat:
