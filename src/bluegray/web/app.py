@@ -154,6 +154,7 @@ def create_app(settings: Settings | None = None) -> FastAPI:
     app.include_router(leaderboards.pages)
     app.include_router(tournament_pages.pages)
     app.include_router(chat.router)
+    app.include_router(chat.pages)
     app.mount("/static", StaticFiles(directory=STATIC), name="static")
     app.state.rates = rates
     app.add_middleware(GuardMiddleware, settings=settings, rates=rates, process=process)

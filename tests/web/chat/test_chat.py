@@ -250,7 +250,10 @@ def test_reports_are_listed_for_moderators_who_dismiss_mute_or_close(
     second_report = post(gray, f"/api/games/{game_id}/chat/{second}/report").json()["id"]
     third_report = post(warden, f"/api/games/{game_id}/chat/{third}/report").json()["id"]
     assert warden.get("/api/moderation/chat-reports").status_code == 403
+    assert warden.get("/moderation/chat").status_code == 403
     moderator(database_url, "warden")
+    page = warden.get("/moderation/chat")
+    assert page.status_code == 200 and "/static/moderation.js" in page.text
     listed = warden.get("/api/moderation/chat-reports").json()["reports"]
     assert [(r["reporter"], r["message"]["text"]) for r in listed] == [
         ("warden", "rude three"),
@@ -266,6 +269,7 @@ def test_reports_are_listed_for_moderators_who_dismiss_mute_or_close(
     assert closed.json()["state"] == "acted"
     assert warden.get(path).json()["reports"] == []
     everything = {r["id"]: r for r in warden.get(f"{path}?state=acted").json()["reports"]}
+    assert len(warden.get(f"{path}?state=all").json()["reports"]) == 3
     assert everything[second_report]["author_muted"] is True
     assert everything[third_report]["author_closed"] is True
     assert texts(chat(gray, game_id)) == []

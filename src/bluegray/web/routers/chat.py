@@ -8,6 +8,7 @@ from __future__ import annotations
 from typing import Annotated, Any, Final, Literal
 
 from fastapi import APIRouter, Depends, Path, Query, Request, Response
+from fastapi.responses import HTMLResponse
 from fastapi.security import HTTPAuthorizationCredentials, HTTPBearer
 
 from bluegray.pieces import Side
@@ -26,15 +27,19 @@ from bluegray.web.chat.schemas import (
 from bluegray.web.chat.service import Chat, Reader
 from bluegray.web.deps import (
     AccountService,
+    AppSettings,
     CurrentCaller,
     FormCaller,
     GameId,
     Service,
     SignedIn,
+    current_caller,
 )
 from bluegray.web.platform.schemas import ErrorResponse
+from bluegray.web.routers.pages import render_page
 
 router = APIRouter(tags=["chat"])
+pages = APIRouter(include_in_schema=False, dependencies=[Depends(current_caller)])
 
 MAX_ID: Final = 2**53 - 1
 ERRORS: dict[int | str, dict[str, Any]] = {
@@ -218,12 +223,12 @@ async def chat_reports(
     account: SignedIn,
     chat: ChatService,
     state: Annotated[
-        Literal["open", "dismissed", "acted"] | None,
-        Query(description="Only the reports in this state (none: all)."),
+        Literal["open", "dismissed", "acted", "all"],
+        Query(description="Only the reports in this state (``all``: every one)."),
     ] = "open",
 ) -> ChatReportList:
     """403 unless the caller is a moderator."""
-    return ChatReportList(reports=await chat.reports(account, state))
+    return ChatReportList(reports=await chat.reports(account, None if state == "all" else state))
 
 
 @router.post(
@@ -246,3 +251,15 @@ async def decide_report(
         await accounts.close(await chat.report_author(moderator, report_id))
     state = await chat.decide(moderator, report_id, body.action)
     return ReportAnswer(id=report_id, state="dismissed" if state == "dismissed" else "acted")
+
+
+@pages.get("/moderation/chat", response_class=HTMLResponse)
+async def moderation_page(
+    request: Request, settings: AppSettings, caller: CurrentCaller
+) -> HTMLResponse:
+    """The moderators' page of reported messages (403 for anyone else)."""
+    account = caller.account
+    allowed = account is not None and account.moderator
+    return render_page(
+        request, "moderation_chat.html", settings, status=200 if allowed else 403, allowed=allowed
+    )
