@@ -5,7 +5,8 @@ Ada (on one process) and Bob (on the other) play a game and chat across the proc
 text, shown as plain text (markup and links are only letters), and a canned message. A third
 account watching the game, muted by a moderator, is silent: what it wrote before the mute reaches
 nobody, and what it writes after is refused. The chat is there again after a reload, and once
-the game is over the players see the spectators' room too (without the muted account)."""
+the game is over the players see the spectators' room too (without the muted account). A player
+mutes another for himself alone, and turns the chat off on his account's page."""
 
 from __future__ import annotations
 
@@ -117,3 +118,20 @@ def test_two_accounts_chat_across_two_processes_with_a_muted_third_account_silen
     expect(ada.locator("#chat-spectators")).to_contain_text("well played both")
     expect(bob.locator("#chat-spectators")).not_to_contain_text("first words")
     assert bob.evaluate(TOO_WIDE) == []
+
+    # Bob mutes the warden for himself: its line goes, and his account's page lists it.
+    warden_line = bob.locator("#chat-spectators .chat-line", has_text="well played both")
+    warden_line.get_by_role("button", name=f"Mute warden{width}").click()
+    expect(warden_line).to_have_count(0)
+    expect(bob.locator("#chat-note")).to_contain_text(f"You muted warden{width}")
+    expect(ada.locator("#chat-spectators")).to_contain_text("well played both")  # Ada still sees it
+    bob.goto(f"{second}/account")
+    expect(bob.locator("#chat-muted")).to_contain_text(f"warden{width}")
+    # And turns the chat off: the game's page shows none.
+    bob.check("#chat-off")
+    bob.locator("#chat-settings-button").click()
+    expect(bob.locator("#chat-settings-done")).to_have_text("Saved.")
+    assert bob.evaluate(TOO_WIDE) == []
+    bob.goto(f"{second}/game/{game_id}")
+    expect(bob.locator("#chat-note")).to_contain_text("The chat is off")
+    expect(bob.locator("#chat-rooms")).to_be_hidden()

@@ -231,7 +231,10 @@ async def _sides(
     callers: Callers = websocket.app.state.callers
     if token is not None and not is_api_token(token):
         sides = await service.authenticate(game_id, token)
-        holder = await callers.identify(websocket, changing=False)
+        try:  # the seat token plays; who holds it only filters the chat
+            holder = await callers.identify(websocket, changing=False)
+        except Refusal:
+            return sides, None
         return sides, None if holder.account is None else holder.account.id
     if token is not None:
         caller = await callers.by_token(token)
