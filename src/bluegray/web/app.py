@@ -17,6 +17,7 @@ from bluegray import __version__
 from bluegray.web.accounts.callers import Callers
 from bluegray.web.accounts.service import Accounts
 from bluegray.web.backends import backends
+from bluegray.web.chat.service import Chat
 from bluegray.web.duties import Duties
 from bluegray.web.endings import CLOSING_STEPS, record_end
 from bluegray.web.games.service import GameService
@@ -35,6 +36,7 @@ from bluegray.web.routers import (
     accounts,
     analysis,
     boards,
+    chat,
     games,
     leaderboards,
     lobby_routes,
@@ -110,6 +112,8 @@ def create_app(settings: Settings | None = None) -> FastAPI:
     # The reviews asked for are driven by this process's runners, on the AI's queue.
     runners = ReviewRunners(settings, database, duties.queue, service.snapshot, process)
     review_service.on_request = runners.wake
+    game_chat = Chat(settings, service, rates)
+    duties.on_chat = game_chat.heard
 
     @asynccontextmanager
     async def lifespan(app: FastAPI) -> AsyncIterator[None]:
@@ -118,7 +122,9 @@ def create_app(settings: Settings | None = None) -> FastAPI:
             await duties.start()
             await lobby.start()
             await runners.start()
+            game_chat.start()
             yield
+            await game_chat.stop()
             await runners.stop()
             await lobby.stop()
             await duties.stop()
@@ -142,6 +148,7 @@ def create_app(settings: Settings | None = None) -> FastAPI:
     app.state.accounts = account_service
     app.state.lobby = lobby
     app.state.reviews = review_service
+    app.state.chat = game_chat
     app.state.tournaments = Tournaments(service, duties.timers)
     app.state.callers = Callers(account_service.sessions, account_service.tokens)
     install_handlers(app, process, service.metrics)
@@ -167,6 +174,8 @@ def create_app(settings: Settings | None = None) -> FastAPI:
     app.include_router(tournaments.router)
     app.include_router(leaderboards.pages)
     app.include_router(tournament_pages.pages)
+    app.include_router(chat.router)
+    app.include_router(chat.pages)
     app.mount("/static", StaticFiles(directory=STATIC), name="static")
     app.state.rates = rates
     app.add_middleware(GuardMiddleware, settings=settings, rates=rates, process=process)

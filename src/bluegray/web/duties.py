@@ -92,6 +92,8 @@ class Duties:
         """Whether its heartbeat failed since (the database was out)."""
         self.on_cluster: Callable[[News], None] | None = None
         """Who hears the cluster's news (not about one game): the lobby."""
+        self.on_chat: Callable[[News], None] | None = None
+        """Who hears a game's new chat messages: the chat."""
 
     # -- start and stop ------------------------------------------------------------------------
 
@@ -202,6 +204,10 @@ class Duties:
         if news.kind == "cluster":
             if self.on_cluster is not None:
                 self.on_cluster(news)
+            return
+        if news.kind == "chat":
+            if self.on_chat is not None:
+                self.on_chat(news)
             return
         self.games.heard(news)
         self.hub.deliver(news)

@@ -18,6 +18,7 @@ import pytest
 from axe_playwright_python.sync_playwright import Axe
 from playwright.sync_api import Page, ViewportSize, expect
 
+from bluegray.cli.main import main
 from tests.web.browser.test_browser import start_from_lobby, wait_ply
 from tests.web.browser.test_browser_lobby import person
 from tests.web.browser.test_browser_newcomer import DESKTOP, PHONE
@@ -198,7 +199,7 @@ def audit_game(page: Page, url: str, game_id: str, where: str) -> list[str]:
 @pytest.mark.parametrize("database_url", ["sqlite"], indirect=True)
 @pytest.mark.parametrize("viewport", [DESKTOP, PHONE], ids=["desktop", "phone"])
 def test_no_page_has_a_serious_or_critical_accessibility_violation(
-    live_url: str, new_page: Callable[..., Page], viewport: ViewportSize
+    live_url: str, new_page: Callable[..., Page], viewport: ViewportSize, database_url: str
 ) -> None:
     width = viewport["width"]
     phone = width < 500
@@ -217,6 +218,13 @@ def test_no_page_has_a_serious_or_critical_accessibility_violation(
     member.locator("#post-seek summary").click()
     member.locator("#seek-post").click()
     expect(member.locator("#seeks li.seek .cancel-seek")).to_be_visible()
+    # Ada, a moderator, writes in the chat of the game she waits in and reports it: the game's
+    # chat panel shows a message, and the moderators' page a report.
+    assert main(["user", "moderator", "ada", "--database-url", database_url]) == 0
+    csrf = {"X-CSRF-Token": member.request.get(f"{live_url}/api/account").json()["csrf_token"]}
+    chat = f"{live_url}/api/games/{waiting}/chat"
+    line = member.request.post(chat, data={"text": "Good luck <b>all</b>"}, headers=csrf).json()
+    assert member.request.post(f"{chat}/{line['id']}/report", headers=csrf).ok
     found: list[str] = []
     for state, page, mine, theirs in (
         ("in", member, waiting, playing),
@@ -237,6 +245,7 @@ def test_no_page_has_a_serious_or_critical_accessibility_violation(
             ("/learn", "#main"),
             ("/learn/sackson", "#main"),
             ("/player/ada", "#main"),
+            ("/moderation/chat", "#main"),
         ]
         for path, ready in pages:
             settle(page, live_url + path, ready)

@@ -192,6 +192,7 @@ PAGES = {
     "leaderboard.html": "page-leaderboard",
     "tournaments.html": "page-tournaments",
     "tournament.html": "page-tournament",
+    "moderation_chat.html": "page-moderation",
 }
 STYLESHEET = STATIC / "app.css"
 

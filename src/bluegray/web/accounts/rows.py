@@ -43,6 +43,8 @@ class AccountRow(Base):
     """Whether to email it when it becomes its move in a correspondence game."""
     notify_time: Mapped[bool] = mapped_column(Boolean, server_default=false())
     """Whether to email it when its time in a correspondence game is running out."""
+    chat_off: Mapped[bool] = mapped_column(Boolean, server_default=false())
+    """Whether it turned the games' chat off: it is shown no chat at all."""
 
 
 class SessionRow(Base):

@@ -55,7 +55,7 @@ class Rate:
 
 class RateLimits:
     """The site's limits: requests in general, new games, analyses, socket messages, new
-    accounts, logins, seeks and challenges; and the slowing down of failed logins."""
+    accounts, logins, seeks, challenges and chat messages; and the slowing down of failed logins."""
 
     def __init__(self, settings: Settings, *, shared: bool) -> None:
         storage: Storage
@@ -85,6 +85,7 @@ class RateLimits:
         self.logging_in = Rate(settings.login_rate, settings.login_burst).item("login")
         self.seeking = Rate(settings.seek_rate, settings.seek_burst).item("seek")
         self.challenging = Rate(settings.challenge_rate, settings.challenge_burst).item("challenge")
+        self.chatting = Rate(settings.chat_rate, settings.chat_burst).item("chat")
 
     async def _counted(self, work: Callable[[SlidingWindowCounterRateLimiter], Awaitable[T]]) -> T:
         """``work`` on the shared counts, or on this process's own while Redis fails."""

@@ -142,6 +142,11 @@ class Settings(BaseSettings):
     challenge_rate: float = Field(default=0.05, gt=0)
     """Challenges sent per second per account (3 a minute) ..."""
     challenge_burst: int = Field(default=5, ge=1)
+    chat_rate: float = Field(default=0.5, gt=0)
+    """Chat messages per second per account (per seat without one) ..."""
+    chat_burst: int = Field(default=5, ge=1)
+    chat_messages_per_game: int = Field(default=500, ge=1, le=100_000)
+    """The most messages a game's chat holds (both rooms together)."""
 
     # -- the lobby -------------------------------------------------------------------------------
 

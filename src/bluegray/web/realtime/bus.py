@@ -23,7 +23,7 @@ from redis.asyncio.client import PubSub
 
 log = logging.getLogger("bluegray.web")
 
-NewsKind = Literal["state", "presence", "ai", "cluster"]
+NewsKind = Literal["state", "presence", "ai", "cluster", "chat"]
 CHANNEL_PREFIX: Final = "bg:game:"
 CLUSTER_CHANNEL: Final = "bg:cluster"
 """News for every process (not about one game)."""
@@ -42,6 +42,7 @@ class News:
     kind: NewsKind
     game_id: str
     version: int
+    """The game's version (of a chat message: the message's id)."""
     origin: str
     """The process that made it."""
     text: str
@@ -57,7 +58,7 @@ class News:
     def decode(cls, data: str) -> News:
         head, _, rest = data.partition("\n")
         kind, game_id, version, origin, length = head.split(" ")
-        if kind not in ("state", "presence", "ai", "cluster"):
+        if kind not in ("state", "presence", "ai", "cluster", "chat"):
             raise ValueError(f"unknown news kind {kind!r}")
         size = int(length)
         return cls(kind, game_id, int(version), origin, rest[:size], rest[size:])  # type: ignore[arg-type]

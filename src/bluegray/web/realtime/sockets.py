@@ -49,10 +49,19 @@ Reread = Callable[[str], Awaitable[tuple[int, str]]]
 class Connection:
     """One WebSocket of one game: a player's (``sides`` not empty) or a spectator's."""
 
-    def __init__(self, websocket: WebSocket, game_id: str, sides: frozenset[Side]) -> None:
+    def __init__(
+        self,
+        websocket: WebSocket,
+        game_id: str,
+        sides: frozenset[Side],
+        account_id: int | None = None,
+    ) -> None:
         self.websocket = websocket
         self.game_id = game_id
         self.sides = sides
+        self.account_id = account_id
+        """The account of whoever holds the socket (``None``: nobody logged in), whose own
+        choices (mutes, the chat turned off) filter the chat it is sent."""
         self.version = 0
         """The version of the last state sent."""
         self.state_text = ""
@@ -181,6 +190,10 @@ class Hub:
         members.discard(connection)
         await self.unwatch_idle(game_id)
         await self.presence.leave(game_id, connection.sides, now_ms)
+
+    def connections(self, game_id: str) -> list[Connection]:
+        """The sockets on a game here."""
+        return list(self._games.get(game_id, ()))
 
     def has_connections(self, game_id: str) -> bool:
         return bool(self._games.get(game_id))

@@ -9,6 +9,7 @@ from fastapi import APIRouter, Response
 from pydantic import TypeAdapter
 
 from bluegray import __version__
+from bluegray.web.chat.schemas import ChatMessage
 from bluegray.web.deps import ProcessDuties, Service
 from bluegray.web.games.messages import IncomingMessage, OutgoingMessage
 from bluegray.web.lobby.schemas import LobbyMessage
@@ -56,9 +57,11 @@ async def metrics(service: Service) -> Response:
 @router.get("/ws/schema", summary="JSON Schema of the WebSocket messages")
 async def ws_schema() -> dict[str, Any]:
     """The messages of a game's socket (``/ws/games/{id}``), and those the lobby's sockets
-    (``/ws/lobby``, ``/ws/account``) send (they take only ``{"type": "ping"}``)."""
+    (``/ws/lobby``, ``/ws/account``) send (they take only ``{"type": "ping"}``); a game's socket
+    also sends its chat's new messages (``game_chat_server_to_client``)."""
     return {
         "client_to_server": TypeAdapter(IncomingMessage).json_schema(),
         "server_to_client": TypeAdapter(OutgoingMessage).json_schema(),
         "lobby_server_to_client": TypeAdapter(LobbyMessage).json_schema(),
+        "game_chat_server_to_client": TypeAdapter(ChatMessage).json_schema(),
     }

@@ -146,7 +146,7 @@ async def _session(
     if hello is None:
         return
     try:
-        sides = await _sides(websocket, game_id, service, hello.token)
+        sides, account_id = await _sides(websocket, game_id, service, hello.token)
     except Refusal as error:
         await websocket.send_text(_error(error.code, error.message, hello.ref))
         await websocket.close(CLOSE_NOT_FOUND if isinstance(error, NotFound) else CLOSE_FORBIDDEN)
@@ -155,7 +155,7 @@ async def _session(
         log.warning("cannot serve a WebSocket of game %s: %r", game_id, error)
         await _unavailable(websocket, hello.ref)
         return
-    connection = Connection(websocket, game_id, sides)
+    connection = Connection(websocket, game_id, sides, account_id)
     seat = None
     if len(sides) == 2:
         seat = "both"
@@ -222,24 +222,32 @@ async def _unavailable(websocket: WebSocket, ref: str | None) -> None:
 
 async def _sides(
     websocket: WebSocket, game_id: str, service: GameService, token: str | None
-) -> frozenset[Side]:
+) -> tuple[frozenset[Side], int | None]:
     """The sides a socket plays: its hello's seat token's; or its account's, by an API token
     (in the hello, or the handshake's ``Authorization`` header) or a person's session cookie.
-    An account with no seat in the game watches it; an unknown token is refused."""
+    An account with no seat in the game watches it; an unknown token is refused. And the
+    account of whoever holds it (``None``: nobody logged in), whose choices filter the chat it
+    is sent."""
     callers: Callers = websocket.app.state.callers
     if token is not None and not is_api_token(token):
-        return await service.authenticate(game_id, token)
+        sides = await service.authenticate(game_id, token)
+        try:  # the seat token plays; who holds it only filters the chat
+            holder = await callers.identify(websocket, changing=False)
+        except Refusal:
+            return sides, None
+        return sides, None if holder.account is None else holder.account.id
     if token is not None:
         caller = await callers.by_token(token)
     else:
         caller = await callers.identify(websocket, changing=False)
+    account_id = None if caller.account is None else caller.account.id
     player = caller.player
     if player is None:
-        return await service.authenticate(game_id, None)
+        return await service.authenticate(game_id, None), account_id
     sides = await service.account_sides(game_id, player)
     if not sides and caller.via == "token" and token is not None:
         raise Forbidden("forbidden", f"{player.name} plays no side of this game")
-    return sides
+    return sides, account_id
 
 
 async def _presence_changed(service: GameService, game_id: str) -> None:

@@ -172,6 +172,7 @@ function receive(message) {
         hint = null; // a move (or a takeback) makes the hint stale
       }
       render(previous, message.event);
+      document.dispatchEvent(new CustomEvent("bluegray:state", { detail: state }));
       break;
     }
     case "presence":
@@ -211,6 +212,9 @@ function receive(message) {
       break;
     case "pong":
       serverOffset = message.server_time_ms - Date.now();
+      break;
+    case "chat": // the game's chat (chat.js) shows it
+      document.dispatchEvent(new CustomEvent("bluegray:chat", { detail: message.line }));
       break;
     default:
       break;
