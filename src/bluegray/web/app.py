@@ -19,6 +19,7 @@ from bluegray.web.accounts.service import Accounts
 from bluegray.web.backends import backends
 from bluegray.web.duties import Duties
 from bluegray.web.endings import CLOSING_STEPS, record_end
+from bluegray.web.featured.showing import Showcase
 from bluegray.web.games.service import GameService
 from bluegray.web.lobby.service import Lobby
 from bluegray.web.platform.clocks import set_time_offset
@@ -33,6 +34,7 @@ from bluegray.web.routers import (
     accounts,
     analysis,
     boards,
+    featured,
     games,
     leaderboards,
     lobby_routes,
@@ -103,6 +105,7 @@ def create_app(settings: Settings | None = None) -> FastAPI:
     )
     lobby = Lobby(settings, service, rates)
     duties.on_cluster = lobby.heard
+    showcase = Showcase(settings, service)  # the home page's featured game
 
     @asynccontextmanager
     async def lifespan(app: FastAPI) -> AsyncIterator[None]:
@@ -110,7 +113,9 @@ def create_app(settings: Settings | None = None) -> FastAPI:
         try:
             await duties.start()
             await lobby.start()
+            await showcase.start()
             yield
+            await showcase.stop()
             await lobby.stop()
             await duties.stop()
         finally:
@@ -132,6 +137,7 @@ def create_app(settings: Settings | None = None) -> FastAPI:
     app.state.duties = duties
     app.state.accounts = account_service
     app.state.lobby = lobby
+    app.state.showcase = showcase
     app.state.tournaments = Tournaments(service, duties.timers)
     app.state.callers = Callers(account_service.sessions, account_service.tokens)
     install_handlers(app, process, service.metrics)
@@ -146,6 +152,7 @@ def create_app(settings: Settings | None = None) -> FastAPI:
     app.include_router(tournaments.router)
     app.include_router(leaderboards.pages)
     app.include_router(tournament_pages.pages)
+    app.include_router(featured.router)
     app.mount("/static", StaticFiles(directory=STATIC), name="static")
     app.state.rates = rates
     app.add_middleware(GuardMiddleware, settings=settings, rates=rates, process=process)
