@@ -11,7 +11,7 @@ const $ = (id) => document.getElementById(id);
 const panel = $("featured");
 const boardBox = $("board");
 const clocks = panel ? Array.from(panel.querySelectorAll("[data-clock]")) : [];
-const board = panel ? new Board(boardBox) : null;
+let board = null; // drawn once a state comes (a page's every .board shows its pieces)
 const SIDES = { blue: "Blue", gray: "Gray" };
 
 let featured = null; // the featured game (the API's FeaturedGame), or null
@@ -39,6 +39,10 @@ function show() {
   if (!featured) {
     panel.hidden = true;
     delete panel.dataset.gameId;
+    board = null;
+    boardBox.classList.remove("board");
+    boardBox.replaceChildren();
+    delete boardBox.dataset.position;
     return;
   }
   panel.hidden = false;
@@ -48,6 +52,10 @@ function show() {
   $("featured-link").href = `/game/${featured.game_id}`;
   $("featured-link").textContent = `Watch ${featured.blue.name} against ${featured.gray.name}`;
   if (state) {
+    if (!board) {
+      boardBox.classList.add("board");
+      board = new Board(boardBox);
+    }
     board.setRules(state.rules.settings);
     board.show(state.position, {
       lastMove: state.last_move ? lastMoveView(state.last_move.text, state.position, board.paths) : null,
