@@ -35,14 +35,21 @@ function describe() {
   return words;
 }
 
+/** No board until the featured game's state comes (another game's is not shown meanwhile). */
+function clearBoard() {
+  board = null;
+  boardBox.classList.remove("board");
+  boardBox.replaceChildren();
+  delete boardBox.dataset.position;
+  delete boardBox.dataset.ply;
+  $("featured-status").textContent = "";
+}
+
 function show() {
   if (!featured) {
     panel.hidden = true;
     delete panel.dataset.gameId;
-    board = null;
-    boardBox.classList.remove("board");
-    boardBox.replaceChildren();
-    delete boardBox.dataset.position;
+    clearBoard();
     return;
   }
   panel.hidden = false;
@@ -66,6 +73,8 @@ function show() {
     showClocks(clocks, state, receivedAt, 0);
     $("featured-status").textContent = state.last_move
       ? `Move ${state.ply}: ${state.last_move.text}` : "No move yet";
+  } else {
+    clearBoard();
   }
   boardBox.setAttribute("aria-label", describe());
 }
