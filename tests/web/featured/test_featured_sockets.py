@@ -115,3 +115,20 @@ def test_a_process_full_of_sockets_closes_one_more_home_page_with_1013(
     with pytest.raises(ConnectionClosed) as closed:
         one_more.recv(timeout=10)
     assert closed.value.rcvd is not None and closed.value.rcvd.code == 1013
+
+
+def test_a_home_page_s_pings_beyond_the_message_rate_go_unanswered(
+    make_server: Callable[..., LiveServer], sockets: ExitStack
+) -> None:
+    server = make_server(ws_rate=0.001, ws_burst=2)
+    socket = sockets.enter_context(home(server))
+    assert receive(socket)["type"] == "featured"
+    for _ in range(3):
+        socket.send(json.dumps({"type": "ping"}))
+    assert [receive(socket)["type"] for _ in range(2)] == ["pong", "pong"]
+    with pytest.raises(TimeoutError):
+        socket.recv(timeout=0.5)  # the third is not answered
+    other = sockets.enter_context(home(server))  # another socket's pings are its own
+    assert receive(other)["type"] == "featured"
+    other.send(json.dumps({"type": "ping"}))
+    assert receive(other)["type"] == "pong"
