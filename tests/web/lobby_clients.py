@@ -115,6 +115,17 @@ def first_moves(players: dict[str, Player], game: dict[str, Any]) -> None:
         state = answer.json()["game"]
 
 
+def rated_game(poster: Player, taker: Player, minutes: float = 5) -> dict[str, Any]:
+    """A rated real-time game of Sackson's rules between two accounts, started through the lobby
+    (the poster plays Blue): the accept's answer with the ``blue`` and ``gray`` players' names."""
+    seek = poster.seek(rules="sackson", clock={"minutes": minutes}, rated=True, color="blue")
+    answer = taker.post(f"/api/seeks/{seek['id']}/accept")
+    assert answer.status_code == 200, answer.text
+    started: dict[str, Any] = answer.json()
+    assert started["rated"] is True, started
+    return {**started, "blue": poster.name, "gray": taker.name}
+
+
 def set_ratings(server: LiveServer, ratings: dict[str, float]) -> None:
     """Give accounts an established (not provisional) rating in sackson/real-time, in place of
     the one they had."""

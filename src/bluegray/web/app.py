@@ -20,6 +20,7 @@ from bluegray.web.backends import backends
 from bluegray.web.chat.service import Chat
 from bluegray.web.duties import Duties
 from bluegray.web.endings import CLOSING_STEPS, record_end
+from bluegray.web.featured.showing import Showcase
 from bluegray.web.games.service import GameService
 from bluegray.web.lobby.service import Lobby
 from bluegray.web.platform.clocks import set_time_offset
@@ -37,6 +38,7 @@ from bluegray.web.routers import (
     analysis,
     boards,
     chat,
+    featured,
     games,
     leaderboards,
     lobby_routes,
@@ -114,6 +116,7 @@ def create_app(settings: Settings | None = None) -> FastAPI:
     review_service.on_request = runners.wake
     game_chat = Chat(settings, service, rates)
     duties.on_chat = game_chat.heard
+    showcase = Showcase(settings, service)  # the home page's featured game
 
     @asynccontextmanager
     async def lifespan(app: FastAPI) -> AsyncIterator[None]:
@@ -123,7 +126,9 @@ def create_app(settings: Settings | None = None) -> FastAPI:
             await lobby.start()
             await runners.start()
             game_chat.start()
+            await showcase.start()
             yield
+            await showcase.stop()
             await game_chat.stop()
             await runners.stop()
             await lobby.stop()
@@ -149,6 +154,7 @@ def create_app(settings: Settings | None = None) -> FastAPI:
     app.state.lobby = lobby
     app.state.reviews = review_service
     app.state.chat = game_chat
+    app.state.showcase = showcase
     app.state.tournaments = Tournaments(service, duties.timers)
     app.state.callers = Callers(account_service.sessions, account_service.tokens)
     install_handlers(app, process, service.metrics)
@@ -176,6 +182,7 @@ def create_app(settings: Settings | None = None) -> FastAPI:
     app.include_router(tournament_pages.pages)
     app.include_router(chat.router)
     app.include_router(chat.pages)
+    app.include_router(featured.router)
     app.mount("/static", StaticFiles(directory=STATIC), name="static")
     app.state.rates = rates
     app.add_middleware(GuardMiddleware, settings=settings, rates=rates, process=process)

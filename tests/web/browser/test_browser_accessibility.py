@@ -2,8 +2,8 @@
 Playwright): a game whose first moves are played with the keyboard only (Tab to the board, the
 arrow keys, Enter and Space), the screen-reader mode's ``aria-live`` region after a move and its
 "read the board", and an axe-core audit (``axe-playwright-python``, which ships axe-core's
-script) of every page at 1280 and at 360 px, logged in and out, that must find no moderate,
-serious or critical violation.
+script) of every page at 1280 and at 360 px, logged in and out (the home page with its best
+game on now), that must find no moderate, serious or critical violation.
 
 The audit runs on SQLite only (one server, one browser, many pages): what it checks is the
 pages' markup, which the database does not change."""
@@ -22,6 +22,7 @@ from bluegray.cli.main import main
 from tests.web.browser.test_browser import start_from_lobby, wait_ply
 from tests.web.browser.test_browser_lobby import person
 from tests.web.browser.test_browser_newcomer import DESKTOP, PHONE
+from tests.web.lobby_clients import Player, rated_game
 
 #: The impacts the audit refuses (axe's scale: minor, moderate, serious, critical): serious and
 #: critical ones, the bar of issue 39, and moderate ones too, which every page meets as well (the
@@ -213,6 +214,8 @@ def test_no_page_has_a_serious_or_critical_accessibility_violation(
     visitor.press("#move", "Enter")
     wait_ply(visitor, 1)
     tournament = make_tournament(member, live_url)
+    # A rated real-time game between two other accounts: the home page features it.
+    rated_game(Player(live_url, "cal"), Player(live_url, "dan"))
     # A challenge in the lobby: Ada's own (with its cancel button), the visitor's to accept.
     member.goto(live_url + "/")
     member.locator("#post-seek summary").click()
@@ -250,6 +253,13 @@ def test_no_page_has_a_serious_or_critical_accessibility_violation(
         for path, ready in pages:
             settle(page, live_url + path, ready)
             found += audit(page, f"{path} at {width} px, logged {state}")
+            if path == "/":  # the best game on now, its board read out
+                expect(page.locator("#featured")).to_be_visible()
+                expect(page.locator("#board")).to_have_attribute("data-ply", "0")
+                found += audit(page, f"/ with the best game on now at {width} px, logged {state}")
+                page.click("#read-board")
+                expect(page.locator("#board-reading")).to_contain_text("Blue: captain")
+                found += audit(page, f"/ with its featured board read out at {width} px")
             if path == "/" and state == "in":  # the form that posts a challenge, open
                 page.locator("#post-seek summary").click()
                 found += audit(page, f"/ with its challenge form at {width} px")

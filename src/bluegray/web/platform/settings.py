@@ -169,6 +169,9 @@ class Settings(BaseSettings):
     account_turn_seconds: float = Field(default=4.0, gt=0, le=600)
     """How often an account's socket looks again at the games waiting for its move (every page
     of the account shows a new one within this time, whichever process made the move)."""
+    featured_seconds: float = Field(default=1.0, gt=0, le=2)
+    """How often each process chooses the home page's featured game again (it shows the next
+    one within this time, and a moment, of the last one's end)."""
     max_seeks: int = Field(default=10, ge=1, le=100)
     """Open seeks and challenges one account may have at once."""
     rated_games_per_pair: int = Field(default=10, ge=0, le=1000)

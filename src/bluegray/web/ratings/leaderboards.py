@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import datetime
 from collections import defaultdict
+from collections.abc import Iterable
 from dataclasses import dataclass
 from typing import Final, TypedDict
 
@@ -71,6 +72,26 @@ def rating_in(session: Session, account_id: int, pool: str, now: int) -> Rating:
     if row is None:
         return DEFAULT_SETTINGS.new_player
     return shown_rating(Rating(row.rating, row.deviation, row.volatility), row.rated_ms, now)
+
+
+def ratings_in_pools(
+    session: Session, wanted: Iterable[tuple[int, str]]
+) -> dict[tuple[int, str], float]:
+    """The stored rating of each account in each pool asked for, by ``(account id, pool)`` (a new
+    player's for one it has none in): in one query, for a list of games (the home page's
+    choice of its featured game)."""
+    wanted = set(wanted)
+    found: dict[tuple[int, str], float] = {}
+    if wanted:
+        rows = session.execute(
+            select(RatingRow.account_id, RatingRow.pool, RatingRow.rating).where(
+                RatingRow.account_id.in_({account_id for account_id, _ in wanted}),
+                RatingRow.pool.in_({pool for _, pool in wanted}),
+            )
+        )
+        found = {(account_id, pool): rating for account_id, pool, rating in rows}
+    new = DEFAULT_SETTINGS.new_player.rating
+    return {key: found.get(key, new) for key in wanted}
 
 
 async def ratings_now(db: Database, account_id: int, now: int) -> dict[str, RatingNow]:

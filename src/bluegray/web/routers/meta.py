@@ -11,6 +11,7 @@ from pydantic import TypeAdapter
 from bluegray import __version__
 from bluegray.web.chat.schemas import ChatMessage
 from bluegray.web.deps import ProcessDuties, Service
+from bluegray.web.featured.schemas import FeaturedMessage, FeaturedPong
 from bluegray.web.games.messages import IncomingMessage, OutgoingMessage
 from bluegray.web.lobby.schemas import LobbyMessage
 from bluegray.web.platform.metrics import CONTENT_TYPE
@@ -58,10 +59,13 @@ async def metrics(service: Service) -> Response:
 async def ws_schema() -> dict[str, Any]:
     """The messages of a game's socket (``/ws/games/{id}``), and those the lobby's sockets
     (``/ws/lobby``, ``/ws/account``) send (they take only ``{"type": "ping"}``); a game's socket
-    also sends its chat's new messages (``game_chat_server_to_client``)."""
+    also sends its chat's new messages (``game_chat_server_to_client``); and the home page's
+    (``/ws/featured``: its own messages; the featured game's follow them, as
+    ``server_to_client`` has them)."""
     return {
         "client_to_server": TypeAdapter(IncomingMessage).json_schema(),
         "server_to_client": TypeAdapter(OutgoingMessage).json_schema(),
         "lobby_server_to_client": TypeAdapter(LobbyMessage).json_schema(),
         "game_chat_server_to_client": TypeAdapter(ChatMessage).json_schema(),
+        "featured_server_to_client": TypeAdapter(FeaturedMessage | FeaturedPong).json_schema(),
     }

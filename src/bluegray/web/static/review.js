@@ -183,15 +183,17 @@ export function setUpReview({ gameId, plies, ended, go }) {
     }
   });
 
-  fetch(`/api/games/${gameId}/review`, { credentials: "same-origin" }).then(async (response) => {
-    if (response.status === 404) {
+  // The answer's body is always read (readJson), a 404 too: an unread body keeps the request
+  // open in the browser.
+  fetch(`/api/games/${gameId}/review`, { credentials: "same-origin" }).then(readJson).then((data) => {
+    show(data);
+    if (review.status === "pending") timer = setTimeout(poll, POLL_MS);
+  }).catch((error) => {
+    if (error.code === "no_review") {
       askButton.hidden = !ended || plies === 0;
       if (!ended) summary.textContent = "A game is reviewed once it has ended.";
       return;
     }
-    show(await readJson(response));
-    if (review.status === "pending") timer = setTimeout(poll, POLL_MS);
-  }).catch((error) => {
     errorBox.textContent = `The review could not be read: ${error.message}`;
   });
 
