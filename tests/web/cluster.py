@@ -147,3 +147,19 @@ def service_env(database_url: str, redis_url: str | None, **settings: Any) -> di
         env["BLUEGRAY_REDIS_URL"] = redis_url
     env.update({f"BLUEGRAY_{name.upper()}": str(value) for name, value in settings.items()})
     return env
+
+
+def two_processes(directory: Path, env: dict[str, str]) -> Iterator[dict[str, Node]]:
+    """Two web processes, ``A`` and ``B``, of one service (a fixture's body: ``yield from``);
+    their logs are printed when the test fails."""
+    with nodes() as started:
+        for name in ("A", "B"):
+            node = Node.serve(name, env, directory)
+            started.append(node)
+            node.wait_ready()
+        try:
+            yield {node.name: node for node in started}
+        except BaseException:
+            for node in started:
+                print(f"---- {node.name}\n{node.output()[-4000:]}")
+            raise

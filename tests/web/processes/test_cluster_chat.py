@@ -14,7 +14,7 @@ import pytest
 from websockets.sync.client import ClientConnection, connect
 
 from bluegray.cli.main import main
-from tests.web.cluster import Node, nodes, service_env
+from tests.web.cluster import Node, service_env, two_processes
 from tests.web.processes.test_cluster_accounts import PASSWORD, Visitor
 
 pytestmark = pytest.mark.slow
@@ -22,18 +22,7 @@ pytestmark = pytest.mark.slow
 
 @pytest.fixture
 def web(tmp_path: Path, postgres_url: str, redis_url: str) -> Iterator[dict[str, Node]]:
-    env = service_env(postgres_url, redis_url)
-    with nodes() as started:
-        for name in ("A", "B"):
-            node = Node.serve(name, env, tmp_path)
-            started.append(node)
-            node.wait_ready()
-        try:
-            yield {node.name: node for node in started}
-        except BaseException:
-            for node in started:
-                print(f"---- {node.name}\n{node.output()[-4000:]}")
-            raise
+    yield from two_processes(tmp_path, service_env(postgres_url, redis_url))
 
 
 def account(web: dict[str, Node], name: str) -> Visitor:

@@ -17,7 +17,7 @@ import pytest
 import redis
 from websockets.sync.client import ClientConnection, connect
 
-from tests.web.cluster import Node, nodes, service_env
+from tests.web.cluster import Node, service_env, two_processes
 from tests.web.conftest import Json
 from tests.web.lobby_clients import Player, rated_game
 
@@ -28,17 +28,7 @@ SWITCH_SECONDS = 5.0
 
 @pytest.fixture
 def web(tmp_path: Path, postgres_url: str, redis_url: str) -> Iterator[dict[str, Node]]:
-    with nodes() as started:
-        for name in ("A", "B"):
-            node = Node.serve(name, service_env(postgres_url, redis_url), tmp_path)
-            started.append(node)
-            node.wait_ready()
-        try:
-            yield {node.name: node for node in started}
-        except BaseException:
-            for node in started:
-                print(f"---- {node.name}\n{node.output()[-4000:]}")
-            raise
+    yield from two_processes(tmp_path, service_env(postgres_url, redis_url))
 
 
 class HomePage:

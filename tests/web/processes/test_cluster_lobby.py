@@ -13,7 +13,7 @@ from pathlib import Path
 import httpx
 import pytest
 
-from tests.web.cluster import Node, nodes, service_env
+from tests.web.cluster import Node, service_env, two_processes
 from tests.web.lobby_clients import Player, first_moves
 
 pytestmark = pytest.mark.slow
@@ -33,20 +33,6 @@ def web_sweeping_often(
     """Two processes whose lobby sweeps (which also pair quick seeks) run every 20 ms."""
     env = service_env(postgres_url, redis_url, lobby_sweep_seconds=0.02)
     yield from two_processes(tmp_path, env)
-
-
-def two_processes(tmp_path: Path, env: dict[str, str]) -> Iterator[dict[str, Node]]:
-    with nodes() as started:
-        for name in ("A", "B"):
-            node = Node.serve(name, env, tmp_path)
-            started.append(node)
-            node.wait_ready()
-        try:
-            yield {node.name: node for node in started}
-        except BaseException:
-            for node in started:
-                print(f"---- {node.name}\n{node.output()[-4000:]}")
-            raise
 
 
 def test_a_seek_posted_on_one_process_is_seen_and_accepted_on_the_other(

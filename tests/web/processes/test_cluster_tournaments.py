@@ -11,7 +11,7 @@ from typing import Any
 
 import pytest
 
-from tests.web.cluster import Node, nodes, service_env
+from tests.web.cluster import Node, service_env, two_processes
 from tests.web.lobby_clients import LiveSocket, Player, first_moves
 
 pytestmark = pytest.mark.slow
@@ -19,18 +19,7 @@ pytestmark = pytest.mark.slow
 
 @pytest.fixture
 def web(tmp_path: Path, postgres_url: str, redis_url: str) -> Iterator[dict[str, Node]]:
-    env = service_env(postgres_url, redis_url)
-    with nodes() as started:
-        for name in ("A", "B"):
-            node = Node.serve(name, env, tmp_path)
-            started.append(node)
-            node.wait_ready()
-        try:
-            yield {node.name: node for node in started}
-        except BaseException:
-            for node in started:
-                print(f"---- {node.name}\n{node.output()[-4000:]}")
-            raise
+    yield from two_processes(tmp_path, service_env(postgres_url, redis_url))
 
 
 def table_until(socket: LiveSocket, check: Callable[[dict[str, Any]], bool]) -> dict[str, Any]:
