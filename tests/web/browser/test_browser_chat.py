@@ -19,7 +19,7 @@ from playwright.sync_api import Page, ViewportSize, expect
 from bluegray.cli.main import main
 from tests.web.browser.test_browser_lobby import person
 from tests.web.browser.test_browser_newcomer import DESKTOP, PHONE, TOO_WIDE
-from tests.web.cluster import Node, nodes, service_env
+from tests.web.cluster import service_env, two_processes
 
 pytestmark = pytest.mark.slow
 
@@ -28,16 +28,8 @@ pytestmark = pytest.mark.slow
 def processes(tmp_path: Path, postgres_url: str, redis_url: str) -> Iterator[tuple[str, str]]:
     """The URLs of two web processes of one service (PostgreSQL and Redis)."""
     env = service_env(postgres_url, redis_url)
-    with nodes() as started:
-        started.extend(Node.serve(name, env, tmp_path) for name in ("A", "B"))
-        for node in started:
-            node.wait_ready()
-        try:
-            yield started[0].url, started[1].url
-        except BaseException:
-            for node in started:
-                print(f"---- {node.name}\n{node.output()[-4000:]}")
-            raise
+    for web in two_processes(tmp_path, env):
+        yield web["A"].url, web["B"].url
 
 
 def api(page: Page, url: str, path: str, body: object = None) -> object:

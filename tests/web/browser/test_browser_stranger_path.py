@@ -27,7 +27,7 @@ from playwright.sync_api import ConsoleMessage, Page, ViewportSize, WebError, ex
 from tests.web.browser.test_browser_lobby import first_moves, person
 from tests.web.browser.test_browser_newcomer import DESKTOP, PHONE, TOO_WIDE
 from tests.web.browser.test_browser_tournament_follow import create, join
-from tests.web.cluster import Node, nodes, service_env
+from tests.web.cluster import service_env, two_processes
 from tests.web.lobby_clients import Player
 
 pytestmark = pytest.mark.slow
@@ -43,16 +43,8 @@ def processes(tmp_path: Path, postgres_url: str, redis_url: str) -> Iterator[tup
     """The URLs of two web processes of one service (PostgreSQL and Redis), with the header's
     "your move" list looked at every second."""
     env = service_env(postgres_url, redis_url, lobby_sweep_seconds=0.3, account_turn_seconds=1)
-    with nodes() as started:
-        started.extend(Node.serve(name, env, tmp_path) for name in ("A", "B"))
-        for node in started:
-            node.wait_ready()
-        try:
-            yield started[0].url, started[1].url
-        except BaseException:
-            for node in started:
-                print(f"---- {node.name}\n{node.output()[-4000:]}")
-            raise
+    for web in two_processes(tmp_path, env):
+        yield web["A"].url, web["B"].url
 
 
 class Watched:
