@@ -1,7 +1,7 @@
 """The whole database schema: every domain's tables on one ``Base.metadata``.
 
 Each domain keeps its own tables (``games/rows.py``, ``accounts/rows.py``, ``ratings/rows.py``,
-``lobby/rows.py``, ``tournaments/rows.py``, ``timers/rows.py``, ``review/rows.py``; the platform's
+``lobby/rows.py``, ``tournaments/rows.py``, ``timers/rows.py``, ``review/rows.py``, ``explorer/rows.py``; the platform's
 ``server_state`` in ``platform/models.py``), and a process loads the ones its code uses. What needs
 them all — the migrations' environment (``env.py``), and the test that compares the migrations with
 the tables — takes them from here, the one place that imports every domain's rows.
@@ -12,6 +12,7 @@ from __future__ import annotations
 from sqlalchemy import MetaData
 
 from bluegray.web.accounts import rows as account_rows
+from bluegray.web.explorer import rows as explorer_rows
 from bluegray.web.games import rows as game_rows
 from bluegray.web.lobby import rows as lobby_rows
 from bluegray.web.platform.models import Base
@@ -28,6 +29,7 @@ DOMAIN_ROWS = (
     tournament_rows,
     timer_rows,
     review_rows,
+    explorer_rows,
 )
 """Every domain's module of tables (importing them puts their tables on ``Base.metadata``)."""
 
