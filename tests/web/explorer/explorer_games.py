@@ -66,4 +66,3 @@ def play_rated_games(blue: Client, gray: Client) -> list[str]:
         assert status == "finished"
         ids.append(game_id)
     return ids
-
