@@ -67,7 +67,7 @@ def opening_steps(rules: RuleSet, moves: Iterable[str]) -> list[tuple[int, str]]
     return steps
 
 
-@dataclass
+@dataclass(slots=True)
 class MoveTally:
     """The counts of one move from one position, as stored (``rows.ExplorerMoveRow``)."""
 

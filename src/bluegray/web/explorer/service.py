@@ -262,6 +262,11 @@ class Explorer:
 
     async def moves(self, rules: str, game: Game) -> ExplorerAnswer:
         """Every source's moves from ``game``'s position under the preset ``rules``."""
-        key = position_key(game.position)
+        return await self.moves_at(
+            rules, position_key(game.position), board_and_turn(game.position)
+        )
+
+    async def moves_at(self, rules: str, key: int, position: str) -> ExplorerAnswer:
+        """Every source's moves from the position of ``key`` (whose text is ``position``)."""
         rows = await self.db.read(lambda session: store.moves_from(session, rules, key))
-        return answer(rules, board_and_turn(game.position), rows)
+        return answer(rules, position, rows)
