@@ -31,11 +31,12 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))  # tests.servers
 
+from tests.servers import PostgresServer
+
 from bluegray.web.explorer.positions import MAX_PLIES, MoveTally, Tally
 from bluegray.web.explorer.service import Explorer
 from bluegray.web.explorer.store import add_tally
 from bluegray.web.platform.db import Database
-from tests.servers import PostgresServer
 
 FILES = "abcdefghi"
 MOVES_A_POSITION = 12
@@ -90,7 +91,7 @@ def popularity_buckets(
     games_at: dict[int, int] = {}
     for (_, key, _), counts in tally.moves.items():
         games_at[key] = games_at.get(key, 0) + counts.games
-    bounds = [(10_000, "≥10,000 games"), (100, "100–9,999"), (2, "2–99"), (1, "1 game")]
+    bounds = [(10_000, "≥10,000 games"), (100, "100-9,999"), (2, "2-99"), (1, "1 game")]
     buckets: dict[str, list[int]] = {name: [] for _, name in bounds}
     rng = random.Random(seed)
     tries = 0
@@ -124,8 +125,8 @@ def report(name: str, db: Database, buckets: dict[str, list[int]]) -> None:
         times = sorted(asyncio.run(time_queries(db, keys)))
         p95 = times[max(0, round(0.95 * len(times)) - 1)]
         print(
-            f"  {name:10} {bucket:14} {len(keys):5} queries: p50 {statistics.median(times):6.2f} ms,"
-            f" p95 {p95:6.2f} ms, max {times[-1]:6.2f} ms"
+            f"  {name:10} {bucket:14} {len(keys):5} queries: "
+            f"p50 {statistics.median(times):6.2f} ms, p95 {p95:6.2f} ms, max {times[-1]:6.2f} ms"
         )
 
 

@@ -36,9 +36,9 @@ examples:
 """
 
 BOOK_LEVEL: Final = 1
-BOOK_MAX_PLIES: Final = 200
-"""A book game still going after 200 plies is adjudicated a draw (a match's cap, lowered: the
-book keeps only the first 30 moves, and most drawn games between level-1 players run long)."""
+BOOK_MAX_PLIES: Final = 1000
+"""A match's cap: the games end by the rules long before (level-1 games run 200 to 450 plies in
+``sackson``; a lower cap adjudicated most of them drawn)."""
 OPENING_PLIES: Final = (2, 6)
 """Each game starts with 2 to 6 random moves, so that the games differ."""
 

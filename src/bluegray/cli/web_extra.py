@@ -157,7 +157,9 @@ def upgrade(args: argparse.Namespace) -> int:
     engine = make_engine(url)
     try:
         upgrade = upgrade_schema(engine)
-        filled = fill(engine)
+        # The stored games are counted once, by the upgrade that creates the explorer's tables
+        # (revision 0012); the books are loaded whenever a release ships new ones.
+        filled = fill(engine, games=upgrade.before is not None and upgrade.before < "0012")
     finally:
         engine.dispose()
     if upgrade.before is None:

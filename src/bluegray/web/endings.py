@@ -1,8 +1,8 @@
 """What one domain's ending writes in others, in the transaction that stores it: a game's end
 (the players' ratings, then the tournament's result and the opening explorer's counts) and an
-account's closing (its rated results voided, its seeks and challenges dropped). One list of each, which the web process (``app.py``),
-the worker (``worker.py``) and ``bluegray user close`` all hand over, so that whichever process
-ends a game or closes an account writes the same."""
+account's closing (its rated results voided, its seeks and challenges dropped). One list of each,
+which the web process (``app.py``), the worker (``worker.py``) and ``bluegray user close`` all
+hand over, so that whichever process ends a game or closes an account writes the same."""
 
 from __future__ import annotations
 

@@ -10,15 +10,19 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from sqlalchemy import Connection, delete, func, select
+from alembic import command
+from alembic.config import Config
+from sqlalchemy import Connection, delete, func, inspect, select
 from sqlalchemy.orm import Session
 
 from bluegray.cli.main import main
+from bluegray.game import Game
 from bluegray.web.explorer.book import decode_book, encode_book
 from bluegray.web.explorer.positions import MAX_PLIES, CountedGame, Tally, position_key
 from bluegray.web.explorer.service import explorer_ended, load_book
 from bluegray.web.games.store import load_game
 from bluegray.web.migrations.schema import schema
+from bluegray.web.platform.db import MIGRATIONS
 from tests.web.account_clients import Browser, friend_game, post, sign_up
 from tests.web.conftest import Json, TestClient
 from tests.web.explorer.explorer_games import (
@@ -110,8 +114,6 @@ def test_rated_games_between_people_count_once_with_transpositions_merged(
 
 
 def _after(*moves: str) -> str:
-    from bluegray.game import Game  # noqa: PLC0415 - the rules core, for this helper only
-
     game = Game("sackson")
     game.push_all(moves)
     return str(game.position)
@@ -193,8 +195,6 @@ def test_a_tally_counts_the_first_moves_of_a_game_and_a_repeated_pair_once() -> 
 
 
 def _random_moves(plies: int) -> list[str]:
-    from bluegray.game import Game  # noqa: PLC0415
-
     game = Game("sackson")
     for _ in range(plies):
         moves = list(game.legal_moves)
@@ -205,8 +205,6 @@ def _random_moves(plies: int) -> list[str]:
 
 
 def test_a_position_is_keyed_by_its_placement_and_turn_only() -> None:
-    from bluegray.game import Game  # noqa: PLC0415
-
     game = Game("sackson", "ggggcgggg/ggggggggg/9/9/9/9/9/GGGGGGGGG/GGGGCGGGG b 7 12")
     assert position_key(game.position) == position_key(Game("sackson").position)
     assert position_key(Game("sackson", TRANSPOSED).position) != position_key(game.position)
@@ -245,3 +243,26 @@ def test_a_position_on_the_board_of_a_rated_game_being_played_is_refused(
     assert explore(ada, rules="sackson")["rules"] == "sackson"  # another position: answered
     resign(ada, game_id, gray_token)
     assert site_moves(explore(ada, position=_after("c2-c3", "h8-h7"))) == {}
+
+
+def test_the_upgrade_that_creates_the_explorer_counts_the_stored_games(
+    make_client: Callable[..., TestClient], database_url: str
+) -> None:
+    app = make_client(rate_limits=False)
+    ada, bob = Browser(app), Browser(app)
+    sign_up(ada, "ada")
+    sign_up(bob, "bob")
+    play_rated_games(ada, bob)
+    counted = explore(app, rules="sackson", position=TRANSPOSED)
+    db = app.app.state.service.db  # type: ignore[attr-defined]
+    config = Config()
+    config.set_main_option("script_location", str(MIGRATIONS))
+    with db.engine.begin() as connection:  # the schema as it was before the explorer
+        config.attributes["connection"] = connection
+        command.downgrade(config, "0010")
+    assert "explorer_moves" not in inspect(db.engine).get_table_names()
+    assert main(["db", "upgrade", "--database-url", database_url]) == 0
+    assert explore(app, rules="sackson", position=TRANSPOSED) == counted
+    assert count_rows(app, "explorer_books") == 5  # the main rule sets' books
+    assert main(["db", "upgrade", "--database-url", database_url]) == 0  # up to date: the same
+    assert explore(app, rules="sackson", position=TRANSPOSED) == counted

@@ -172,11 +172,12 @@ class Filled:
     books: list[str]
 
 
-def fill(engine: Engine) -> Filled:
-    """What ``bluegray explorer fill`` and ``bluegray db upgrade`` do: the shipped books, then
-    the stored games not counted yet."""
+def fill(engine: Engine, *, games: bool = True) -> Filled:
+    """What ``bluegray explorer fill`` does: the shipped books, then (``games``) the stored games
+    not counted yet. ``bluegray db upgrade`` counts the games only when it has just created the
+    explorer's tables: later games are counted as they end."""
     books = load_shipped_books(engine)
-    return Filled(fill_site(engine), books)
+    return Filled(fill_site(engine) if games else 0, books)
 
 
 # -- the moves from a position -------------------------------------------------------------------
