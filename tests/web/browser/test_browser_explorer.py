@@ -13,6 +13,10 @@ from typing import Any
 import pytest
 from playwright.sync_api import Page, expect
 
+from bluegray.cli.main import main
+from bluegray.game import Game
+from bluegray.web.explorer.book import read_book, shipped_path
+from bluegray.web.explorer.positions import Tally, position_key
 from tests.web.browser.test_browser_accessibility import audit
 from tests.web.browser.test_browser_newcomer import DESKTOP, PHONE
 from tests.web.conftest import Json
@@ -58,14 +62,26 @@ def rated_games(ada: Page, bob: Page, url: str) -> list[str]:
     return ids
 
 
+def book_counts(rules: str, *moves: str) -> dict[str, int]:
+    """The games of each move from the position after ``moves``, in the shipped book."""
+    tally = Tally()
+    for game in read_book(shipped_path(rules)).games:
+        tally.add(game)
+    position = Game(rules)
+    position.push_all(moves)
+    key = position_key(position.position)
+    return {move: counts.games for (_, at, move), counts in tally.moves.items() if at == key}
+
+
 def row(page: Page, move: str) -> Any:
     return page.locator(f'#explorer-panel tbody tr[data-move="{move}"]')
 
 
 @pytest.mark.parametrize("viewport", [DESKTOP, PHONE], ids=["desktop", "phone"])
 def test_the_explorer_shows_known_counts_and_a_click_plays_the_move(
-    live_url: str, new_page: Callable[..., Page], viewport: Json
+    live_url: str, new_page: Callable[..., Page], viewport: Json, database_url: str
 ) -> None:
+    assert main(["explorer", "fill", "--database-url", database_url]) == 0  # the books
     ada, bob = new_page(viewport=viewport), new_page()
     for page, name in ((ada, "ada"), (bob, "bob")):
         page.goto(live_url + "/")
@@ -92,9 +108,13 @@ def test_the_explorer_shows_known_counts_and_a_click_plays_the_move(
     ada.keyboard.press("Enter")
     expect(ada.locator("#board")).to_have_attribute("data-ply", "1")
     expect(row(ada, "h8-h7").locator(".explorer-games")).to_have_text("2")
-    # The engine book in the same panel.
+    # The engine book in the same panel: the shipped book's counts.
     ada.select_option("#explorer-source", "book")
-    expect(ada.locator("#explorer-panel .explorer-status")).to_contain_text("book game")
+    book = book_counts("sackson", "c2-c3")
+    expect(ada.locator("#explorer-panel .explorer-status")).to_contain_text("book games")
+    popular = max(book, key=lambda move: book[move])
+    expect(row(ada, popular).locator(".explorer-games")).to_have_text(str(book[popular]))
+    expect(ada.locator("#explorer-panel tbody tr")).to_have_count(len(book))
 
     # The study board: a click on the explorer's move plays it there.
     ada.goto(f"{live_url}/study?rules=sackson")

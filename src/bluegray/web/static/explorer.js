@@ -114,6 +114,9 @@ export function explorerPanel(onMove) {
   // Stepping through a game quickly asks for the last position only.
   return (position, { rules = panel.dataset.rules || null, gameMove = null } = {}) => {
     clearTimeout(waiting);
+    if (answer && asked.rules === rules && asked.position === position && asked.gameMove === gameMove) {
+      return; // the same position drawn again (the board flipped): the answer stands
+    }
     waiting = setTimeout(() => load(rules, position, gameMove), 120);
   };
 }
