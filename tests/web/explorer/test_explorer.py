@@ -5,6 +5,7 @@ refusals. On SQLite and on PostgreSQL."""
 
 from __future__ import annotations
 
+import dataclasses
 from collections.abc import Callable
 from pathlib import Path
 from typing import Any
@@ -19,7 +20,7 @@ from bluegray.cli.main import main
 from bluegray.game import Game
 from bluegray.web.explorer.book import decode_book, encode_book
 from bluegray.web.explorer.positions import MAX_PLIES, CountedGame, Tally, position_key
-from bluegray.web.explorer.service import explorer_ended, load_book
+from bluegray.web.explorer.service import counted_live, explorer_ended, load_book
 from bluegray.web.games.store import load_game
 from bluegray.web.migrations.schema import schema
 from bluegray.web.platform.db import MIGRATIONS
@@ -111,6 +112,16 @@ def test_rated_games_between_people_count_once_with_transpositions_merged(
         db.run(lambda connection, live=live: explorer_ended(connection, live))
     assert site_moves(explore(app, rules="sackson")) == site_moves(start)
     assert site_moves(explore(app, rules="cooper")) == {}  # another rule set's positions apart
+
+    # The same end, were it a game against the AI, a bot's, or one whose ratings did not change
+    # (an account closed meanwhile): not counted.
+    counted = counted_live(live)
+    assert counted is not None and counted.rules == "sackson" and counted.blue_score == 0.0
+    against_ai = dataclasses.replace(live, mode="ai")
+    bots = {side: dataclasses.replace(seat, account_bot=True) for side, seat in live.seats.items()}
+    unrated = dataclasses.replace(live, rating_result=None)
+    for other in (against_ai, dataclasses.replace(live, seats=bots), unrated):
+        assert counted_live(other) is None
 
 
 def _after(*moves: str) -> str:
