@@ -21,6 +21,7 @@ from bluegray.game import Game
 from bluegray.web.explorer.book import decode_book, encode_book
 from bluegray.web.explorer.positions import MAX_PLIES, CountedGame, Tally, position_key
 from bluegray.web.explorer.service import counted_live, explorer_ended, load_book
+from bluegray.web.games.live import LiveGame
 from bluegray.web.games.store import load_game
 from bluegray.web.migrations.schema import schema
 from bluegray.web.platform.db import MIGRATIONS
@@ -105,11 +106,14 @@ def test_rated_games_between_people_count_once_with_transpositions_merged(
 
     # The end-hook run again on a stored end (as another process would): nothing added twice.
     db = app.app.state.service.db  # type: ignore[attr-defined]
+    stored: list[LiveGame] = []
     for game_id in ids:
         with Session(db.engine) as session:
-            live = load_game(session, game_id)
-        assert live is not None
-        db.run(lambda connection, live=live: explorer_ended(connection, live))
+            found = load_game(session, game_id)
+        assert found is not None
+        stored.append(found)
+        db.run(lambda connection, live=found: explorer_ended(connection, live))
+    live = stored[-1]
     assert site_moves(explore(app, rules="sackson")) == site_moves(start)
     assert site_moves(explore(app, rules="cooper")) == {}  # another rule set's positions apart
 
