@@ -11,6 +11,7 @@ import redis.asyncio as aioredis
 
 from bluegray.web.app import create_app
 from bluegray.web.endings import CLOSING_STEPS, END_HOOKS, record_end
+from bluegray.web.explorer.service import explorer_ended
 from bluegray.web.lobby.seeks import drop_seeks_of
 from bluegray.web.platform.db import Database
 from bluegray.web.platform.settings import Settings
@@ -28,8 +29,8 @@ def _settings(database: Path) -> Settings:
     )
 
 
-def test_a_games_end_writes_the_ratings_then_the_tournaments_result() -> None:
-    assert (rate_ended, tournament_ended) == END_HOOKS
+def test_a_games_end_writes_the_ratings_then_the_tournaments_result_then_the_explorer() -> None:
+    assert (rate_ended, tournament_ended, explorer_ended) == END_HOOKS
 
 
 def test_closing_an_account_voids_its_rated_results_and_drops_its_seeks() -> None:

@@ -13,6 +13,7 @@ from bluegray.cli import (
     conformance,
     db,
     engine,
+    explorer,
     match,
     perft,
     play,
@@ -45,7 +46,21 @@ examples:
 Run 'bluegray COMMAND --help' for the options of each command.
 """
 
-COMMANDS = (show, analyse, perft, conformance, match, engine, play, serve, worker, db, user, bot)
+COMMANDS = (
+    show,
+    analyse,
+    perft,
+    conformance,
+    match,
+    engine,
+    play,
+    serve,
+    worker,
+    db,
+    user,
+    bot,
+    explorer,
+)
 
 
 def build_parser() -> argparse.ArgumentParser:

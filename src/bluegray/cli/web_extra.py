@@ -1,7 +1,7 @@
 """The parts of the commands that need the web extra: ``bluegray serve`` (the web app on uvicorn),
-``bluegray db upgrade``, ``bluegray worker`` and ``bluegray user``. Each command loads this module
-only when it runs (``serve``, ``db``, ``worker``, ``user``), so that every other command starts
-without the web extra."""
+``bluegray db upgrade``, ``bluegray worker``, ``bluegray user`` and ``bluegray explorer fill``. Each
+command loads this module only when it runs (``serve``, ``db``, ``worker``, ``user``,
+``explorer``), so that every other command starts without the web extra."""
 
 from __future__ import annotations
 
@@ -27,6 +27,7 @@ from bluegray.web.accounts.service import (
 )
 from bluegray.web.app import create_app
 from bluegray.web.endings import CLOSING_STEPS
+from bluegray.web.explorer.service import Filled, fill
 from bluegray.web.games.player_games import games_played
 from bluegray.web.games.rated_pairs import DAY_MS, capped_pairs
 from bluegray.web.platform.clocks import now_ms
@@ -156,6 +157,9 @@ def upgrade(args: argparse.Namespace) -> int:
     engine = make_engine(url)
     try:
         upgrade = upgrade_schema(engine)
+        # The stored games are counted once, by the upgrade that creates the explorer's tables
+        # (revision 0012); the books are loaded whenever a release ships new ones.
+        filled = fill(engine, games=upgrade.before is not None and upgrade.before < "0012")
     finally:
         engine.dispose()
     if upgrade.before is None:
@@ -166,6 +170,29 @@ def upgrade(args: argparse.Namespace) -> int:
         )
     else:
         console.print(f"bluegray: {where} is up to date (revision {upgrade.after})")
+    _print_filled(filled)
+    return EXIT_OK
+
+
+def _print_filled(filled: Filled) -> None:
+    if filled.books:
+        console.print(f"bluegray: the explorer loaded the books of {', '.join(filled.books)}")
+    if filled.games:
+        console.print(f"bluegray: the explorer counted {filled.games} more games")
+
+
+def explorer_fill(args: argparse.Namespace) -> int:
+    """``bluegray explorer fill``: the shipped books and the stored games not counted yet."""
+    url = _database_of(args)
+    engine = make_engine(url)
+    try:
+        upgrade_schema(engine)
+        filled = fill(engine)
+    finally:
+        engine.dispose()
+    _print_filled(filled)
+    if not filled.books and not filled.games:
+        console.print(f"bluegray: the explorer of {shown(database_url(url))} is up to date")
     return EXIT_OK
 
 

@@ -5,6 +5,7 @@ import { Board, lastMoveView } from "./board.js";
 import { readJson } from "./api.js";
 import { showAnalysis } from "./study-analysis.js";
 import { setUpReview } from "./review.js";
+import { explorerPanel } from "./explorer.js";
 import "./read-board.js"; // the "Read the board" button
 
 const main = document.getElementById("main");
@@ -102,9 +103,12 @@ function render() {
   if (known) showAnalysis(analysisBox, known);
   else analysisBox.replaceChildren();
   showReview(ply);
+  showExplorer(position, { gameMove: moves[ply + 1] ?? null });
 }
 
 let showReview = () => {};
+// The explorer: a move of this game goes to it; another opens on the study board.
+const showExplorer = explorerPanel((move) => moves[ply + 1] === move && (go(ply + 1), true));
 
 function go(target) {
   const next = Math.max(0, Math.min(plies, target));

@@ -5,6 +5,7 @@
 import { Board, lastMoveView } from "./board.js";
 import { request } from "./api.js";
 import { element, showAnalysis } from "./study-analysis.js";
+import { explorerPanel } from "./explorer.js";
 import "./read-board.js"; // the "Read the board" button
 
 (() => {
@@ -98,6 +99,7 @@ import "./read-board.js"; // the "Read the board" button
     document.getElementById("share-link").href = `/study?${share}`;
     analysisBox.replaceChildren();
     analysisError.textContent = "";
+    showExplorer(shown.position, { rules: shown.rules.name || null });
   }
 
   function fillForm(wanted) {
@@ -129,6 +131,7 @@ import "./read-board.js"; // the "Read the board" button
   function play(move) {
     apply({ ...applied, moves: [...applied.moves, move] });
   }
+  const showExplorer = explorerPanel((move) => (play(move), true));
 
   form.addEventListener("submit", (event) => {
     event.preventDefault();

@@ -126,5 +126,4 @@ def downgrade() -> None:
     op.drop_index("ix_chat_messages_author_id", "chat_messages")
     op.drop_index("ix_chat_messages_game", "chat_messages")
     op.drop_table("chat_messages")
-    with op.batch_alter_table("accounts") as batch:
-        batch.drop_column("chat_off")
+    op.drop_column("accounts", "chat_off")  # plain, never a batch: see r0006's note

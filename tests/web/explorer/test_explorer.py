@@ -1,0 +1,283 @@
+"""The opening explorer through the API: rated games between people counted as they end
+(transpositions merged; aborted, unrated, imported and AI games not counted; an end counted
+once), the fill from the stored games (idempotent) and from a book, and the API's answers and
+refusals. On SQLite and on PostgreSQL."""
+
+from __future__ import annotations
+
+import dataclasses
+from collections.abc import Callable
+from pathlib import Path
+from typing import Any
+
+import pytest
+from alembic import command
+from alembic.config import Config
+from sqlalchemy import Connection, delete, func, inspect, select
+from sqlalchemy.orm import Session
+
+from bluegray.cli.main import main
+from bluegray.game import Game
+from bluegray.web.explorer.book import decode_book, encode_book
+from bluegray.web.explorer.positions import MAX_PLIES, CountedGame, Tally, position_key
+from bluegray.web.explorer.service import counted_live, explorer_ended, load_book
+from bluegray.web.games.live import LiveGame
+from bluegray.web.games.store import load_game
+from bluegray.web.migrations.schema import schema
+from bluegray.web.platform.db import MIGRATIONS
+from tests.web.account_clients import Browser, friend_game, post, sign_up
+from tests.web.conftest import Json, TestClient
+from tests.web.explorer.explorer_games import (
+    RATED,
+    TRANSPOSED,
+    play,
+    play_game,
+    play_rated_games,
+    resign,
+)
+
+
+def explore(client: Any, **query: str) -> Json:
+    answer = client.get("/api/explorer", params=query)
+    assert answer.status_code == 200, answer.text
+    body: Json = answer.json()
+    return body
+
+
+def site_moves(answer: Json) -> dict[str, tuple[int, int, int, int]]:
+    """Each move's site counts: (games, Blue's wins, draws, Gray's wins)."""
+    return {
+        move["move"]: (
+            move["site"]["games"],
+            move["site"]["blue_wins"],
+            move["site"]["draws"],
+            move["site"]["gray_wins"],
+        )
+        for move in answer["moves"]
+        if move["site"] is not None
+    }
+
+
+def count_rows(client: TestClient, table: str, **where: str) -> int:
+    rows = schema().tables[table]
+
+    def read(connection: Connection) -> int:
+        clauses = [rows.c[name] == value for name, value in where.items()]
+        return int(connection.scalar(select(func.count()).select_from(rows).where(*clauses)) or 0)
+
+    return client.app.state.service.db.run(read)  # type: ignore[attr-defined,no-any-return]
+
+
+def test_rated_games_between_people_count_once_with_transpositions_merged(
+    make_client: Callable[..., TestClient],
+) -> None:
+    app = make_client(rate_limits=False)
+    ada, bob, anonymous = Browser(app), Browser(app), Browser(app)
+    sign_up(ada, "ada")
+    sign_up(bob, "bob")
+    assert explore(app)["moves"] == [] or all(m["site"] is None for m in explore(app)["moves"])
+    ids = play_rated_games(ada, bob)
+
+    # Not counted: an unrated game, a game aborted before both sides moved, a game with a
+    # player without an account, an imported record.
+    assert play_game(ada, bob, ("e2-e3", "h8-h7"), "gray")[1] == "finished"
+    game_id, blue_token, _ = friend_game(ada, bob, **RATED)
+    play(ada, game_id, {"blue": blue_token, "gray": ""}, ("i2-i3",))
+    assert resign(ada, game_id, blue_token) == "aborted"
+    assert play_game(ada, anonymous, ("f2-f3", "h8-h7"), "gray")[1] == "finished"
+    record = '[Rules "sackson"]\n[Result "1-0"]\n\n1. b2-b3 h8-h7 1-0\n'
+    assert post(ada, "/api/records", {"text": record}).status_code == 201
+
+    start = explore(app, rules="sackson")
+    assert start["position"] == "ggggcgggg/ggggggggg/9/9/9/9/9/GGGGGGGGG/GGGGCGGGG b"
+    assert site_moves(start) == {"c2-c3": (2, 1, 0, 1), "g2-g3": (1, 0, 0, 1)}
+    assert start["site"]["games"] == 3 and start["site"]["blue_score"] == pytest.approx(1 / 3)
+    assert [move["move"] for move in start["moves"]][:2] == ["c2-c3", "g2-g3"]  # most played
+    first = next(move for move in start["moves"] if move["move"] == "c2-c3")
+    assert first["site"]["blue_score"] == 0.5
+    assert abs(first["site"]["average_rating"] - 1500) <= 5  # both start at 1500
+
+    # Both move orders reach the same position: the games merge there.
+    merged = explore(app, rules="sackson", position=TRANSPOSED)
+    assert site_moves(merged) == {"a2-a3": (2, 1, 0, 1)}
+    after_two = explore(app, rules="sackson", position=_after("c2-c3", "h8-h7"))
+    assert site_moves(after_two) == {"g2-g3": (1, 1, 0, 0), "d2-d3": (1, 0, 0, 1)}
+    assert count_rows(app, "explorer_games") == 3
+
+    # The end-hook run again on a stored end (as another process would): nothing added twice.
+    db = app.app.state.service.db  # type: ignore[attr-defined]
+    stored: list[LiveGame] = []
+    for game_id in ids:
+        with Session(db.engine) as session:
+            found = load_game(session, game_id)
+        assert found is not None
+        stored.append(found)
+        db.run(lambda connection, live=found: explorer_ended(connection, live))
+    live = stored[-1]
+    assert site_moves(explore(app, rules="sackson")) == site_moves(start)
+    assert site_moves(explore(app, rules="cooper")) == {}  # another rule set's positions apart
+
+    # The same end, were it a game against the AI, a bot's, or one whose ratings did not change
+    # (an account closed meanwhile): not counted.
+    counted = counted_live(live)
+    assert counted is not None and counted.rules == "sackson" and counted.blue_score == 0.0
+    against_ai = dataclasses.replace(live, mode="ai")
+    bots = {side: dataclasses.replace(seat, account_bot=True) for side, seat in live.seats.items()}
+    unrated = dataclasses.replace(live, rating_result=None)
+    for other in (against_ai, dataclasses.replace(live, seats=bots), unrated):
+        assert counted_live(other) is None
+
+
+def _after(*moves: str) -> str:
+    game = Game("sackson")
+    game.push_all(moves)
+    return str(game.position)
+
+
+def test_the_fill_counts_the_stored_games_once_and_loads_the_books(
+    make_client: Callable[..., TestClient], database_url: str
+) -> None:
+    app = make_client(rate_limits=False)
+    ada, bob = Browser(app), Browser(app)
+    sign_up(ada, "ada")
+    sign_up(bob, "bob")
+    play_rated_games(ada, bob)
+    counted = explore(app, rules="sackson", position=TRANSPOSED)
+    start = explore(app, rules="sackson")
+    tables = schema().tables
+
+    def forget(connection: Connection) -> None:  # as before the explorer's upgrade
+        connection.execute(delete(tables["explorer_moves"]))
+        connection.execute(delete(tables["explorer_games"]))
+        connection.execute(delete(tables["explorer_books"]))
+
+    db = app.app.state.service.db  # type: ignore[attr-defined]
+    db.run(forget)
+    assert explore(app, rules="sackson", position=TRANSPOSED)["moves"] == []
+    assert main(["explorer", "fill", "--database-url", database_url]) == 0
+    assert explore(app, rules="sackson", position=TRANSPOSED) == counted
+    filled = explore(app, rules="sackson")
+    assert site_moves(filled) == site_moves(start)
+    books = count_rows(app, "explorer_books")
+    assert books >= 1 and filled["book"]["games"] >= 10  # the shipped books, loaded
+    assert main(["explorer", "fill", "--database-url", database_url]) == 0
+    assert explore(app, rules="sackson") == filled  # twice: the same counts
+    assert count_rows(app, "explorer_games") == 3
+
+
+def test_a_book_is_counted_in_its_own_source_and_replaced_not_added(
+    client: TestClient, tmp_path: Path
+) -> None:
+    games = [
+        (["c2-c3", "h8-h7", "g2-g3", "b8-b7"], "1-0"),
+        (["g2-g3", "b8-b7", "c2-c3", "h8-h7", "a2-a3"], "1/2-1/2"),
+        (["c2-c3", "b8-b7"], "0-1"),
+    ]
+    book = decode_book(encode_book("sackson", "level:1 against itself", games))
+    assert encode_book("sackson", "level:1 against itself", games) == encode_book(
+        "sackson", "level:1 against itself", games
+    )  # the same games, the same bytes
+    engine = client.app.state.service.db.engine  # type: ignore[attr-defined]
+    assert load_book(engine, book, again=True)
+    assert not load_book(engine, book)  # the same file: skipped
+    assert load_book(engine, book, again=True)  # loaded again: replaced, not added
+    answer = explore(client, rules="sackson")
+    books = {move["move"]: move["book"] for move in answer["moves"]}
+    assert books["c2-c3"]["games"] == 2 and books["c2-c3"]["blue_score"] == 0.5
+    assert books["c2-c3"]["average_rating"] is None and answer["site"] is None
+    assert books["g2-g3"] == {
+        "games": 1,
+        "blue_wins": 0,
+        "draws": 1,
+        "gray_wins": 0,
+        "blue_score": 0.5,
+        "average_rating": None,
+    }
+    assert explore(client, rules="sackson", position=TRANSPOSED)["moves"][0]["book"]["games"] == 1
+
+
+def test_a_tally_counts_the_first_moves_of_a_game_and_a_repeated_pair_once() -> None:
+    tally = Tally()
+    shuffle = ["c2-c3", "h8-h7", "c3-c2", "h7-h8"] * 2  # back and forth: the start again
+    tally.add(CountedGame("sackson", shuffle, 1.0, 1600.0))
+    assert tally.games == 1
+    assert len(tally.moves) == 4  # each (position, move) once, however often repeated
+    assert all(counts.games == 1 and counts.rating_sum == 1600 for counts in tally.moves.values())
+    assert MAX_PLIES == 30
+    longer = Tally()
+    longer.add(CountedGame("sackson", _random_moves(60), 0.5))
+    assert sum(counts.games for counts in longer.moves.values()) <= MAX_PLIES
+
+
+def _random_moves(plies: int) -> list[str]:
+    game = Game("sackson")
+    for _ in range(plies):
+        moves = list(game.legal_moves)
+        if not moves or game.outcome() is not None:
+            break
+        game.push(moves[len(moves) // 2])
+    return [str(move) for move in game.moves]
+
+
+def test_a_position_is_keyed_by_its_placement_and_turn_only() -> None:
+    game = Game("sackson", "ggggcgggg/ggggggggg/9/9/9/9/9/GGGGGGGGG/GGGGCGGGG b 7 12")
+    assert position_key(game.position) == position_key(Game("sackson").position)
+    assert position_key(Game("sackson", TRANSPOSED).position) != position_key(game.position)
+
+
+@pytest.mark.parametrize(
+    ("query", "status", "code"),
+    [
+        ({"rules": "nonesuch"}, 422, "invalid_rules"),
+        ({"rules": "cooper lead=5"}, 422, "invalid_rules"),
+        ({"rules": "x" * 40}, 422, "invalid_request"),
+        ({"rules": "sackson", "position": "not a position"}, 422, "invalid_position"),
+        ({"rules": "sackson", "position": "9/9/9/9/9/9/9/9/9 b 0 1"}, 422, "invalid_position"),
+        ({"rules": "sackson", "position": "g" * 300}, 422, "invalid_request"),
+    ],
+)
+def test_a_bad_query_is_refused_with_a_422(
+    client: TestClient, query: dict[str, str], status: int, code: str
+) -> None:
+    answer = client.get("/api/explorer", params=query)
+    assert answer.status_code == status, answer.text
+    assert answer.json()["error"]["code"] == code
+
+
+def test_a_position_on_the_board_of_a_rated_game_being_played_is_refused(
+    make_client: Callable[..., TestClient],
+) -> None:
+    app = make_client(rate_limits=False)
+    ada, bob = Browser(app), Browser(app)
+    sign_up(ada, "ada")
+    sign_up(bob, "bob")
+    game_id, blue_token, gray_token = friend_game(ada, bob, **RATED)
+    play(ada, game_id, {"blue": blue_token, "gray": gray_token}, ("c2-c3", "h8-h7"))
+    refused = ada.get("/api/explorer", params={"position": _after("c2-c3", "h8-h7")})
+    assert refused.status_code == 409 and refused.json()["error"]["code"] == "not_allowed"
+    assert explore(ada, rules="sackson")["rules"] == "sackson"  # another position: answered
+    resign(ada, game_id, gray_token)
+    assert site_moves(explore(ada, position=_after("c2-c3", "h8-h7"))) == {}
+
+
+def test_the_upgrade_that_creates_the_explorer_counts_the_stored_games(
+    make_client: Callable[..., TestClient], database_url: str
+) -> None:
+    app = make_client(rate_limits=False)
+    ada, bob = Browser(app), Browser(app)
+    sign_up(ada, "ada")
+    sign_up(bob, "bob")
+    play_rated_games(ada, bob)
+    counted = explore(app, rules="sackson", position=TRANSPOSED)
+    db = app.app.state.service.db  # type: ignore[attr-defined]
+    config = Config()
+    config.set_main_option("script_location", str(MIGRATIONS))
+    with db.engine.begin() as connection:  # the schema as it was before the explorer
+        config.attributes["connection"] = connection
+        command.downgrade(config, "0010")
+    assert "explorer_moves" not in inspect(db.engine).get_table_names()
+    assert main(["db", "upgrade", "--database-url", database_url]) == 0
+    assert explore(app, rules="sackson", position=TRANSPOSED) == counted
+    assert count_rows(app, "explorer_books") == 5  # the main rule sets' books
+    assert main(["db", "upgrade", "--database-url", database_url]) == 0  # up to date: the same
+    assert explore(app, rules="sackson", position=TRANSPOSED) == counted
