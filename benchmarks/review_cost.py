@@ -5,8 +5,9 @@ the seconds a whole game takes, at the server's default node count and at others
 
 Each game is played by two seeded level-2 players (sackson and cooper in turn, up to ``--plies``
 plies), then every position of it is analysed as the AI's workers analyse a review's position
-(``engine_work.run_analysis`` on a review job: the position searched to the nodes, and the
-position after the engine's move too when the move played was another), with the compiled
+(``engine_work.run_analysis`` on a review's jobs: the position searched to the nodes, and the
+position after the engine's move too when the move played was another, as the review's runner
+asks), with the compiled
 kernel. The figures are per CPU second of this process, which a shared machine's other work does
 not change much; a server's worker process runs one position at a time per engine slot.
 """
@@ -42,17 +43,14 @@ def review_cpu(game: Game, nodes: int) -> tuple[float, int]:
     moves = tuple(str(move) for move in game.moves)
     start = str(game.start)
     used = time.process_time()
+
+    def job(played: tuple[str, ...]) -> AnalysisJob:
+        return AnalysisJob(str(game.rules), start, played, 600.0, nodes=nodes, review=True)
+
     for ply in range(len(moves) + 1):
-        job = AnalysisJob(
-            str(game.rules),
-            start,
-            moves[:ply],
-            600.0,
-            nodes=nodes,
-            review=True,
-            played=moves[ply] if ply < len(moves) else None,
-        )
-        run_analysis(job)
+        best = run_analysis(job(moves[:ply])).best_move
+        if ply < len(moves) and best not in (None, moves[ply]):
+            run_analysis(job((*moves[:ply], str(best))))  # the position the engine's move makes
     return time.process_time() - used, len(moves) + 1
 
 

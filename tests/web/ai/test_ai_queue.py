@@ -238,7 +238,7 @@ ANALYSIS = AnalysisOutput(
 
 def review_job(name: str) -> AnalysisJob:
     """A review's position, named by its one move (the tests' way to tell the jobs apart)."""
-    return AnalysisJob("sackson", "x", (name,), 30.0, nodes=100, review=True, played="d2-d3")
+    return AnalysisJob("sackson", "x", (name,), 30.0, nodes=100, review=True)
 
 
 def test_a_reviews_position_goes_after_every_other_job_never_in_the_kept_slot(

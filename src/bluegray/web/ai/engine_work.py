@@ -56,17 +56,9 @@ def choose_move(job: MoveJob) -> str:
 
 def run_analysis(job: AnalysisJob) -> AnalysisOutput:
     """The engine's view of a position (run in a worker): searched for the job's time, or to
-    its node count (a review's position: the same answer on any machine); for a review, the
-    position after the engine's move too, when the move played was another."""
+    its node count (a review's position: the same answer on any machine)."""
     game = _game(job.rules, job.start, job.moves)
-    limits = Limits(nodes=job.nodes, time=job.seconds)
-    result = analyse(game, limits)
-    best_after = None
-    best = result.best_move
-    if job.played is not None and best is not None and str(best) != job.played:
-        game.push(best)
-        best_after = analyse(game, limits).blue_expected
-        game.pop()
+    result = analyse(game, Limits(nodes=job.nodes, time=job.seconds))
     return AnalysisOutput(
         position=str(game.position),
         turn=result.turn,
@@ -81,7 +73,6 @@ def run_analysis(job: AnalysisJob) -> AnalysisOutput:
         winning_side=result.winning_side,
         outcome=result.outcome,
         description=result.describe(),
-        best_after=best_after,
         engine=ENGINE_VERSION,
     )
 

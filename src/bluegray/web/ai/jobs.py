@@ -90,9 +90,6 @@ class AnalysisJob:
     seconds: float
     nodes: int | None = None
     review: bool = False
-    played: str | None = None
-    """For a review: the move played from this position. When the engine prefers another, the
-    position after the engine's move is searched too, to the same nodes (``best_after``)."""
 
     @property
     def priority(self) -> Priority:
@@ -121,9 +118,6 @@ class AnalysisOutput:
     winning_side: Side | None
     outcome: Outcome | None
     description: str
-    best_after: float | None = None
-    """For a review: Blue's expected score after the engine's best move, searched as a position
-    of its own (``None``: the move played was the engine's, or there was none)."""
     engine: int = 0
     """The version of the engine that searched (``bluegray.engine.ENGINE_VERSION``; 0 from a
     worker older than the field)."""

@@ -8,7 +8,7 @@ whose scores are calibrated afresh changes no stored verdict.
 - **Loss** of a move: the mover's expected score after the engine's best move less the mover's
   expected score after the move played, never below 0. Both are searches of a position with the
   opponent to move, to the same nodes: the position the move made, and (searched for the review
-  in the same job) the position the engine's move would have made. Comparing positions with the
+  as a job of its own) the position the engine's move would have made. Comparing positions with the
   same side to move matters here: the engine's expected score swings by some 0.1 to 0.2 with the
   turn alone in Blue and Gray's opening (a tempo, and the odd and even depths of a short search),
   so the score before a move and the score after it (lichess's way) would call most moves

@@ -1,16 +1,16 @@
 """The reviews' runners: each web process drives a few pending reviews at a time
 (``review_runners``), one position at a time, on the AI's queue at its lowest priority.
 
-A runner claims the oldest pending review no live process holds (the lease, ``store.claim``),
-sends its first position not yet analysed to the queue as a job of its own, stores the answer
-and renews the lease, and so on to the last position; then the review is done. So a worker that
-dies costs at most the position it was searching (the queue gives the job to another worker),
-and a web process that dies costs its lease's time: another process takes the review up from
-its last stored position. A position on the board of a rated game being played waits until it
-is no longer (fair play: ``games.fair_play``). While no AI worker runs, or the queue is full,
-the runner waits and tries again; a position whose search fails ``ATTEMPTS`` times fails the
-review (it may be asked for again).
-"""
+A runner claims the oldest pending review no live process holds (the lease, ``store.claim``), sends
+its first position not yet analysed to the queue as a job of its own (and, when the engine prefers
+another move than the one played, the position that move makes, as another), stores the answers and
+renews the lease, and so on to the last position; then the review is done. So a worker that dies
+costs at most the position it was searching (the queue gives the job to another worker), and a web
+process that dies costs its lease's time: another process takes the review up from its last stored
+position. A position on the board of a rated game being played waits until it is no longer (fair
+play: ``games.fair_play``). While no AI worker runs, or the queue is full, the runner waits and
+tries again; a position whose search fails ``ATTEMPTS`` times fails the review (it may be asked for
+again)."""
 
 from __future__ import annotations
 
@@ -23,6 +23,7 @@ from typing import Any, Final
 
 from sqlalchemy import Connection
 
+from bluegray.game import Game
 from bluegray.web.ai.jobs import (
     AiBusyError,
     AiUnavailableError,
@@ -32,6 +33,7 @@ from bluegray.web.ai.jobs import (
     Owner,
 )
 from bluegray.web.games.fair_play import in_rated_play
+from bluegray.web.games.live import LiveGame
 from bluegray.web.platform.clocks import now_ms
 from bluegray.web.platform.db import Database
 from bluegray.web.platform.settings import Settings
@@ -137,24 +139,42 @@ class ReviewRunners:
         for ply, game in enumerate(games):
             if ply in done:
                 continue
-            while await in_rated_play(self.db, game.position):
-                await self._renew(game_id)
-                await asyncio.sleep(self.settings.review_poll_seconds)
-            job = AnalysisJob(
-                str(live.rules),
-                str(live.game.start),
-                moves[:ply],
-                self.settings.review_seconds,
-                nodes=self.settings.review_nodes,
-                review=True,
-                played=moves[ply] if ply < len(moves) else None,
-            )
-            output = await self._analysis(game_id, job)
+            await self._out_of_rated_play(game_id, game)
+            output = await self._analysis(game_id, self._job(live, moves[:ply]))
             if output is None:
                 return
-            await self._store(game_id, ply, output)
+            # When the engine prefers another move, the position it would make is searched too,
+            # to the same nodes, as a job of its own: the move played is judged against it.
+            best_after = None
+            if ply < len(moves) and output.best_move not in (None, moves[ply]):
+                after_best = (*moves[:ply], str(output.best_move))
+                engines = game.copy()
+                engines.push(str(output.best_move))
+                await self._out_of_rated_play(game_id, engines)
+                answer = await self._analysis(game_id, self._job(live, after_best))
+                if answer is None:
+                    return
+                best_after = answer.blue_expected
+            await self._store(game_id, ply, output, best_after)
         await self.db.write(partial(store.finish, game_id=game_id, now_ms=now_ms()))
         log.info("review of %s: done (%d positions)", game_id, len(games))
+
+    async def _out_of_rated_play(self, game_id: str, game: Game) -> None:
+        """Wait while a rated game being played has ``game``'s position on its board."""
+        while await in_rated_play(self.db, game.position):
+            await self._renew(game_id)
+            await asyncio.sleep(self.settings.review_poll_seconds)
+
+    def _job(self, live: LiveGame, moves: tuple[str, ...]) -> AnalysisJob:
+        """A review's position: the game after ``moves``, searched to the review's nodes."""
+        return AnalysisJob(
+            str(live.rules),
+            str(live.game.start),
+            moves,
+            self.settings.review_seconds,
+            nodes=self.settings.review_nodes,
+            review=True,
+        )
 
     async def _analysis(self, game_id: str, job: AnalysisJob) -> AnalysisOutput | None:
         """The position's analysis, asked for until it comes (``None``: it failed too often,
@@ -211,7 +231,9 @@ class ReviewRunners:
         if not kept:
             raise LostLease(game_id)
 
-    async def _store(self, game_id: str, ply: int, output: AnalysisOutput) -> None:
+    async def _store(
+        self, game_id: str, ply: int, output: AnalysisOutput, best_after: float | None
+    ) -> None:
         values: dict[str, object] = {
             "game_id": game_id,
             "ply": ply,
@@ -219,7 +241,7 @@ class ReviewRunners:
             "blue_expected": output.blue_expected,
             "score": output.score,
             "best_move": output.best_move,
-            "best_after": output.best_after,
+            "best_after": best_after,
             "pv": " ".join(output.pv),
             "depth": output.depth,
             "nodes": output.nodes,
