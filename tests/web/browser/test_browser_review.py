@@ -16,7 +16,7 @@ from tests.web.browser.test_browser import click_move, start_from_lobby
 from tests.web.browser.test_browser_accessibility import audit
 from tests.web.browser.test_browser_newcomer import DESKTOP, PHONE
 from tests.web.conftest import Json, LiveServer
-from tests.web.review.review_games import SHUFFLES
+from tests.web.review.review_games import SHUFFLES, shuffles_record
 
 NODES = 2000
 """As in the API's test: at this count the engine calls several of the shuffles blunders."""
@@ -79,3 +79,27 @@ def test_a_game_played_then_reviewed_shows_its_graph_and_its_blunders(
     expect(page.locator("#board")).to_have_attribute("data-ply", "0")
     found = audit(page, f"a reviewed replay at {width} px")
     assert found == [], "\n".join(found)
+
+
+def test_a_record_imported_with_its_review_asked_for(
+    make_server: Callable[..., LiveServer], new_page: Callable[..., Page]
+) -> None:
+    # One review a day from this address: the second import is kept, but not reviewed.
+    server = make_server(rate_limits=False, review_nodes=NODES, reviews_per_day=1)
+    page = new_page(viewport=DESKTOP)
+    page.goto(f"{server.url}/games")
+    page.locator("#record-text").fill(shuffles_record())
+    page.locator("#import-review").check()
+    page.locator("#import-button").click()
+    expect(page).to_have_url(re.compile(r"/replay/[A-Za-z0-9_-]+#ply=\d+$"))
+    expect(page.locator("#request-review")).to_be_hidden()
+    expect(page.locator("#review-panel")).to_have_attribute("data-status", "done", timeout=60_000)
+
+    page.goto(f"{server.url}/games")
+    page.locator("#record-text").fill(shuffles_record())
+    page.locator("#import-review").check()
+    page.locator("#import-button").click()
+    error = page.locator("#import-error")
+    expect(error).to_contain_text("Imported, but not reviewed: this address has asked for 1")
+    error.get_by_role("link", name="Open the replay").click()
+    expect(page.locator("#request-review")).to_be_visible()

@@ -33,7 +33,22 @@ form.addEventListener("submit", async (event) => {
   button.disabled = true;
   try {
     const game = await request("POST", "/api/records", { text });
-    window.location.assign(`/replay/${encodeURIComponent(game.id)}`);
+    const replay = `/replay/${encodeURIComponent(game.id)}`;
+    if (document.getElementById("import-review").checked) {
+      try {
+        await request("POST", `/api/games/${encodeURIComponent(game.id)}/review`);
+      } catch (error) {
+        // Imported all the same: say why there is no review, and lead to the replay.
+        errorBox.textContent = `Imported, but not reviewed: ${error.message}. `;
+        const link = document.createElement("a");
+        link.href = replay;
+        link.textContent = "Open the replay";
+        errorBox.append(link);
+        button.disabled = false;
+        return;
+      }
+    }
+    window.location.assign(replay);
   } catch (error) {
     errorBox.textContent = `This record cannot be imported: ${error.message}`;
     button.disabled = false;
