@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import argparse
 import random
+import sys
 import time
 from concurrent.futures import ProcessPoolExecutor
 from pathlib import Path
@@ -136,8 +137,20 @@ def run_book(args: argparse.Namespace) -> int:
         (args.rules, args.level, args.seed * 1_000_003 + 2 * index) for index in range(args.games)
     ]
     started = time.perf_counter()
+    games = []
+    step = max(1, len(tasks) // 20)  # a line on standard error every 5% of the games
     with ProcessPoolExecutor(args.processes) as pool:
-        games = list(pool.map(_book_game, tasks))
+        for game in pool.map(_book_game, tasks):
+            games.append(game)
+            if len(games) % step == 0 or len(games) == len(tasks):
+                spent = time.perf_counter() - started
+                left = spent / len(games) * (len(tasks) - len(games))
+                print(
+                    f"bluegray: {len(games)}/{len(tasks)} games of {args.rules}, "
+                    f"{spent:.0f} s, about {left:.0f} s left",
+                    file=sys.stderr,
+                    flush=True,
+                )
     seconds = time.perf_counter() - started
     data = encode_book(args.rules, f"level:{args.level} against itself", games)
     output.parent.mkdir(parents=True, exist_ok=True)

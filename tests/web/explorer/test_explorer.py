@@ -18,7 +18,7 @@ from sqlalchemy.orm import Session
 
 from bluegray.cli.main import main
 from bluegray.game import Game
-from bluegray.web.explorer.book import decode_book, encode_book
+from bluegray.web.explorer.book import decode_book, encode_book, read_book
 from bluegray.web.explorer.positions import MAX_PLIES, CountedGame, Tally, position_key
 from bluegray.web.explorer.service import counted_live, explorer_ended, load_book
 from bluegray.web.games.live import LiveGame
@@ -281,3 +281,26 @@ def test_the_upgrade_that_creates_the_explorer_counts_the_stored_games(
     assert count_rows(app, "explorer_books") == 5  # the main rule sets' books
     assert main(["db", "upgrade", "--database-url", database_url]) == 0  # up to date: the same
     assert explore(app, rules="sackson", position=TRANSPOSED) == counted
+
+
+def test_the_book_command_plays_legal_games_says_how_far_it_is_and_refuses_bad_counts(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    output = tmp_path / "cooper.json.gz"
+    assert (
+        main(["explorer", "book", "--rules", "cooper", "--games", "2", "--output", str(output)])
+        == 0
+    )
+    captured = capsys.readouterr()
+    assert "2/2 games of cooper" in captured.err  # the progress, on standard error
+    assert "2 games of cooper in" in captured.out and str(output) in captured.out
+    book = read_book(output)
+    assert book.rules == "cooper" and len(book.games) == 2
+    for counted in book.games:
+        game = Game("cooper")
+        game.push_all(list(counted.moves))  # every move legal from the start
+        assert counted.blue_score in (0.0, 0.5, 1.0)
+    refused = ["explorer", "book", "--rules", "cooper", "--games", "0", "--output", str(output)]
+    assert main(refused) == 2
+    assert capsys.readouterr().err.strip() == "bluegray: error: --games must be 1 to 100000, not 0"
+    assert read_book(output).games == book.games  # the file as it was
