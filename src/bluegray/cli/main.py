@@ -16,6 +16,7 @@ from bluegray.cli import (
     match,
     perft,
     play,
+    puzzles,
     serve,
     show,
     user,
@@ -45,7 +46,21 @@ examples:
 Run 'bluegray COMMAND --help' for the options of each command.
 """
 
-COMMANDS = (show, analyse, perft, conformance, match, engine, play, serve, worker, db, user, bot)
+COMMANDS = (
+    show,
+    analyse,
+    perft,
+    conformance,
+    match,
+    engine,
+    play,
+    puzzles,
+    serve,
+    worker,
+    db,
+    user,
+    bot,
+)
 
 
 def build_parser() -> argparse.ArgumentParser:
