@@ -2,10 +2,10 @@
 
 Each domain keeps its own tables (``games/rows.py``, ``accounts/rows.py``, ``ratings/rows.py``,
 ``lobby/rows.py``, ``tournaments/rows.py``, ``timers/rows.py``, ``review/rows.py``,
-``chat/rows.py``, ``puzzles/rows.py``; the platform's ``server_state`` in ``platform/models.py``), and a process loads
-the ones its code uses. What needs them all — the migrations' environment (``env.py``), and the
-test that compares the migrations with the tables — takes them from here, the one place that
-imports every domain's rows.
+``chat/rows.py``, ``puzzles/rows.py``; the platform's ``server_state`` in
+``platform/models.py``), and a process loads the ones its code uses. What needs them all — the
+migrations' environment (``env.py``), and the test that compares the migrations with the
+tables — takes them from here, the one place that imports every domain's rows.
 """
 
 from __future__ import annotations

@@ -124,9 +124,14 @@ async def attempt_puzzle(
 
 @pages.get("/puzzles", response_class=HTMLResponse)
 async def puzzles_page(request: Request, settings: AppSettings) -> HTMLResponse:
-    return render_page(request, "puzzles.html", settings, puzzle_id=None)
+    return render_page(request, "puzzles.html", settings, puzzle_id=None, section="puzzles")
+
+
+@pages.get("/puzzles/daily", response_class=HTMLResponse)
+async def daily_page(request: Request, settings: AppSettings) -> HTMLResponse:
+    return render_page(request, "puzzles.html", settings, puzzle_id="daily", section="puzzles")
 
 
 @pages.get("/puzzles/{puzzle_id}", response_class=HTMLResponse)
 async def puzzle_page(request: Request, settings: AppSettings, puzzle_id: PuzzleId) -> HTMLResponse:
-    return render_page(request, "puzzles.html", settings, puzzle_id=puzzle_id)
+    return render_page(request, "puzzles.html", settings, puzzle_id=puzzle_id, section="puzzles")
