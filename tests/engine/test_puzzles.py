@@ -135,13 +135,21 @@ class TestFiles:
     def test_the_collection_keeps_a_position_once_and_few_untagged(self) -> None:
         tagged = Puzzle("sackson", RACE_POSITION, ("d6-e5",), (RACE,), 1.0, 1.0, "self-play")
         untagged = Puzzle("sackson", TWO_WINS, ("a1-a2",), (), 0.3, 1.0, "self-play")
-        collection = Collection(5)
+        collection = Collection(6)
         assert collection.add(tagged)
         assert not collection.add(tagged)  # the same position again
-        assert collection.add(untagged)  # 1 of 5 may be untagged
-        other = Puzzle("sackson", CHAIN, ("a1xa3xc3",), (), 0.3, 1.0, "self-play")
-        assert not collection.add(other)
+        assert not collection.add(untagged)  # 1 of 2 would be untagged
+        for number in range(2, 6):  # four more tagged puzzles
+            position = RACE_POSITION.replace("b 0 1", f"b 0 {number}").replace(
+                "G8", f"{number - 1}G{9 - number}"
+            )
+            assert collection.add(
+                Puzzle("sackson", position, ("d6-e5",), (RACE,), 1, 1, "self-play")
+            )
+        assert collection.add(untagged)  # 1 of 6 may be untagged
+        assert collection.full
         assert (collection.duplicates, collection.untagged_dropped) == (1, 1)
+        assert collection.untagged / len(collection.puzzles) <= 0.2
 
 
 def test_the_command_writes_puzzles_and_extends_its_file(

@@ -358,8 +358,9 @@ def record_jobs(text: str, nodes: int, rules: str | None = None) -> list[Job]:
 
 
 class Collection:
-    """The puzzles kept so far: one per position, with at most ``UNTAGGED_SHARE`` of ``count``
-    untagged."""
+    """The puzzles kept so far: one per position, at most ``count``, and never more than
+    ``UNTAGGED_SHARE`` of them untagged (an untagged puzzle is kept only when the share allows
+    it, so a run stopped at any point keeps the share)."""
 
     def __init__(self, count: int, known: Iterable[Puzzle] = ()) -> None:
         self.count = count
@@ -377,13 +378,13 @@ class Collection:
         return sum(1 for puzzle in self.puzzles if not puzzle.themes)
 
     def add(self, puzzle: Puzzle) -> bool:
-        """Keep ``puzzle`` if it is new, there is room and an untagged one fits the share."""
+        """Keep ``puzzle`` if it is new, there is room, and (untagged) it fits the share."""
         if self.full:
             return False
         if puzzle.key in self._keys:
             self.duplicates += 1
             return False
-        if not puzzle.themes and self.untagged + 1 > int(UNTAGGED_SHARE * self.count):
+        if not puzzle.themes and self.untagged + 1 > UNTAGGED_SHARE * (len(self.puzzles) + 1):
             self.untagged_dropped += 1
             return False
         self._keys.add(puzzle.key)

@@ -12,6 +12,7 @@ from typing import Any
 from bluegray.game import Game
 from bluegray.web.platform.db import Database
 from bluegray.web.puzzles.service import load_starter
+from bluegray.web.puzzles.starter import starter_puzzles
 from tests.web.account_clients import Browser, post, sign_up
 from tests.web.conftest import Json, TestClient
 
@@ -190,3 +191,16 @@ def test_bad_input_is_refused(client: TestClient) -> None:
     assert browser.get("/api/puzzles/next", params={"rules": "nonsense"}).status_code == 422
     assert browser.get("/api/puzzles/next", params={"rules": "pow-super"}).status_code == 404
     assert browser.get("/api/puzzles/rating").json()["attempts"] == 0
+
+
+def test_the_starter_set_is_sound() -> None:
+    # Every shipped puzzle is legal and unique by position, and at most a fifth of each rule
+    # set's puzzles have no theme.
+    rows = starter_puzzles()
+    assert len({row["key"] for row in rows}) == len(rows) >= 300
+    by_rules: dict[str, list[str]] = {}
+    for row in rows:
+        by_rules.setdefault(str(row["rules"]), []).append(str(row["themes"]))
+    assert set(by_rules) == {"sackson", "cooper", "super", "classic-turbo", "pow-classic"}
+    for themes in by_rules.values():
+        assert sum(1 for listed in themes if listed == ",") <= 0.2 * len(themes)
