@@ -12,7 +12,6 @@ from typing import Any
 from bluegray.cli.common import EXIT_OK, fail
 from bluegray.engine.puzzles import (
     CLEAR_MARGIN,
-    HASH_ENTRIES,
     UNTAGGED_SHARE,
     VERIFY_FACTOR,
     Collection,
@@ -24,7 +23,6 @@ from bluegray.engine.puzzles import (
     record_jobs,
     write_puzzle,
 )
-from bluegray.engine.search import Searcher
 from bluegray.engine.themes import THEMES
 from bluegray.errors import BlueGrayError
 from bluegray.rules import as_rules
@@ -143,7 +141,7 @@ def run_generate(args: argparse.Namespace) -> int:
     positions = 0
     output = None if args.out is None else args.out.open("a")
     try:
-        for number, mined in enumerate(_mined(jobs, self_play, args.cluster, rules), 1):
+        for number, mined in enumerate(_mined(jobs, self_play, args.cluster), 1):
             positions += mined.positions
             for puzzle in mined.puzzles:
                 if collection.add(puzzle):
@@ -174,15 +172,13 @@ def run_generate(args: argparse.Namespace) -> int:
     return EXIT_OK
 
 
-def _mined(
-    records: list[Job], self_play: Iterator[Job], cluster: str | None, rules: Any
-) -> Iterator[Mined]:
+def _mined(records: list[Job], self_play: Iterator[Job], cluster: str | None) -> Iterator[Mined]:
     if cluster is None:
-        searcher = Searcher(rules, hash_entries=HASH_ENTRIES)
+        # Each game with a searcher of its own, as on a cluster: the same puzzles either way.
         for job in records:
-            yield mine(job, searcher)
+            yield mine(job)
         for job in self_play:
-            yield mine(job, searcher)
+            yield mine(job)
         return
     from bluegray.engine.cluster import mine_on_cluster  # noqa: PLC0415 - Ray, on a cluster only
 

@@ -174,8 +174,12 @@ class LocalCluster:
 
 def _mine_on_node(job: object) -> object:
     """One puzzle job, in a Ray worker process (``puzzles.mine``)."""
+    global _prepared
     from bluegray.engine.puzzles import Job, mine  # noqa: PLC0415 - only on a puzzle's node
 
+    if not _prepared:
+        prepare_worker([], searching=True)
+        _prepared = True
     assert isinstance(job, Job)
     return mine(job)
 
