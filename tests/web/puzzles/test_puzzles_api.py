@@ -179,7 +179,13 @@ def test_bad_input_is_refused(client: TestClient) -> None:
     browser = Browser(client)
     puzzle = next_puzzle(browser)
     path = f"/api/puzzles/{puzzle['id']}/attempt"
-    bodies: list[Json] = [{"moves": []}, {"moves": ["a1-a2"] * 4}, {"moves": "a1-a2"}, {}]
+    bodies: list[Json] = [
+        {"moves": []},
+        {"moves": ["a1-a2"] * 4},
+        {"moves": "a1-a2"},
+        {"moves": ["a1-a2" * 20]},
+        {},
+    ]
     for body in bodies:
         assert browser.post(path, json=body).status_code == 422
     answer = browser.post(path, json={"moves": ["nonsense"]})

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from typing import Final, Literal
+from typing import Annotated, Final, Literal
 
 from pydantic import BaseModel, Field
 
@@ -13,6 +13,8 @@ MOST_SOLVER_MOVES: Final = 3
 THEMES: Final = ("capture-chain", "race", "captains-run", "lead", "impasse")
 """The themes, as the generator's detectors name them (``bluegray.engine.themes``)."""
 Theme = Literal["capture-chain", "race", "captains-run", "lead", "impasse"]
+MoveText = Annotated[str, Field(min_length=1, max_length=60)]
+"""A move's text (the longest capture of the board is far shorter)."""
 
 
 class PuzzleRatingView(BaseModel):
@@ -41,7 +43,7 @@ class PuzzleView(BaseModel):
 class AttemptRequest(Request):
     """The solver's moves so far in this try, in order: one more each time."""
 
-    moves: list[str] = Field(min_length=1, max_length=MOST_SOLVER_MOVES)
+    moves: list[MoveText] = Field(min_length=1, max_length=MOST_SOLVER_MOVES)
 
 
 class AttemptAnswer(BaseModel):
