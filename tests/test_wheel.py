@@ -71,6 +71,7 @@ def test_the_wheel_carries_the_files_read_at_run_time(wheel: Path) -> None:
             "engine/networks/*.json",
             "web/static/*",
             "web/templates/*.html",
+            "web/puzzles/starter/*.jsonl",
             "web/migrations/versions/*.py",
             "web/migrations/script.py.mako",
             "py.typed",

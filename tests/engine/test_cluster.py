@@ -140,3 +140,17 @@ def test_training_shards_played_on_the_cluster_are_the_local_ones(
             sample.row() for sample in network_data.read_shard(network_data.shard_path(run, index))
         ]
         assert played == network_data.shard_rows(index, PRESETS["cooper"], 30, 40, 1, "python")
+
+
+@pytest.mark.slow
+def test_bluegray_puzzles_generate_mines_the_local_puzzles_on_the_cluster(cluster: str) -> None:
+    command = [sys.executable, "-m", "bluegray", "puzzles", "generate", "--rules", "super",
+               "--count", "1000", "--nodes", "100", "--games", "3", "--seed", "2"]  # fmt: skip
+    local = subprocess.run(command, capture_output=True, check=True, text=True)
+    remote = subprocess.run(
+        [*command, "--cluster", cluster], capture_output=True, check=True, text=True
+    )
+    found = sorted(local.stdout.splitlines())
+    assert found, local.stderr
+    assert sorted(remote.stdout.splitlines()) == found
+    assert "games 3," in remote.stderr

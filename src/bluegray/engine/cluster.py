@@ -170,3 +170,24 @@ class LocalCluster:
 
     def __exit__(self, *exc: object) -> None:
         self.close()
+
+
+def _mine_on_node(job: object) -> object:
+    """One puzzle job, in a Ray worker process (``puzzles.mine``)."""
+    global _prepared
+    from bluegray.engine.puzzles import Job, mine  # noqa: PLC0415 - only on a puzzle's node
+
+    if not _prepared:
+        prepare_worker([], searching=True)
+        _prepared = True
+    assert isinstance(job, Job)
+    return mine(job)
+
+
+def mine_on_cluster(jobs: Sequence[object], address: str) -> Iterator[object]:
+    """The puzzle jobs ``jobs`` (``puzzles.Job``) mined on the Ray cluster at ``address``: their
+    ``puzzles.Mined`` in the order they finish; jobs not yet done are cancelled when the caller
+    stops early."""
+    connect(address)
+    remote = ray.remote(num_cpus=1, scheduling_strategy="SPREAD", max_retries=0)(_mine_on_node)
+    return results_as_finished([remote.remote(job) for job in jobs])

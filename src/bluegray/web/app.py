@@ -30,6 +30,7 @@ from bluegray.web.platform.guard import GuardMiddleware
 from bluegray.web.platform.rates import RateLimits
 from bluegray.web.platform.schemas import ErrorResponse
 from bluegray.web.platform.settings import Settings, process_name
+from bluegray.web.puzzles.service import Puzzles
 from bluegray.web.review.runner import ReviewRunners
 from bluegray.web.review.service import Reviews
 from bluegray.web.routers import (
@@ -46,6 +47,7 @@ from bluegray.web.routers import (
     meta,
     pages,
     positions,
+    puzzles,
     records,
     reviews,
     rules,
@@ -118,11 +120,13 @@ def create_app(settings: Settings | None = None) -> FastAPI:
     game_chat = Chat(settings, service, rates)
     duties.on_chat = game_chat.heard
     showcase = Showcase(settings, service)  # the home page's featured game
+    puzzles_service = Puzzles(database)
 
     @asynccontextmanager
     async def lifespan(app: FastAPI) -> AsyncIterator[None]:
         database.start()
         try:
+            puzzles_service.load()  # the starter set, once
             await duties.start()
             await lobby.start()
             await runners.start()
@@ -156,6 +160,7 @@ def create_app(settings: Settings | None = None) -> FastAPI:
     app.state.reviews = review_service
     app.state.chat = game_chat
     app.state.showcase = showcase
+    app.state.puzzles = puzzles_service
     app.state.tournaments = Tournaments(service, duties.timers)
     app.state.callers = Callers(account_service.sessions, account_service.tokens)
     install_handlers(app, process, service.metrics)
@@ -185,6 +190,8 @@ def create_app(settings: Settings | None = None) -> FastAPI:
     app.include_router(chat.router)
     app.include_router(chat.pages)
     app.include_router(featured.router)
+    app.include_router(puzzles.router)
+    app.include_router(puzzles.pages)
     app.mount("/static", StaticFiles(directory=STATIC), name="static")
     app.state.rates = rates
     app.add_middleware(GuardMiddleware, settings=settings, rates=rates, process=process)

@@ -249,6 +249,7 @@ def test_no_page_has_a_serious_or_critical_accessibility_violation(
             ("/learn/sackson", "#main"),
             ("/player/ada", "#main"),
             ("/moderation/chat", "#main"),
+            ("/puzzles", "#board svg"),
         ]
         for path, ready in pages:
             settle(page, live_url + path, ready)
@@ -263,7 +264,14 @@ def test_no_page_has_a_serious_or_critical_accessibility_violation(
             if path == "/" and state == "in":  # the form that posts a challenge, open
                 page.locator("#post-seek summary").click()
                 found += audit(page, f"/ with its challenge form at {width} px")
-            if path.startswith(("/study", "/replay")):  # the board read out
+            if path == "/puzzles":  # a try failed, then the board read out in the reader mode
+                page.locator("#legal-moves button").first.click()
+                expect(page.locator("#puzzle-result")).to_have_attribute(
+                    "data-result", re.compile(".")
+                )
+                found += audit(page, f"/puzzles after a try at {width} px, logged {state}")
+                page.click("#speech-toggle")
+            if path.startswith(("/study", "/replay", "/puzzles")):  # the board read out
                 page.click("#read-board")
                 expect(page.locator("#board-reading")).to_contain_text("Blue: captain")
                 found += audit(page, f"{path} read out at {width} px, logged {state}")

@@ -71,7 +71,7 @@ def test_the_migrations_build_exactly_the_models_schema(database_url: str) -> No
         with database.engine.connect() as connection:
             context = MigrationContext.configure(connection)
             assert compare_metadata(context, schema()) == []
-            assert context.get_current_revision() == "0012"
+            assert context.get_current_revision() == "0013"
             if connection.dialect.name == "sqlite":
                 mode = connection.execute(text("PRAGMA journal_mode")).scalar()
                 assert mode == "wal"
@@ -107,9 +107,10 @@ def test_the_whole_schema_gathers_every_domains_tables_in_a_fresh_process() -> N
         {
             "accounts", "api_tokens", "chat_messages", "chat_mutes", "chat_reports",
             "chat_silences", "deadlines", "explorer_books", "explorer_games", "explorer_moves",
-            "games", "idempotency_keys", "listings", "moves", "rating_history", "ratings",
-            "review_positions", "reviews", "seats", "seeks", "server_state", "sessions",
-            "tournament_byes", "tournament_games", "tournament_players", "tournaments",
+            "games", "idempotency_keys", "listings", "moves", "puzzle_attempts", "puzzle_ratings",
+            "puzzles", "rating_history", "ratings", "review_positions", "reviews", "seats", "seeks",
+            "server_state", "sessions", "tournament_byes", "tournament_games", "tournament_players",
+            "tournaments",
         }
     )  # fmt: skip
     # The rows import nothing of their domains (but their packages) and of the platform but Base.

@@ -43,6 +43,7 @@ def assert_navigation(html: str, current: str) -> None:
         ("/", "Play"),
         ("/learn", "Learn"),
         ("/study", "Study"),
+        ("/puzzles", "Puzzles"),
         ("/games", "My games"),
         ("/tournaments", "Tournaments"),
     ]:
@@ -193,6 +194,7 @@ PAGES = {
     "tournaments.html": "page-tournaments",
     "tournament.html": "page-tournament",
     "moderation_chat.html": "page-moderation",
+    "puzzles.html": "page-puzzles",
 }
 STYLESHEET = STATIC / "app.css"
 
@@ -223,6 +225,8 @@ def test_every_page_names_itself_on_its_body(client: TestClient) -> None:
         ("/games", "page-games"),
         (f"/replay/{game['id']}", "page-replay"),
         ("/study", "page-study"),
+        ("/puzzles", "page-puzzles"),
+        ("/puzzles/1", "page-puzzles"),
         ("/tournaments", "page-tournaments"),
         ("/tournament/nothing", "page-tournament"),
     ]:

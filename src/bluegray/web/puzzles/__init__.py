@@ -1,0 +1,1 @@
+"""Puzzles: positions with one clearly winning move, solved by clicking, with a puzzle rating."""
