@@ -12,6 +12,7 @@ from alembic.script import ScriptDirectory
 from sqlalchemy import create_engine, inspect, text
 
 from bluegray.cli.main import main
+from bluegray.web.explorer.book import shipped_books
 from bluegray.web.platform.db import MIGRATIONS
 from bluegray.web.platform.db import database_url as parse_url
 from tests.servers import free_port
@@ -45,7 +46,11 @@ def test_db_upgrade_creates_the_schema_then_finds_it_up_to_date(
 ) -> None:
     shown = parse_url(database_url).render_as_string(hide_password=True)
     assert main(["db", "upgrade", "--database-url", database_url]) == 0
-    assert capsys.readouterr().out == f"bluegray: created the schema (revision {HEAD}) in {shown}\n"
+    books = ", ".join(shipped_books())
+    assert capsys.readouterr().out == (
+        f"bluegray: created the schema (revision {HEAD}) in {shown}\n"
+        f"bluegray: the explorer loaded the books of {books}\n"
+    )
     assert _revisions(database_url) == [HEAD]
     monkeypatch.setenv("BLUEGRAY_DATABASE_URL", database_url)  # the setting, without the option
     assert main(["db", "upgrade"]) == 0
