@@ -28,6 +28,7 @@ from bluegray.web.explorer.book import Book, read_book, shipped_books, shipped_p
 from bluegray.web.explorer.positions import (
     MAX_PLIES,
     CountedGame,
+    MoveTally,
     Tally,
     position_key,
     preset_name,
@@ -197,18 +198,8 @@ def _counts(row: Any) -> SourceCounts | None:
     )
 
 
-@dataclass
-class _Sum:
-    games: int = 0
-    blue_wins: int = 0
-    draws: int = 0
-    gray_wins: int = 0
-    rated_games: int = 0
-    rating_sum: int = 0
-
-
 def _total(rows: Sequence[Row[Any]]) -> SourceCounts | None:
-    total = _Sum()
+    total = MoveTally()  # the rows' counts summed
     for row in rows:
         for name in ("games", "blue_wins", "draws", "gray_wins", "rated_games", "rating_sum"):
             setattr(total, name, getattr(total, name) + getattr(row, name))
