@@ -142,6 +142,7 @@ def service_env(database_url: str, redis_url: str | None, **settings: Any) -> di
         "BLUEGRAY_DEADLINE_POLL_SECONDS": "0.25",
         "BLUEGRAY_ALLOWED_HOSTS": "127.0.0.1,localhost",
         "BLUEGRAY_RATE_LIMITS": "false",
+        "BLUEGRAY_EXPLORER_BOOKS_AT_START": "false",  # some CPU seconds each process's start
     }
     if redis_url is not None:
         env["BLUEGRAY_REDIS_URL"] = redis_url

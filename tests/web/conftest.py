@@ -65,6 +65,7 @@ def settings_for(database_url: str, **changes: Any) -> Settings:
         ai_workers=1,
         heartbeat_seconds=0.5,
         allowed_hosts=["testserver", "127.0.0.1", "localhost"],
+        explorer_books_at_start=False,  # some CPU seconds each start: the explorer's tests load them
     )
     return base.with_changes(**changes)
 

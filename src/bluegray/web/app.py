@@ -20,6 +20,7 @@ from bluegray.web.backends import backends
 from bluegray.web.chat.service import Chat
 from bluegray.web.duties import Duties
 from bluegray.web.endings import CLOSING_STEPS, record_end
+from bluegray.web.explorer.service import ShippedBooks
 from bluegray.web.featured.showing import Showcase
 from bluegray.web.games.service import GameService
 from bluegray.web.lobby.service import Lobby
@@ -121,6 +122,7 @@ def create_app(settings: Settings | None = None) -> FastAPI:
     duties.on_chat = game_chat.heard
     showcase = Showcase(settings, service)  # the home page's featured game
     puzzles_service = Puzzles(database)
+    books = ShippedBooks(database)
 
     @asynccontextmanager
     async def lifespan(app: FastAPI) -> AsyncIterator[None]:
@@ -132,7 +134,10 @@ def create_app(settings: Settings | None = None) -> FastAPI:
             await runners.start()
             game_chat.start()
             await showcase.start()
+            if settings.explorer_books_at_start:
+                books.start()
             yield
+            await books.stop()
             await showcase.stop()
             await game_chat.stop()
             await runners.stop()

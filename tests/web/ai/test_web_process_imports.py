@@ -25,6 +25,7 @@ PROGRAM = textwrap.dedent(
         ai_processes=True,
         ai_workers=1,
         allowed_hosts=["testserver"],
+        explorer_books_at_start=False,
     )
     with TestClient(create_app(settings)) as client:
         created = client.post(

@@ -6,6 +6,7 @@ refusals. On SQLite and on PostgreSQL."""
 from __future__ import annotations
 
 import dataclasses
+import time
 from collections.abc import Callable
 from pathlib import Path
 from typing import Any
@@ -18,7 +19,7 @@ from sqlalchemy.orm import Session
 
 from bluegray.cli.main import main
 from bluegray.game import Game
-from bluegray.web.explorer.book import decode_book, encode_book, read_book
+from bluegray.web.explorer.book import decode_book, encode_book, read_book, shipped_path
 from bluegray.web.explorer.positions import MAX_PLIES, CountedGame, Tally, position_key
 from bluegray.web.explorer.service import counted_live, explorer_ended, load_book
 from bluegray.web.games.live import LiveGame
@@ -304,3 +305,22 @@ def test_the_book_command_plays_legal_games_says_how_far_it_is_and_refuses_bad_c
     assert main(refused) == 2
     assert capsys.readouterr().err.strip() == "bluegray: error: --games must be 1 to 100000, not 0"
     assert read_book(output).games == book.games  # the file as it was
+
+
+def test_a_web_process_loads_the_shipped_books_as_it_starts(
+    make_client: Callable[..., TestClient],
+) -> None:
+    # As `bluegray serve` starts on a fresh install (the tests' apps leave the books out).
+    client = make_client(explorer_books_at_start=True)
+    deadline = time.monotonic() + 60
+    while True:
+        answer = client.get("/api/explorer", params={"rules": "cooper"})
+        assert answer.status_code == 200, answer.text
+        book = answer.json()["book"]
+        if book is not None:
+            break
+        assert time.monotonic() < deadline, "the books were not loaded within 60 s"
+        time.sleep(0.2)  # poll interval: until the start-up's thread has loaded them
+    # Every game of the book passes the start (a game that comes back to it and plays on counts
+    # there once more).
+    assert book["games"] >= len(read_book(shipped_path("cooper")).games) == 1000

@@ -63,7 +63,7 @@ from bluegray.web.platform.settings import Settings
 
 settings = Settings(
     database_url=sys.argv[1], redis_url=sys.argv[2], allowed_hosts=["testserver"],
-    heartbeat_seconds=0.5, deadline_poll_seconds=0.1,
+    heartbeat_seconds=0.5, deadline_poll_seconds=0.1, explorer_books_at_start=False,
 )
 with TestClient(create_app(settings)) as client:
     created = client.post("/api/games", json={"opponent": {"type": "ai", "level": 3},

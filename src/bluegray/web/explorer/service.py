@@ -11,7 +11,9 @@ end stored by a web process or a worker, or found again by the fill, adds nothin
 
 from __future__ import annotations
 
+import asyncio
 import json
+import logging
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from typing import Any, Final
@@ -40,6 +42,8 @@ from bluegray.web.games.live import LiveGame
 from bluegray.web.platform.clocks import now_ms
 from bluegray.web.platform.db import Database
 from bluegray.web.platform.refusals import Invalid
+
+log = logging.getLogger("bluegray.web")
 
 FILL_PAGE: Final = 500
 """Games counted per transaction by the fill."""
@@ -165,6 +169,33 @@ def load_book(engine: Engine, book: Book, *, again: bool = False) -> bool:
 def load_shipped_books(engine: Engine) -> list[str]:
     """Load every shipped book not loaded yet (or changed since); the rule sets loaded."""
     return [rules for rules in shipped_books() if load_book(engine, read_book(shipped_path(rules)))]
+
+
+class ShippedBooks:
+    """The shipped engine books, loaded by a web process as it starts (``explorer_books_at_start``),
+    so that a fresh install's explorer has them: in a thread beside the serving, a few CPU seconds
+    the first time, nothing after (a book loaded already is known by its digest)."""
+
+    def __init__(self, db: Database) -> None:
+        self.db = db
+        self._task: asyncio.Task[None] | None = None
+
+    def start(self) -> None:
+        self._task = asyncio.create_task(self._load(), name="bluegray-explorer-books")
+
+    async def _load(self) -> None:
+        try:
+            loaded = await asyncio.to_thread(load_shipped_books, self.db.engine)
+        except Exception as error:  # another process loading them at once, or the database out
+            log.warning("the explorer's books were not loaded here: %r", error)
+            return
+        if loaded:
+            log.info("the explorer loaded the books of %s", ", ".join(loaded))
+
+    async def stop(self) -> None:
+        """Wait for a load under way (its thread cannot be stopped midway)."""
+        if self._task is not None:
+            await self._task
 
 
 @dataclass(frozen=True)

@@ -208,6 +208,10 @@ class Settings(BaseSettings):
     not available."""
     max_analysis_seconds: float = Field(default=5.0, gt=0, le=60)
 
+    explorer_books_at_start: bool = True
+    """Load the shipped engine books into the opening explorer when a web process starts (in a
+    thread: some 7 CPU seconds the first time, nothing once they are loaded)."""
+
     # -- game reviews ----------------------------------------------------------------------------
 
     review_nodes: int = Field(default=20_000, ge=1, le=10_000_000)
