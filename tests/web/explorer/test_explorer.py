@@ -5,7 +5,9 @@ refusals. On SQLite and on PostgreSQL."""
 
 from __future__ import annotations
 
+import asyncio
 import dataclasses
+import threading
 import time
 from collections.abc import Callable
 from pathlib import Path
@@ -19,9 +21,21 @@ from sqlalchemy.orm import Session
 
 from bluegray.cli.main import main
 from bluegray.game import Game
-from bluegray.web.explorer.book import decode_book, encode_book, read_book, shipped_path
+from bluegray.web.explorer.book import (
+    decode_book,
+    encode_book,
+    read_book,
+    shipped_path,
+)
 from bluegray.web.explorer.positions import MAX_PLIES, CountedGame, Tally, position_key
-from bluegray.web.explorer.service import counted_live, explorer_ended, load_book
+from bluegray.web.explorer.service import (
+    BookLoadStoppedError,
+    ShippedBooks,
+    counted_live,
+    explorer_ended,
+    load_book,
+    load_shipped_books,
+)
 from bluegray.web.games.live import LiveGame
 from bluegray.web.games.store import load_game
 from bluegray.web.migrations.schema import schema
@@ -324,3 +338,56 @@ def test_a_web_process_loads_the_shipped_books_as_it_starts(
     # Every game of the book passes the start (a game that comes back to it and plays on counts
     # there once more).
     assert book["games"] >= len(read_book(shipped_path("cooper")).games) == 1000
+
+
+def test_processes_loading_the_same_books_at_once_all_succeed_and_count_them_once(
+    client: TestClient,
+) -> None:
+    # As processes starting together on a new database do (`db upgrade`, `serve`): before the
+    # books' lock, each loaded the book, and PostgreSQL could find a deadlock between one's
+    # delete and another's insert.
+    engine = client.app.state.service.db.engine  # type: ignore[attr-defined]
+    book = read_book(shipped_path("cooper"))
+    errors: list[BaseException] = []
+    loaded: list[bool] = []
+
+    def load() -> None:
+        try:
+            loaded.append(load_book(engine, book))
+        except BaseException as error:  # told to the test below
+            errors.append(error)
+
+    threads = [threading.Thread(target=load) for _ in range(3)]
+    for thread in threads:
+        thread.start()
+    for thread in threads:
+        thread.join()
+    assert errors == []
+    assert sorted(loaded) == [False, False, True]  # loaded once; the others found it loaded
+    at_once = explore(client, rules="cooper")
+    assert load_book(engine, book, again=True)  # alone this time
+    assert explore(client, rules="cooper") == at_once  # the same counts: not twice them
+
+
+def test_a_book_load_stopped_midway_writes_nothing(client: TestClient) -> None:
+    # A web process stopping while it loads the books gives the load up between two batches.
+    engine = client.app.state.service.db.engine  # type: ignore[attr-defined]
+    stop = threading.Event()
+    stop.set()
+    with pytest.raises(BookLoadStoppedError, match="the book of sackson was not loaded: stopped"):
+        load_shipped_books(engine, stop)
+    assert count_rows(client, "explorer_books") == 0
+    assert explore(client, rules="sackson")["book"] is None
+
+
+def test_a_web_process_stopping_gives_up_the_books_it_is_loading(client: TestClient) -> None:
+    # Before, its stop waited for every book to load: a SIGTERM on a fresh install took minutes
+    # on a busy host.
+    books = ShippedBooks(client.app.state.service.db)  # type: ignore[attr-defined]
+
+    async def start_then_stop() -> None:
+        books.start()
+        await books.stop()
+
+    asyncio.run(start_then_stop())
+    assert count_rows(client, "explorer_books") == 0

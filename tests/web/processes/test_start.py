@@ -3,8 +3,12 @@ starting at once, which must create the schema once and all come up."""
 
 from __future__ import annotations
 
+import os
+import signal
 import subprocess
 import sys
+import time
+from typing import Final
 
 import pytest
 from alembic.config import Config
@@ -29,6 +33,10 @@ def _head() -> str:
 
 
 HEAD = _head()
+BOOKS_AT_START: Final = {
+    "BLUEGRAY_AI_PROCESSES": "false",
+    "BLUEGRAY_EXPLORER_BOOKS_AT_START": "true",  # as `bluegray serve` does on a fresh install
+}
 
 
 def _revisions(url: str) -> list[str]:
@@ -93,7 +101,7 @@ def test_processes_starting_together_on_a_new_database_all_come_up(
         for _ in range(UPGRADES)
     ]
     for _ in range(SERVERS):
-        processes.append(ServeProcess(free_port(), database_url, BLUEGRAY_AI_PROCESSES="false"))
+        processes.append(ServeProcess(free_port(), database_url, **BOOKS_AT_START))
     outputs = [upgrade.communicate(timeout=120)[0] for upgrade in upgrades]
     assert [upgrade.returncode for upgrade in upgrades] == [0] * UPGRADES, outputs
     for server in processes:
@@ -106,3 +114,25 @@ def test_processes_starting_together_on_a_new_database_all_come_up(
     created: Json = first.post("/api/games", {"opponent": {"type": "hotseat"}}).json()
     for server in others:
         assert server.get(f"/api/games/{created['game']['id']}")["id"] == created["game"]["id"]
+
+
+def test_a_server_stopped_as_it_loads_the_books_stops_at_once_and_the_next_one_loads_them(
+    database_url: str, processes: list[ServeProcess]
+) -> None:
+    # Before, a SIGTERM waited for every book to load: more than 20 s on a busy host.
+    first = ServeProcess(free_port(), database_url, **BOOKS_AT_START)
+    processes.append(first)
+    first.wait_ready()
+    os.kill(first.process.pid, signal.SIGTERM)
+    assert first.process.wait(timeout=20) in (0, -signal.SIGTERM)
+    second = ServeProcess(free_port(), database_url, **BOOKS_AT_START)
+    processes.append(second)
+    second.wait_ready()
+    deadline = time.monotonic() + 120
+    waiting = shipped_books()
+    while waiting:
+        assert time.monotonic() < deadline, f"no books of {waiting} within 120 s"
+        time.sleep(0.2)  # poll interval: until the second server has loaded every book
+        waiting = [
+            rules for rules in waiting if second.get(f"/api/explorer?rules={rules}")["book"] is None
+        ]

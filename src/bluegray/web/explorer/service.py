@@ -14,6 +14,7 @@ from __future__ import annotations
 import asyncio
 import json
 import logging
+import threading
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from typing import Any, Final
@@ -40,7 +41,7 @@ from bluegray.web.games.ended_games import EndedGame, finished_rated_games
 from bluegray.web.games.fair_play import board_and_turn
 from bluegray.web.games.live import LiveGame
 from bluegray.web.platform.clocks import now_ms
-from bluegray.web.platform.db import Database
+from bluegray.web.platform.db import Database, hold_lock
 from bluegray.web.platform.refusals import Invalid
 
 log = logging.getLogger("bluegray.web")
@@ -156,44 +157,83 @@ def fill_site(engine: Engine, on_page: Callable[[int], None] | None = None) -> i
             on_page(added)
 
 
-def load_book(engine: Engine, book: Book, *, again: bool = False) -> bool:
+BOOKS_LOCK: Final = int.from_bytes(b"bg-books", "big")
+"""The database's lock held while a book is loaded: processes loading the shipped books at
+once (servers and upgrades starting together) load each once, one after the other."""
+
+
+class BookLoadStoppedError(BlueGrayError):
+    """A book's load given up midway, as its process stops (nothing of it was written)."""
+
+
+def _loaded(engine: Engine, book: Book) -> bool:
+    with engine.connect() as connection:
+        return store.book_digest(connection, book.rules) == book.digest
+
+
+def load_book(
+    engine: Engine, book: Book, *, again: bool = False, stop: threading.Event | None = None
+) -> bool:
     """Load ``book`` into the ``book`` source in the place of its rule set's book, unless the
-    same file is loaded already (``again``: even so); whether it was loaded."""
-    with engine.begin() as connection:
+    same file is loaded already (``again``: even so); whether it was loaded. Holds the books'
+    lock, so a process loading the same file meanwhile waits, then finds it loaded. ``stop``
+    set: ``BookLoadStoppedError`` between two batches of rows, with nothing written."""
+    if not again and _loaded(engine, book):
+        return False
+    tally = _tally(book.games)  # before the lock: a CPU second, no writes waiting for it
+    with engine.connect() as connection:
+        hold_lock(connection, BOOKS_LOCK)
         if not again and store.book_digest(connection, book.rules) == book.digest:
+            connection.rollback()
             return False
-        store.replace_book(connection, book.rules, book.digest, _tally(book.games), now_ms())
+        for _ in store.replace_book(connection, book.rules, book.digest, tally, now_ms()):
+            if stop is not None and stop.is_set():
+                connection.rollback()
+                raise BookLoadStoppedError(f"the book of {book.rules} was not loaded: stopped")
+        connection.commit()
     return True
 
 
-def load_shipped_books(engine: Engine) -> list[str]:
-    """Load every shipped book not loaded yet (or changed since); the rule sets loaded."""
-    return [rules for rules in shipped_books() if load_book(engine, read_book(shipped_path(rules)))]
+def load_shipped_books(engine: Engine, stop: threading.Event | None = None) -> list[str]:
+    """Load every shipped book not loaded yet (or changed since); the rule sets loaded.
+    ``stop``: as ``load_book``."""
+    return [
+        rules
+        for rules in shipped_books()
+        if load_book(engine, read_book(shipped_path(rules)), stop=stop)
+    ]
 
 
 class ShippedBooks:
     """The shipped engine books, loaded by a web process as it starts (``explorer_books_at_start``),
     so that a fresh install's explorer has them: in a thread beside the serving, a few CPU seconds
-    the first time, nothing after (a book loaded already is known by its digest)."""
+    the first time, nothing after (a book loaded already is known by its digest). A process that
+    stops meanwhile gives up the book it is loading (the next start loads it)."""
 
     def __init__(self, db: Database) -> None:
         self.db = db
+        self._stop = threading.Event()
         self._task: asyncio.Task[None] | None = None
 
     def start(self) -> None:
+        self._stop.clear()
         self._task = asyncio.create_task(self._load(), name="bluegray-explorer-books")
 
     async def _load(self) -> None:
         try:
-            loaded = await asyncio.to_thread(load_shipped_books, self.db.engine)
-        except Exception as error:  # another process loading them at once, or the database out
+            loaded = await asyncio.to_thread(load_shipped_books, self.db.engine, self._stop)
+        except BookLoadStoppedError as stopped:
+            log.info("%s", stopped)
+            return
+        except Exception as error:  # the database out, or full
             log.warning("the explorer's books were not loaded here: %r", error)
             return
         if loaded:
             log.info("the explorer loaded the books of %s", ", ".join(loaded))
 
     async def stop(self) -> None:
-        """Wait for a load under way (its thread cannot be stopped midway)."""
+        """Give up a load under way, and wait for its thread (a batch of rows at most)."""
+        self._stop.set()
         if self._task is not None:
             await self._task
 

@@ -102,15 +102,16 @@ def book_digest(connection: Connection, rules: str) -> str | None:
 
 def replace_book(
     connection: Connection, rules: str, digest: str, tally: Tally, now_ms: int
-) -> None:
-    """Put ``tally`` in the place of ``rules``'s book rows, and note the book's digest."""
+) -> Iterator[int]:
+    """Put ``tally`` in the place of ``rules``'s book rows, and note the book's digest: yields
+    the rows written after each batch (the caller may give up between two, and roll back)."""
     connection.execute(delete(_MOVES).where(_MOVES.c.rules == rules, _MOVES.c.source == "book"))
     statement = _insert(connection)(_MOVES)
-    statement = statement.on_conflict_do_update(
-        index_elements=list(_KEY), set_={name: statement.excluded[name] for name in _COUNTS}
-    )  # a process loading the same book at the same time: the same counts, not twice them
+    written = 0
     for batch in _batches(_rows("book", tally)):
         connection.execute(statement, batch)
+        written += len(batch)
+        yield written
     upsert(
         connection,
         _BOOKS,

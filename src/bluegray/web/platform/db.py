@@ -146,11 +146,14 @@ class Upgrade:
         return self.before != self.after
 
 
-def _lock_for_migrations(connection: Connection) -> None:
-    """Hold the database's lock for migrations until the transaction ends (others wait)."""
+def hold_lock(connection: Connection, key: int) -> None:
+    """Begin the transaction of ``connection`` holding the database's lock ``key`` until it
+    ends: a process asking for the same lock waits (PostgreSQL: the advisory lock ``key``;
+    SQLite: the file's write lock, whatever the key). Call it before anything else on the
+    connection."""
     dialect = connection.dialect.name
     if dialect == "postgresql":
-        connection.execute(text("SELECT pg_advisory_xact_lock(:key)"), {"key": MIGRATION_LOCK})
+        connection.execute(text("SELECT pg_advisory_xact_lock(:key)"), {"key": key})
     elif dialect == "sqlite":
         # The write lock now, before anything is read: a deferred transaction would read the
         # old schema, then fail to write once another process has changed it.
@@ -166,7 +169,7 @@ def upgrade_schema(engine: Engine) -> Upgrade:
     config.set_main_option("script_location", str(MIGRATIONS))
     try:
         with engine.connect() as connection:
-            _lock_for_migrations(connection)
+            hold_lock(connection, MIGRATION_LOCK)
             before = MigrationContext.configure(connection).get_current_revision()
             config.attributes["connection"] = connection
             command.upgrade(config, "head")
