@@ -24,6 +24,7 @@ from typing import Any, Final
 from sqlalchemy import Connection
 
 from bluegray.game import Game
+from bluegray.position import Position
 from bluegray.web.ai.jobs import (
     AiBusyError,
     AiUnavailableError,
@@ -38,7 +39,7 @@ from bluegray.web.platform.clocks import now_ms
 from bluegray.web.platform.db import Database
 from bluegray.web.platform.settings import Settings
 from bluegray.web.review import store
-from bluegray.web.review.service import Snapshot, positions_of
+from bluegray.web.review.service import Snapshot
 
 log = logging.getLogger("bluegray.web")
 
@@ -133,13 +134,13 @@ class ReviewRunners:
     async def drive(self, game_id: str) -> None:
         """Analyse the review's positions not yet stored, in order, then mark it done."""
         live = await self.snapshot(game_id)
-        games = positions_of(live)
+        positions = live.game.positions()
         done = await self.db.read(lambda session: store.stored_plies(session, game_id))
         moves = tuple(str(move) for move in live.game.moves)
-        for ply, game in enumerate(games):
+        for ply, position in enumerate(positions):
             if ply in done:
                 continue
-            await self._out_of_rated_play(game_id, game)
+            await self._out_of_rated_play(game_id, position)
             output = await self._analysis(game_id, self._job(live, moves[:ply]))
             if output is None:
                 return
@@ -148,20 +149,20 @@ class ReviewRunners:
             best_after = None
             if ply < len(moves) and output.best_move not in (None, moves[ply]):
                 after_best = (*moves[:ply], str(output.best_move))
-                engines = game.copy()
+                engines = Game(live.rules, position)
                 engines.push(str(output.best_move))
-                await self._out_of_rated_play(game_id, engines)
+                await self._out_of_rated_play(game_id, engines.position)
                 answer = await self._analysis(game_id, self._job(live, after_best))
                 if answer is None:
                     return
                 best_after = answer.blue_expected
             await self._store(game_id, ply, output, best_after)
         await self.db.write(partial(store.finish, game_id=game_id, now_ms=now_ms()))
-        log.info("review of %s: done (%d positions)", game_id, len(games))
+        log.info("review of %s: done (%d positions)", game_id, len(positions))
 
-    async def _out_of_rated_play(self, game_id: str, game: Game) -> None:
-        """Wait while a rated game being played has ``game``'s position on its board."""
-        while await in_rated_play(self.db, game.position):
+    async def _out_of_rated_play(self, game_id: str, position: Position) -> None:
+        """Wait while a rated game being played has ``position`` on its board."""
+        while await in_rated_play(self.db, position):
             await self._renew(game_id)
             await asyncio.sleep(self.settings.review_poll_seconds)
 

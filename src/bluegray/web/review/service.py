@@ -9,7 +9,6 @@ from collections.abc import Awaitable, Callable
 from functools import partial
 from typing import Final
 
-from bluegray.game import Game
 from bluegray.web.games.fair_play import any_in_rated_play
 from bluegray.web.games.live import LiveGame
 from bluegray.web.platform.clocks import now_ms
@@ -37,16 +36,6 @@ def address_digest(address: str) -> str:
     return hashlib.sha256(address.encode()).hexdigest()
 
 
-def positions_of(live: LiveGame) -> list[Game]:
-    """The game at each of its plies, from the start."""
-    game = Game(live.rules, live.game.start)
-    games = [game.copy()]
-    for move in live.game.moves:
-        game.push(move)
-        games.append(game.copy())
-    return games
-
-
 class Reviews:
     """Asking for reviews and reading them; ``on_request`` wakes this process's runners."""
 
@@ -69,7 +58,7 @@ class Reviews:
         if existing is not None and existing.review.status != "failed":
             return review(existing, _moves(live))
         if live.mode == "imported":
-            positions = [game.position for game in positions_of(live)]
+            positions = live.game.positions()
             if await any_in_rated_play(self.db, positions):
                 raise Conflict("not_allowed", IN_RATED_PLAY)
         digest = address_digest(address)
