@@ -175,3 +175,30 @@ def test_the_bot_s_default_engine_starts_without_bluegray_on_the_path(
     monkeypatch.setenv("PATH", str(tmp_path))  # an empty directory: no bluegray, no python
     with Engine(args.engine) as engine:  # before the fix: 'bluegray' not found
         assert engine.protocol is not None
+
+
+@pytest.mark.parametrize(
+    ("command", "needing"),
+    [
+        (["serve"], "the web app needs"),
+        (["db", "upgrade"], "the database needs"),
+        (["worker"], "the worker needs"),
+        (["explorer", "fill"], "the explorer needs"),
+    ],
+)
+def test_a_command_without_the_web_extra_says_how_to_install_it(
+    command: list[str], needing: str
+) -> None:
+    # As in an install without the extra: importing SQLAlchemy fails (None in sys.modules).
+    script = (
+        "import sys; sys.modules['sqlalchemy'] = None; "
+        "from bluegray.cli.main import main; sys.exit(main(sys.argv[1:]))"
+    )
+    done = subprocess.run(
+        [sys.executable, "-c", script, *command], capture_output=True, text=True, timeout=60
+    )
+    assert done.returncode == 2
+    assert done.stderr == (
+        f'bluegray: error: {needing} the web extra: pip install "bluegray[web]" '
+        "(sqlalchemy missing)\n"
+    )

@@ -8,7 +8,7 @@ import shlex
 import sys
 from typing import Any
 
-from bluegray.cli.common import fail
+from bluegray.cli.common import fail, with_web_extra
 
 DAYS_PER_MOVE = (1, 2, 3, 5, 7, 14)
 
@@ -173,9 +173,5 @@ def run(args: argparse.Namespace) -> int:
     if args.days is not None and args.clock is not None:
         fail("a game has a clock or days per move, not both: give --clock or --days")
     clock = clock_of(args.clock)
-    try:
-        # The WebSocket client comes with the web extra, loaded for this command only.
-        from bluegray.cli import bot_games  # noqa: PLC0415 - the web extra, for this command only
-    except ImportError as error:
-        fail(f'the bot needs the web extra: pip install "bluegray[web]" ({error.name} missing)')
-    return bot_games.run_bot(args, clock)
+    extra = with_web_extra("bot_games", "the bot needs")
+    return int(extra.run_bot(args, clock))

@@ -4,7 +4,9 @@ turning bad input into a one-line error and an exit code."""
 from __future__ import annotations
 
 import argparse
+import importlib
 import sys
+from types import ModuleType
 from typing import NoReturn
 
 from rich.console import Console
@@ -40,6 +42,17 @@ class CommandError(Exception):
 
 def fail(message: str) -> NoReturn:
     raise CommandError(message)
+
+
+def with_web_extra(module: str, needing: str) -> ModuleType:
+    """``bluegray.cli.MODULE``, whose commands need the web extra (SQLAlchemy, Alembic, uvicorn,
+    the WebSocket client), loaded when such a command runs, so that every other command starts
+    without the extra. When it is missing: one line saying that ``needing`` needs it, and how to
+    install it."""
+    try:
+        return importlib.import_module(f"bluegray.cli.{module}")
+    except ImportError as error:
+        fail(f'{needing} the web extra: pip install "bluegray[web]" ({error.name} missing)')
 
 
 def add_game_options(parser: argparse.ArgumentParser, *, moves: bool = True) -> None:

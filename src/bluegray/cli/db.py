@@ -5,7 +5,7 @@ from __future__ import annotations
 import argparse
 from typing import Any
 
-from bluegray.cli.common import fail
+from bluegray.cli.common import with_web_extra
 
 HELP = "the web app's database: create or upgrade its schema (bluegray db upgrade)"
 
@@ -64,11 +64,5 @@ def register(subparsers: Any) -> None:
 
 
 def run_upgrade(args: argparse.Namespace) -> int:
-    try:
-        # The web extra (SQLAlchemy, Alembic) loads for this command only, and may be missing.
-        from bluegray.cli import web_extra  # noqa: PLC0415 - the web extra, for this command only
-    except ImportError as error:
-        fail(
-            f'the database needs the web extra: pip install "bluegray[web]" ({error.name} missing)'
-        )
-    return web_extra.upgrade(args)
+    extra = with_web_extra("web_extra", "the database needs")
+    return int(extra.upgrade(args))

@@ -11,7 +11,7 @@ from concurrent.futures import ProcessPoolExecutor
 from pathlib import Path
 from typing import Any, Final
 
-from bluegray.cli.common import EXIT_OK, console, fail
+from bluegray.cli.common import EXIT_OK, console, fail, with_web_extra
 
 HELP = "the web app's opening explorer: fill it, make its book of engine games"
 
@@ -88,14 +88,8 @@ def register(subparsers: Any) -> None:
 
 
 def run_fill(args: argparse.Namespace) -> int:
-    try:
-        # The web extra (SQLAlchemy, Alembic) loads for this command only, and may be missing.
-        from bluegray.cli import web_extra  # noqa: PLC0415 - the web extra, for this command only
-    except ImportError as error:
-        fail(
-            f'the explorer needs the web extra: pip install "bluegray[web]" ({error.name} missing)'
-        )
-    return web_extra.explorer_fill(args)
+    extra = with_web_extra("web_extra", "the explorer needs")
+    return int(extra.explorer_fill(args))
 
 
 def _book_game(task: tuple[str, int, int]) -> tuple[list[str], str]:

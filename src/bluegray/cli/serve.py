@@ -5,7 +5,7 @@ from __future__ import annotations
 import argparse
 from typing import Any
 
-from bluegray.cli.common import fail
+from bluegray.cli.common import with_web_extra
 
 HELP = "run the web app: play online, against the AI or hot-seat, in a browser"
 
@@ -67,10 +67,6 @@ def register(subparsers: Any) -> None:
 
 
 def run(args: argparse.Namespace) -> int:
-    try:
-        # The web extra (FastAPI, uvicorn, SQLAlchemy) loads for this command only, and may be
-        # missing: every other command starts without it.
-        from bluegray.cli import web_extra  # noqa: PLC0415 - the web extra, for this command only
-    except ImportError as error:
-        fail(f'the web app needs the web extra: pip install "bluegray[web]" ({error.name} missing)')
-    return web_extra.serve(args)
+    # The web extra (FastAPI, uvicorn, SQLAlchemy) loads for this command only.
+    extra = with_web_extra("web_extra", "the web app needs")
+    return int(extra.serve(args))

@@ -7,7 +7,7 @@ from __future__ import annotations
 import argparse
 from typing import Any
 
-from bluegray.cli.common import fail
+from bluegray.cli.common import with_web_extra
 
 HELP = "the web app's accounts: moderators, closing an account, bots (bluegray user --help)"
 
@@ -75,9 +75,5 @@ def register(subparsers: Any) -> None:
 
 
 def run(args: argparse.Namespace) -> int:
-    try:
-        # The web extra (SQLAlchemy, Alembic) loads for this command only, and may be missing.
-        from bluegray.cli import web_extra  # noqa: PLC0415 - the web extra, for this command only
-    except ImportError as error:
-        fail(f'accounts need the web extra: pip install "bluegray[web]" ({error.name} missing)')
-    return web_extra.user(args)
+    extra = with_web_extra("web_extra", "accounts need")
+    return int(extra.user(args))

@@ -5,7 +5,7 @@ from __future__ import annotations
 import argparse
 from typing import Any
 
-from bluegray.cli.common import fail
+from bluegray.cli.common import with_web_extra
 
 HELP = "compute the AI's moves and analyses for web servers that share Redis"
 
@@ -58,9 +58,5 @@ def register(subparsers: Any) -> None:
 
 
 def run(args: argparse.Namespace) -> int:
-    try:
-        # The web extra (Redis, SQLAlchemy) loads for this command only, and may be missing.
-        from bluegray.cli import web_extra  # noqa: PLC0415 - the web extra, for this command only
-    except ImportError as error:
-        fail(f'the worker needs the web extra: pip install "bluegray[web]" ({error.name} missing)')
-    return web_extra.work(args)
+    extra = with_web_extra("web_extra", "the worker needs")
+    return int(extra.work(args))
