@@ -88,6 +88,14 @@ def sign_up(client: Client, name: str, password: str = PASSWORD, **body: Any) ->
     return state
 
 
+def signed_up(app: TestClient, *names: str) -> list[Browser]:
+    """A browser on ``app`` for each name, signed up with it (the default password)."""
+    browsers = [Browser(app) for _ in names]
+    for browser, name in zip(browsers, names, strict=True):
+        sign_up(browser, name)
+    return browsers
+
+
 def log_in(client: Client, name: str, password: str = PASSWORD, **body: Any) -> Any:
     return post(client, "/api/account/login", {"name": name, "password": password, **body})
 

@@ -26,7 +26,7 @@ from bluegray.web.accounts.passwords import (
 from bluegray.web.accounts.rows import AccountRow
 from bluegray.web.platform.db import make_engine
 from bluegray.web.routers.pages import TEMPLATES
-from tests.web.account_clients import PASSWORD, Browser, csrf, log_in, post, sign_up
+from tests.web.account_clients import PASSWORD, Browser, csrf, log_in, post, sign_up, signed_up
 from tests.web.conftest import TestClient, clear_of_a_window_edge
 
 ARGON2 = re.compile(r"\$argon2id\$v=19\$m=(\d+),t=(\d+),p=(\d+)\$([^$]+)\$([^$]+)")
@@ -94,9 +94,7 @@ def test_a_hash_made_with_weaker_parameters_is_remade_at_the_next_login(
 
 def test_logging_in_always_makes_a_new_session_id(make_client: Callable[..., TestClient]) -> None:
     app = make_client()
-    attacker, victim = Browser(app), Browser(app)
-    sign_up(attacker, "attacker")
-    sign_up(victim, "victim")
+    attacker, victim = signed_up(app, "attacker", "victim")
     post(victim, "/api/account/logout")
     planted = attacker.cookies["bluegray_session"]
     # The attacker plants their own live session id in the victim's browser, then the victim
@@ -182,9 +180,7 @@ def test_an_api_token_cannot_take_the_account_over(
     revoking tokens need a logged-in browser: an API token (a program's, or a leaked one) gets
     403 and changes nothing."""
     app = make_client(rate_limits=False)
-    owner, other = Browser(app), Browser(app)
-    sign_up(owner, "owner")
-    sign_up(other, "other")
+    owner, _ = signed_up(app, "owner", "other")  # "other": an account to close
     assert main(["user", "moderator", "owner", "--database-url", database_url]) == 0
     made = post(owner, "/api/account/tokens", {"description": "program"}).json()
     program = Browser(app)

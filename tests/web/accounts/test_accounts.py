@@ -29,6 +29,7 @@ from tests.web.account_clients import (
     log_in,
     post,
     sign_up,
+    signed_up,
 )
 from tests.web.conftest import Json, TestClient, ids_page_by_page
 
@@ -207,9 +208,7 @@ def test_a_players_games_of_the_same_millisecond_are_all_listed_page_by_page(
     make_client: Callable[..., TestClient], monkeypatch: pytest.MonkeyPatch
 ) -> None:
     app = make_client()
-    ada, bob = Browser(app), Browser(app)
-    sign_up(ada, "ada")
-    sign_up(bob, "bob")
+    ada, bob = signed_up(app, "ada", "bob")
     monkeypatch.setattr(service_module, "now_ms", lambda: 1_700_000_000_000)
     ids = {friend_game(ada, bob)[0] for _ in range(3)}
     seen = ids_page_by_page(bob.get, "/api/players/bob/games", limit=2)
@@ -220,9 +219,7 @@ def test_a_profile_counts_wins_draws_losses_and_abandonments(
     make_client: Callable[..., TestClient], time_offset: Callable[[float], None]
 ) -> None:
     app = make_client(abandon_seconds=0.3)
-    ada, bob = Browser(app), Browser(app)
-    sign_up(ada, "ada")
-    sign_up(bob, "bob")
+    ada, bob = signed_up(app, "ada", "bob")
     game_id, _, _ = friend_game(ada, bob, moved=True)
     assert post(ada, f"/api/games/{game_id}/actions", {"action": "resign"}).status_code == 200
     # Bob wins a game that Ada leaves on her move.

@@ -11,7 +11,7 @@ from typing import Any
 from starlette.testclient import WebSocketTestSession
 
 from bluegray.cli.main import main
-from tests.web.account_clients import Browser, Client, friend_game, post, sign_up
+from tests.web.account_clients import Browser, Client, friend_game, post, sign_up, signed_up
 from tests.web.conftest import Json, TestClient
 
 
@@ -146,9 +146,7 @@ def test_bad_messages_are_refused_with_422_and_unknown_games_with_404(
 
 def test_the_rate_and_the_games_limit_hold(make_client: Callable[..., TestClient]) -> None:
     app = make_client(rate_limits=True, chat_burst=3, chat_rate=0.01, chat_messages_per_game=4)
-    blue, gray = Browser(app), Browser(app)
-    sign_up(blue, "bluey")
-    sign_up(gray, "grayson")
+    blue, gray = signed_up(app, "bluey", "grayson")
     game_id, _, _ = friend_game(blue, gray)
     answers = [say(blue, game_id, f"m{n}") for n in range(4)]
     assert [answer.status_code for answer in answers] == [201, 201, 201, 429]

@@ -40,7 +40,7 @@ from bluegray.web.games.live import LiveGame
 from bluegray.web.games.store import load_game
 from bluegray.web.migrations.schema import schema
 from bluegray.web.platform.db import MIGRATIONS
-from tests.web.account_clients import Browser, friend_game, post, sign_up
+from tests.web.account_clients import Browser, friend_game, post, sign_up, signed_up
 from tests.web.conftest import Json, TestClient
 from tests.web.explorer.explorer_games import (
     RATED,
@@ -153,9 +153,7 @@ def test_the_fill_counts_the_stored_games_once_and_loads_the_books(
     make_client: Callable[..., TestClient], database_url: str
 ) -> None:
     app = make_client(rate_limits=False)
-    ada, bob = Browser(app), Browser(app)
-    sign_up(ada, "ada")
-    sign_up(bob, "bob")
+    ada, bob = signed_up(app, "ada", "bob")
     play_rated_games(ada, bob)
     counted = explore(app, rules="sackson", position=TRANSPOSED)
     start = explore(app, rules="sackson")
@@ -263,9 +261,7 @@ def test_a_position_on_the_board_of_a_rated_game_being_played_is_refused(
     make_client: Callable[..., TestClient],
 ) -> None:
     app = make_client(rate_limits=False)
-    ada, bob = Browser(app), Browser(app)
-    sign_up(ada, "ada")
-    sign_up(bob, "bob")
+    ada, bob = signed_up(app, "ada", "bob")
     game_id, blue_token, gray_token = friend_game(ada, bob, **RATED)
     play(ada, game_id, {"blue": blue_token, "gray": gray_token}, ("c2-c3", "h8-h7"))
     refused = ada.get("/api/explorer", params={"position": _after("c2-c3", "h8-h7")})
@@ -279,9 +275,7 @@ def test_the_upgrade_that_creates_the_explorer_counts_the_stored_games(
     make_client: Callable[..., TestClient], database_url: str
 ) -> None:
     app = make_client(rate_limits=False)
-    ada, bob = Browser(app), Browser(app)
-    sign_up(ada, "ada")
-    sign_up(bob, "bob")
+    ada, bob = signed_up(app, "ada", "bob")
     play_rated_games(ada, bob)
     counted = explore(app, rules="sackson", position=TRANSPOSED)
     db = app.app.state.service.db  # type: ignore[attr-defined]

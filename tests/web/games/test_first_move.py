@@ -8,7 +8,7 @@ from __future__ import annotations
 import time
 from collections.abc import Callable
 
-from tests.web.account_clients import Browser, friend_game, sign_up
+from tests.web.account_clients import Browser, friend_game, signed_up
 from tests.web.conftest import Json, TestClient
 
 
@@ -36,9 +36,7 @@ def test_a_game_whose_first_moves_never_come_is_aborted_unrated(
     make_client: Callable[..., TestClient],
 ) -> None:
     app = make_client(rate_limits=False, first_move_seconds=0.6)
-    ada, bob = Browser(app), Browser(app)
-    sign_up(ada, "ada")
-    sign_up(bob, "bob")
+    ada, bob = signed_up(app, "ada", "bob")
     # Nobody moves: aborted, no rating, nobody's loss; not before the time for the first move,
     # counted from before the game was made (from after, a loaded machine's slow set-up ate it).
     started = time.monotonic()

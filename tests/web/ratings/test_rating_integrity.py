@@ -11,7 +11,7 @@ from typing import Any
 import pytest
 
 from bluegray.cli.main import main
-from tests.web.account_clients import Browser, first_moves, friend_game, post, sign_up
+from tests.web.account_clients import Browser, first_moves, friend_game, post, sign_up, signed_up
 from tests.web.conftest import Json, LiveServer, TestClient
 from tests.web.lobby_clients import Player
 from tests.web.ratings.test_ratings import RATED, app_of, error_of, rows
@@ -30,9 +30,7 @@ def test_a_rated_game_ended_before_both_sides_have_moved_is_aborted_and_unrated(
     make_client: Callable[..., TestClient],
 ) -> None:
     app = app_of(make_client)
-    ada, bob = Browser(app), Browser(app)
-    sign_up(ada, "ada")
-    sign_up(bob, "bob")
+    ada, bob = signed_up(app, "ada", "bob")
     # No move: a draw cannot be offered, and resigning aborts.
     game_id, ada_token, bob_token = friend_game(ada, bob, **RATED)
     refused = act(ada, game_id, ada_token, "offer_draw")

@@ -19,7 +19,7 @@ from bluegray.web.ratings.glicko import DEFAULT_SETTINGS, Rating
 from bluegray.web.ratings.leaderboards import CHART_LABELS, CHART_MARGIN, rating_chart
 from bluegray.web.ratings.rows import RatingRow
 from bluegray.web.ratings.service import NEW_STANDING, Standing, rate_pair
-from tests.web.account_clients import Browser, friend_game, post, sign_up
+from tests.web.account_clients import Browser, friend_game, post, sign_up, signed_up
 from tests.web.conftest import Json, TestClient
 
 RATED: Json = {"rated": True, "clock": {"minutes": 10}}
@@ -108,9 +108,7 @@ def test_a_rated_game_s_end_rates_both_players_once_as_glicko_2_says(
     make_client: Callable[..., TestClient],
 ) -> None:
     app = app_of(make_client)
-    ada, bob = Browser(app), Browser(app)
-    sign_up(ada, "ada")
-    sign_up(bob, "Bob_2")
+    ada, bob = signed_up(app, "ada", "Bob_2")
     game_id, ada_token, bob_token = friend_game(ada, bob, **RATED, moved=True)
     assert app.get(f"/api/games/{game_id}").json()["ratings"] is None
     state = resign(bob, game_id, bob_token)  # Bob (Gray) resigns: Ada (Blue) wins
@@ -160,9 +158,7 @@ def test_a_game_without_a_clock_is_rated_by_correspondence(
     make_client: Callable[..., TestClient],
 ) -> None:
     app = app_of(make_client)
-    ada, bob = Browser(app), Browser(app)
-    sign_up(ada, "ada")
-    sign_up(bob, "bob")
+    ada, bob = signed_up(app, "ada", "bob")
     pools = []
     for terms in ({"correspondence": {"days": 3}}, {}):
         game_id, _, bob_token = friend_game(ada, bob, rated=True, **terms, moved=True)
@@ -176,9 +172,7 @@ def test_an_aborted_or_casual_game_changes_no_rating(
     make_client: Callable[..., TestClient],
 ) -> None:
     app = app_of(make_client)
-    ada, bob = Browser(app), Browser(app)
-    sign_up(ada, "ada")
-    sign_up(bob, "bob")
+    ada, bob = signed_up(app, "ada", "bob")
     game_id, ada_token, _ = friend_game(ada, bob, **RATED)
     aborted = ada.post(
         f"/api/games/{game_id}/actions",
@@ -234,9 +228,7 @@ def test_the_profile_page_shows_each_rating_with_its_chart(
     make_client: Callable[..., TestClient],
 ) -> None:
     app = app_of(make_client)
-    ada, bob = Browser(app), Browser(app)
-    sign_up(ada, "ada")
-    sign_up(bob, "bob")
+    ada, bob = signed_up(app, "ada", "bob")
     for _ in range(2):
         game_id, _, bob_token = friend_game(ada, bob, **RATED, moved=True)
         resign(bob, game_id, bob_token)
@@ -310,9 +302,7 @@ def test_a_rated_game_that_ends_after_a_player_s_account_is_closed_is_not_rated(
     make_client: Callable[..., TestClient], database_url: str
 ) -> None:
     app = app_of(make_client)
-    ada, bob = Browser(app), Browser(app)
-    sign_up(ada, "ada")
-    sign_up(bob, "bob")
+    ada, bob = signed_up(app, "ada", "bob")
     game_id, ada_token, _ = friend_game(ada, bob, **RATED, moved=True)
     assert main(["user", "close", "bob", "--database-url", database_url]) == 0
     ended = resign(ada, game_id, ada_token)
@@ -324,9 +314,7 @@ def test_the_preview_of_each_result_is_the_change_the_game_s_end_applies(
     make_client: Callable[..., TestClient],
 ) -> None:
     app = app_of(make_client)
-    ada, bob = Browser(app), Browser(app)
-    sign_up(ada, "ada")
-    sign_up(bob, "bob")
+    ada, bob = signed_up(app, "ada", "bob")
     casual_id, _, _ = friend_game(ada, bob)
     assert error_of(app.get(f"/api/games/{casual_id}/rating-preview")) == (404, "not_found")
     # A win for Ada (Blue), then a draw, then a loss, each from the ratings the last one left.

@@ -7,7 +7,7 @@ from __future__ import annotations
 import re
 from collections.abc import Callable
 
-from tests.web.account_clients import Browser, friend_game, post, sign_up
+from tests.web.account_clients import Browser, friend_game, post, sign_up, signed_up
 from tests.web.conftest import TestClient
 from tests.web.routers.test_pages import assert_no_inline_code
 
@@ -72,9 +72,7 @@ def test_a_profile_shows_results_games_and_its_ratings(
     make_client: Callable[..., TestClient],
 ) -> None:
     app = make_client()
-    ada, bob = Browser(app), Browser(app)
-    sign_up(ada, "ada")
-    sign_up(bob, "bob")
+    ada, bob = signed_up(app, "ada", "bob")
     game_id, _, _ = friend_game(ada, bob, moved=True)
     post(bob, f"/api/games/{game_id}/actions", {"action": "resign"})
     page = ada.get("/player/ADA")

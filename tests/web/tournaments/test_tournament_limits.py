@@ -13,7 +13,7 @@ from sqlalchemy import update
 from bluegray.web.platform.db import make_engine
 from bluegray.web.platform.models import table_of
 from bluegray.web.tournaments.rows import TournamentRow
-from tests.web.account_clients import Browser, post, sign_up
+from tests.web.account_clients import Browser, post, sign_up, signed_up
 from tests.web.conftest import Json, LiveServer, TestClient
 from tests.web.lobby_clients import Player
 from tests.web.tournaments.test_tournaments import CLOCK, wait_for
@@ -29,9 +29,7 @@ def test_an_account_has_at_most_three_open_tournaments_and_ten_a_day(
     make_client: Callable[..., TestClient], database_url: str
 ) -> None:
     app = make_client(rate_limits=False)
-    ada, bob = Browser(app), Browser(app)
-    sign_up(ada, "ada")
-    sign_up(bob, "bob")
+    ada, bob = signed_up(app, "ada", "bob")
     made = [create(ada, f"Cup {n}") for n in range(3)]
     assert [answer.status_code for answer in made] == [201] * 3
     refused = create(ada, "Cup 4")
