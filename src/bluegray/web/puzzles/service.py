@@ -45,7 +45,7 @@ def load_starter(connection: Connection) -> int:
     """Put the shipped puzzles that are not in the database yet into it; how many were added
     (idempotent: a puzzle is known by its position)."""
     known = store.known_keys(connection)
-    new = [values for values in starter_puzzles() if values["key"] not in known]
+    new = [dict(values) for values in starter_puzzles() if values["key"] not in known]
     unique = list({str(values["key"]): values for values in new}.values())
     store.add_puzzles(connection, unique)
     return len(unique)

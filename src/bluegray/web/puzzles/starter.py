@@ -3,8 +3,11 @@ puzzles generate``), read and checked with the rules core, and their first ratin
 
 from __future__ import annotations
 
+import functools
 import json
+from collections.abc import Mapping
 from importlib import resources
+from types import MappingProxyType
 from typing import Final
 
 from bluegray.errors import BlueGrayError
@@ -51,8 +54,10 @@ def puzzle_values(data: dict[str, object]) -> dict[str, object]:
     }
 
 
-def starter_puzzles() -> list[dict[str, object]]:
-    """The rows' values of every shipped puzzle."""
+@functools.cache
+def starter_puzzles() -> tuple[Mapping[str, object], ...]:
+    """The rows' values of every shipped puzzle, read and checked once a process (each web
+    process's start looks them up; a test run starts hundreds of apps)."""
     folder = resources.files("bluegray.web.puzzles") / "starter"
     values = []
     for entry in sorted(folder.iterdir(), key=lambda item: item.name):
@@ -61,4 +66,4 @@ def starter_puzzles() -> list[dict[str, object]]:
         for line in entry.read_text().splitlines():
             if line.strip():
                 values.append(puzzle_values(json.loads(line)))
-    return values
+    return tuple(MappingProxyType(row) for row in values)
