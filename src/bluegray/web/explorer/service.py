@@ -171,6 +171,11 @@ def _loaded(engine: Engine, book: Book) -> bool:
         return store.book_digest(connection, book.rules) == book.digest
 
 
+def _go_on(book: Book, stop: threading.Event | None) -> None:
+    if stop is not None and stop.is_set():
+        raise BookLoadStoppedError(f"the book of {book.rules} was not loaded: stopped")
+
+
 def load_book(
     engine: Engine, book: Book, *, again: bool = False, stop: threading.Event | None = None
 ) -> bool:
@@ -180,6 +185,7 @@ def load_book(
     set: ``BookLoadStoppedError`` between two batches of rows, with nothing written."""
     if not again and _loaded(engine, book):
         return False
+    _go_on(book, stop)
     tally = _tally(book.games)  # before the lock: a CPU second, no writes waiting for it
     with engine.connect() as connection:
         hold_lock(connection, BOOKS_LOCK)
@@ -187,9 +193,7 @@ def load_book(
             connection.rollback()
             return False
         for _ in store.replace_book(connection, book.rules, book.digest, tally, now_ms()):
-            if stop is not None and stop.is_set():
-                connection.rollback()
-                raise BookLoadStoppedError(f"the book of {book.rules} was not loaded: stopped")
+            _go_on(book, stop)  # when stopped, the connection's close rolls the rows back
         connection.commit()
     return True
 
