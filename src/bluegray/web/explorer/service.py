@@ -12,6 +12,7 @@ end stored by a web process or a worker, or found again by the fill, adds nothin
 from __future__ import annotations
 
 import asyncio
+import functools
 import json
 import logging
 import threading
@@ -192,8 +193,8 @@ def load_book(
         if not again and store.book_digest(connection, book.rules) == book.digest:
             connection.rollback()
             return False
-        for _ in store.replace_book(connection, book.rules, book.digest, tally, now_ms()):
-            _go_on(book, stop)  # when stopped, the connection's close rolls the rows back
+        go_on = functools.partial(_go_on, book, stop)  # when stopped, the close rolls back
+        store.replace_book(connection, book.rules, book.digest, tally, now_ms(), go_on)
         connection.commit()
     return True
 

@@ -3,7 +3,7 @@ moves from a position."""
 
 from __future__ import annotations
 
-from collections.abc import Iterator, Sequence
+from collections.abc import Callable, Iterator, Sequence
 from typing import Any, Final
 
 from sqlalchemy import Connection, Row, delete, select
@@ -101,17 +101,21 @@ def book_digest(connection: Connection, rules: str) -> str | None:
 
 
 def replace_book(
-    connection: Connection, rules: str, digest: str, tally: Tally, now_ms: int
-) -> Iterator[int]:
-    """Put ``tally`` in the place of ``rules``'s book rows, and note the book's digest: yields
-    the rows written after each batch (the caller may give up between two, and roll back)."""
+    connection: Connection,
+    rules: str,
+    digest: str,
+    tally: Tally,
+    now_ms: int,
+    between: Callable[[], None] = lambda: None,
+) -> None:
+    """Put ``tally`` in the place of ``rules``'s book rows, and note the book's digest.
+    ``between`` is called after each batch of rows: raising there gives the load up (the caller
+    rolls back)."""
     connection.execute(delete(_MOVES).where(_MOVES.c.rules == rules, _MOVES.c.source == "book"))
     statement = _insert(connection)(_MOVES)
-    written = 0
     for batch in _batches(_rows("book", tally)):
         connection.execute(statement, batch)
-        written += len(batch)
-        yield written
+        between()
     upsert(
         connection,
         _BOOKS,
