@@ -285,12 +285,12 @@ class PostgresServer(_Server):
 
     def _ready(self) -> bool:
         try:
-            self._admin = psycopg.connect(self._dsn("postgres"), autocommit=True, connect_timeout=2)
+            self._admin = psycopg.connect(self.dsn("postgres"), autocommit=True, connect_timeout=2)
         except psycopg.OperationalError:
             return False
         return True
 
-    def _dsn(self, database: str) -> str:
+    def dsn(self, database: str) -> str:
         return f"postgresql://bluegray:{self.password}@{HOST}:{self.port}/{database}"
 
     def url(self, database: str) -> str:
@@ -308,6 +308,26 @@ class PostgresServer(_Server):
         name = f"test_{self._created}_{secrets.token_hex(4)}"
         self.execute(f"CREATE DATABASE {name} TEMPLATE template0")
         return name
+
+    def untouched(self, name: str) -> bool:
+        """Whether ``name`` has no table and nobody connected to it (as ``new_database()``
+        made it)."""
+        with psycopg.connect(self.dsn(name), autocommit=True) as connection:
+            tables = connection.execute(
+                "SELECT count(*) FROM pg_class c JOIN pg_namespace n ON n.oid = c.relnamespace"
+                " WHERE n.nspname = 'public'"
+            ).fetchone()
+            others = connection.execute(
+                "SELECT count(*) FROM pg_stat_activity"
+                " WHERE datname = current_database() AND pid <> pg_backend_pid()"
+            ).fetchone()
+        return tables == (0,) and others == (0,)
+
+    def copy_database(self, template: str, name: str) -> None:
+        """Make ``name`` (dropped first) a copy of ``template``, to which nobody may be
+        connected."""
+        self.drop_database(name)
+        self.execute(f"CREATE DATABASE {name} TEMPLATE {template}")
 
     def drop_database(self, name: str) -> None:
         """Drop ``name``, disconnecting whoever is still connected to it."""

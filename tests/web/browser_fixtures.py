@@ -57,9 +57,10 @@ def browser(playwright_instance: Playwright) -> Iterator[Browser]:
 
 
 @pytest.fixture
-def live_server(database_url: str) -> Iterator[LiveServer]:
+def live_server(database_url: str, newest_schema: Callable[[], None]) -> Iterator[LiveServer]:
     """The app on a real port with a fresh database, SQLite and PostgreSQL in turn (rate limits
     off: the browser contexts of a test all come from 127.0.0.1)."""
+    newest_schema()
     with LiveServer(settings_for(database_url, rate_limits=False)) as server:
         yield server
 

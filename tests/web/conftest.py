@@ -33,6 +33,7 @@ from bluegray.web.platform.clocks import set_time_offset
 from bluegray.web.platform.rates import Rate
 from bluegray.web.platform.settings import Settings
 from tests.servers import free_port as free_port
+from tests.web.schema_copies import SchemaTemplates
 
 warnings.filterwarnings("ignore", message=".*httpx.*", category=DeprecationWarning)
 with warnings.catch_warnings():
@@ -107,13 +108,44 @@ def plain_kernel_ai(monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setenv(SEARCH_ENVIRONMENT, "python")
 
 
+@pytest.fixture(scope="session")
+def schema_templates(tmp_path_factory: pytest.TempPathFactory) -> SchemaTemplates:
+    """The worker's migrated databases, copied into a test's new database (``newest_schema``)."""
+    return SchemaTemplates(tmp_path_factory.mktemp("schema-templates"))
+
+
 @pytest.fixture
-def make_client(database_url: str) -> Iterator[Callable[..., TestClient]]:
+def newest_schema(
+    request: pytest.FixtureRequest, database_url: str, schema_templates: SchemaTemplates
+) -> Callable[[], None]:
+    """Call before an app starts on ``database_url``: the first call makes the database a copy
+    of the worker's migrated one if nobody has touched it yet (``tests/web/schema_copies.py``)."""
+    done = False
+
+    def prepare() -> None:
+        nonlocal done
+        if not done:
+            done = True
+            postgres = (
+                request.getfixturevalue("postgres_server")
+                if database_url.startswith("postgresql")
+                else None
+            )
+            schema_templates.copy_into(database_url, postgres)
+
+    return prepare
+
+
+@pytest.fixture
+def make_client(
+    database_url: str, newest_schema: Callable[[], None]
+) -> Iterator[Callable[..., TestClient]]:
     """Make a started ``TestClient`` for settings changed by keywords (the app is shut down at
     the end of the test). Every client of a test uses the same database."""
     stack = contextlib.ExitStack()
 
     def make(**changes: Any) -> TestClient:
+        newest_schema()
         client = TestClient(create_app(settings_for(database_url, **changes)))
         return stack.enter_context(client)
 
@@ -205,11 +237,14 @@ class LiveServer:
 
 
 @pytest.fixture
-def make_server(database_url: str) -> Iterator[Callable[..., LiveServer]]:
+def make_server(
+    database_url: str, newest_schema: Callable[[], None]
+) -> Iterator[Callable[..., LiveServer]]:
     """Start the app on a real port for settings changed by keywords (stopped at the end)."""
     stack = contextlib.ExitStack()
 
     def make(**changes: Any) -> LiveServer:
+        newest_schema()
         return stack.enter_context(LiveServer(settings_for(database_url, **changes)))
 
     with stack:

@@ -13,10 +13,11 @@ from typing import Any
 import pytest
 from playwright.sync_api import Page, expect
 
-from bluegray.cli.main import main
 from bluegray.game import Game
 from bluegray.web.explorer.book import read_book, shipped_path
 from bluegray.web.explorer.positions import Tally, position_key
+from bluegray.web.explorer.service import load_book
+from bluegray.web.platform.db import make_engine
 from tests.web.browser.test_browser_accessibility import audit
 from tests.web.browser.test_browser_newcomer import DESKTOP, PHONE
 from tests.web.conftest import Json
@@ -81,7 +82,11 @@ def row(page: Page, move: str) -> Any:
 def test_the_explorer_shows_known_counts_and_a_click_plays_the_move(
     live_url: str, new_page: Callable[..., Page], viewport: Json, database_url: str
 ) -> None:
-    assert main(["explorer", "fill", "--database-url", database_url]) == 0  # the books
+    engine = make_engine(database_url)  # the book this test reads (`explorer fill`: all five)
+    try:
+        assert load_book(engine, read_book(shipped_path("sackson")))
+    finally:
+        engine.dispose()
     ada, bob = new_page(viewport=viewport), new_page()
     for page, name in ((ada, "ada"), (bob, "bob")):
         page.goto(live_url + "/")

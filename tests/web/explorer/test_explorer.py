@@ -21,6 +21,7 @@ from sqlalchemy.orm import Session
 
 from bluegray.cli.main import main
 from bluegray.game import Game
+from bluegray.web.explorer import service as explorer_service
 from bluegray.web.explorer.book import (
     decode_book,
     encode_book,
@@ -361,6 +362,42 @@ def test_processes_loading_the_same_books_at_once_all_succeed_and_count_them_onc
     at_once = explore(client, rules="cooper")
     assert load_book(engine, book, again=True)  # alone this time
     assert explore(client, rules="cooper") == at_once  # the same counts: not twice them
+
+
+def test_processes_waiting_for_a_book_being_loaded_do_not_count_it_again(
+    client: TestClient, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # Servers and upgrades starting together all find the book missing at first. Before, each
+    # counted its games (about a CPU second a book) before taking the books' lock, then found it
+    # loaded: CPU seconds wasted by every process but one.
+    engine = client.app.state.service.db.engine  # type: ignore[attr-defined]
+    book = read_book(shipped_path("cooper"))
+    all_looked = threading.Barrier(3, timeout=30)
+    looked = explorer_service._loaded
+    counted: list[int] = []
+    tally = explorer_service._tally
+
+    def look_together(engine: Any, book: Any) -> bool:
+        found = looked(engine, book)
+        all_looked.wait()  # all three have found the book missing before any goes on
+        return found
+
+    def count(games: Any) -> Tally:
+        counted.append(len(games))
+        return tally(games)
+
+    monkeypatch.setattr(explorer_service, "_loaded", look_together)
+    monkeypatch.setattr(explorer_service, "_tally", count)
+    loaded: list[bool] = []
+    threads = [
+        threading.Thread(target=lambda: loaded.append(load_book(engine, book))) for _ in range(3)
+    ]
+    for thread in threads:
+        thread.start()
+    for thread in threads:
+        thread.join()
+    assert sorted(loaded) == [False, False, True]
+    assert counted == [len(book.games)]  # counted once, by the process that loaded it
 
 
 class StopAfter(threading.Event):

@@ -280,7 +280,9 @@ def test_first_moves_that_never_come_abort_a_game_between_two_people(
     """As a real-time game's first moves have a minute, a correspondence game's have its days
     per move: the side that lets them run out aborts the game (unrated, nobody's loss) instead
     of losing it on time, by the deadline's timer or by a late move."""
-    for timer_fires in (True, False):
+    # The late move first: the app of the timer's turn, polling its deadlines every 0.25 s, is
+    # still running after its turn, and took the late move's game (aborted it) before the move.
+    for timer_fires in (False, True):
         client = make_client(deadline_poll_seconds=0.25 if timer_fires else 10)
         created = create(
             client, opponent={"type": "friend"}, color="blue", correspondence={"days": 1}

@@ -182,17 +182,20 @@ def load_book(
 ) -> bool:
     """Load ``book`` into the ``book`` source in the place of its rule set's book, unless the
     same file is loaded already (``again``: even so); whether it was loaded. Holds the books'
-    lock, so a process loading the same file meanwhile waits, then finds it loaded. ``stop``
-    set: ``BookLoadStoppedError`` between two batches of rows, with nothing written."""
+    lock while it counts the book's games and writes them, so a process loading the same file
+    meanwhile waits, then finds it loaded without counting them again (on SQLite, whose lock is
+    the file's write lock, other writers wait for the count too: about a CPU second, once a
+    book file). ``stop`` set: ``BookLoadStoppedError`` before the count and between two batches
+    of rows, with nothing written."""
     if not again and _loaded(engine, book):
         return False
-    _go_on(book, stop)
-    tally = _tally(book.games)  # before the lock: a CPU second, no writes waiting for it
     with engine.connect() as connection:
         hold_lock(connection, BOOKS_LOCK)
         if not again and store.book_digest(connection, book.rules) == book.digest:
             connection.rollback()
             return False
+        _go_on(book, stop)
+        tally = _tally(book.games)
         go_on = functools.partial(_go_on, book, stop)  # when stopped, the close rolls back
         store.replace_book(connection, book.rules, book.digest, tally, now_ms(), go_on)
         connection.commit()
