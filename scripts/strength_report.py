@@ -6,6 +6,8 @@
     python scripts/strength_report.py versus --rules sackson cooper --time 1 --games 20
     python scripts/strength_report.py engines --rules sackson --time 0.2 --sprt 0,50 \
         --engine-3 "env BLUEGRAY_SEARCH=compiled E3/bin/python -m bluegray engine"
+    python scripts/strength_report.py engines --rules sackson --time 1 --games 200 \
+        --engine-3 "..." --journal matches/     # stopped, the same command goes on from there
     python scripts/strength_report.py engines --from MATCH.json   # record a match played already
     python scripts/strength_report.py render            # docs/strength.md from the results
 
@@ -39,9 +41,10 @@ from pathlib import Path
 from typing import Any
 
 from bluegray.engine import ENGINE_VERSION
+from bluegray.engine.journal import MatchJournal
 from bluegray.engine.levels import LEVELS, TOP_LEVEL
 from bluegray.engine.limits import Limits
-from bluegray.engine.match import MatchSettings, run_match
+from bluegray.engine.match import MatchSettings, MatchSummary, run_match
 from bluegray.engine.search import Searcher, warm_up
 from bluegray.record import write_records
 from bluegray.rules import PRESETS
@@ -250,7 +253,7 @@ def engines(args: argparse.Namespace) -> None:
             seed=args.seed,
             sprt=args.sprt,
         )
-        data = run_match(settings).to_json()
+        data = _run_journaled(settings, args.journal, f"engines-{rules}-{args.time:g}s").to_json()
         entry = engine_entry(data, rules, names)
         record(entry)
         verdict = "" if args.sprt is None else f"; SPRT {data['sprt']['verdict']}"
@@ -258,6 +261,20 @@ def engines(args: argparse.Namespace) -> None:
             f"engines {rules}: {entry['wins']}-{entry['draws']}-{entry['losses']} elo "
             f"{entry['elo']} [{entry['elo_low']}, {entry['elo_high']}]{verdict}",
             flush=True,
+        )
+
+
+def _run_journaled(settings: MatchSettings, directory: Path | None, name: str) -> MatchSummary:
+    """The match, with its journal in ``directory`` (``NAME.jsonl``) when one is given: run
+    again, it goes on where it stopped."""
+    if directory is None:
+        return run_match(settings)
+    directory.mkdir(parents=True, exist_ok=True)
+    with MatchJournal(directory / f"{name}.jsonl", settings) as journal:
+        if journal.games:
+            print(f"{name}: {len(journal.games)} games read from its journal", flush=True)
+        return run_match(
+            settings, lambda game, _stats: journal.write(game), done=dict(journal.games)
         )
 
 
@@ -363,6 +380,11 @@ def main() -> None:
     )
     eng.add_argument("--seed", type=int, default=1, help="the openings' seed (default 1)")
     eng.add_argument("--concurrency", type=int, default=1, help="games at once (default 1)")
+    eng.add_argument(
+        "--journal", type=Path, metavar="DIR",
+        help="keep each match's journal in DIR (engines-RULES-TIMEs.jsonl): the same command "
+        "run again goes on where a stopped match was, over several sessions if need be",
+    )  # fmt: skip
     eng.add_argument(
         "--from", dest="from_files", nargs="+", metavar="FILE",
         help="record these files instead of playing: each the JSON 'bluegray match --json' printed",

@@ -22,6 +22,7 @@ from rich.progress import (
 from rich.text import Text
 
 from bluegray.cli.common import EXIT_OK, console, error_console, fail
+from bluegray.engine.journal import MatchJournal
 from bluegray.engine.limits import Limits
 from bluegray.engine.match import (
     DEFAULT_MAX_PLIES,
@@ -111,6 +112,7 @@ examples:
   bluegray match level:8 mcts --games 100 --time 1 --cluster 10.0.0.5:6379
   bluegray match level:8 "engine:bluegray engine" --games 100 --clock 1+0 --concurrency 4
   BLUEGRAY_PROGRESS=1 nohup bluegray match level:8 level:7 --games 400 --json > out.json 2> log &
+  bluegray match level:8 level:7 --games 400 --time 1 --journal l8-l7.jsonl   # again: goes on
 
 A progress bar shows on a terminal; in the background, BLUEGRAY_PROGRESS=1 writes a line to
 standard error after each game instead.
@@ -173,6 +175,15 @@ def register(subparsers: Any) -> None:
     )
     parser.add_argument("--out", "-o", type=Path, metavar="FILE", help="write the game records")
     parser.add_argument(
+        "--journal",
+        type=Path,
+        metavar="FILE",
+        help="write each game to FILE as it finishes; run the same command again with the same "
+        "FILE and the match goes on where it stopped (Ctrl-C, a kill, a reboot): the games "
+        "already in FILE are not played again, and count in the report, the records and the "
+        "SPRT. A FILE of another match (other players, rules, limits, seed, ...) is refused",
+    )
+    parser.add_argument(
         "--sprt",
         metavar="ELO0,ELO1",
         help="run the SPRT and stop once it is decided (a negative ELO0: --sprt=-10,10)",
@@ -206,8 +217,28 @@ def register(subparsers: Any) -> None:
 def run(args: argparse.Namespace) -> int:
     settings = settings_from(args)
     _check_out(args.out)
-    with _ProgressBar(settings, enabled=not args.json) as progress:
-        summary = run_match(settings, progress.update)
+    journal = None if args.journal is None else MatchJournal(args.journal, settings).open()
+    done = {} if journal is None else dict(journal.games)
+    if done:  # on standard error, with --json too (as the progress lines are)
+        error_console.print(
+            Text(
+                f"bluegray: {len(done)} of the {settings.games} games read from the journal "
+                f"{args.journal}"
+            ),
+            soft_wrap=True,
+        )
+    try:
+        with _ProgressBar(settings, enabled=not args.json, done=len(done)) as progress:
+
+            def finished(game: MatchGame, stats: MatchStats) -> None:
+                if journal is not None:
+                    journal.write(game)
+                progress.update(game, stats)
+
+            summary = run_match(settings, finished, done=done)
+    finally:
+        if journal is not None:
+            journal.close()
     if args.out is not None:
         _write(args.out, summary)
     if args.json:
@@ -328,8 +359,9 @@ class _ProgressBar:
     """A Rich progress bar on stderr: games done, A's score so far, elapsed time and ETA; on a
     standard error that is no terminal, with ``BLUEGRAY_PROGRESS`` set, a line after each game."""
 
-    def __init__(self, settings: MatchSettings, *, enabled: bool) -> None:
+    def __init__(self, settings: MatchSettings, *, enabled: bool, done: int = 0) -> None:
         self.settings = settings
+        self.done = done  # games played before (a journal's): the bar starts there
         self.lines = bool(os.environ.get(PROGRESS_VARIABLE)) and not error_console.is_terminal
         self.progress = Progress(
             TextColumn("{task.description}"),
@@ -348,7 +380,7 @@ class _ProgressBar:
     def __enter__(self) -> _ProgressBar:
         self.progress.start()
         self.task = self.progress.add_task(
-            self._describe(None), total=self.settings.games, start=True
+            self._describe(None), total=self.settings.games, completed=self.done, start=True
         )
         return self
 

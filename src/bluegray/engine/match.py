@@ -17,7 +17,7 @@ import random
 import signal
 import threading
 import time
-from collections.abc import Callable, Generator, Sequence
+from collections.abc import Callable, Generator, Mapping, Sequence
 from contextlib import closing
 from dataclasses import dataclass, field
 from typing import Any
@@ -274,24 +274,35 @@ def run_match(
     progress: Progress | None = None,
     *,
     openings: Sequence[Opening] | None = None,
+    done: Mapping[int, MatchGame] | None = None,
 ) -> MatchSummary:
     """Play the match; Ctrl-C (``KeyboardInterrupt``) stops it and returns what was finished.
 
     With ``settings.sprt`` the match stops as soon as the SPRT over the games played so far
     (whole pairs, in game order, so the stopping point does not depend on scheduling) reaches
     a bound; games beyond that point are dropped.
+
+    ``done``: games of this match played before, by number (a journal's: ``journal``), which
+    are not played again; ``progress`` is called for the new games only.
     """
     started = time.perf_counter()
+    finished: dict[int, MatchGame] = dict(done or {})
+    checked = 0  # the longest prefix of games the SPRT has looked at
+    interrupted = stopped_early = False
+    if settings.sprt is not None and finished:
+        checked, stop_at = _sprt_stop(settings, finished, checked)
+        if stop_at is not None:  # decided by the games played before
+            finished = {number: finished[number] for number in range(1, stop_at + 1)}
+            return _summary(settings, finished, started, stopped_early=stop_at < settings.games)
+    if len(finished) == settings.games:
+        return _summary(settings, finished, started)
     if openings is None:
         warm_up(wait=True)  # the book walks and searches on the compiled board (the same book)
         pairs = (settings.games + 1) // 2
         openings = opening_book(
             settings.rules, pairs, seed=settings.seed, plies=settings.opening_plies
         )
-    tasks = _schedule(settings, openings)
-    finished: dict[int, MatchGame] = {}
-    checked = 0  # the longest prefix of games the SPRT has looked at
-    interrupted = stopped_early = False
+    tasks = [task for task in _schedule(settings, openings) if task.number not in finished]
     try:
         with closing(_play_all(tasks, settings)) as played:
             for game in played:
@@ -307,6 +318,19 @@ def run_match(
                     break
     except KeyboardInterrupt:
         interrupted = True
+    return _summary(
+        settings, finished, started, interrupted=interrupted, stopped_early=stopped_early
+    )
+
+
+def _summary(
+    settings: MatchSettings,
+    finished: Mapping[int, MatchGame],
+    started: float,
+    *,
+    interrupted: bool = False,
+    stopped_early: bool = False,
+) -> MatchSummary:
     games = tuple(sorted(finished.values(), key=_number))
     return MatchSummary(
         settings=settings,
