@@ -44,8 +44,9 @@ from bluegray.engine import ENGINE_VERSION
 from bluegray.engine.journal import MatchJournal
 from bluegray.engine.levels import LEVELS, TOP_LEVEL
 from bluegray.engine.limits import Limits
-from bluegray.engine.match import MatchSettings, MatchSummary, run_match
+from bluegray.engine.match import MatchGame, MatchSettings, MatchSummary, run_match
 from bluegray.engine.search import Searcher, warm_up
+from bluegray.engine.stats import MatchStats
 from bluegray.record import write_records
 from bluegray.rules import PRESETS
 from strength_page import render
@@ -273,9 +274,12 @@ def _run_journaled(settings: MatchSettings, directory: Path | None, name: str) -
     with MatchJournal(directory / f"{name}.jsonl", settings) as journal:
         if journal.games:
             print(f"{name}: {len(journal.games)} games read from its journal", flush=True)
-        return run_match(
-            settings, lambda game, _stats: journal.write(game), done=dict(journal.games)
-        )
+
+        def finished(game: MatchGame, stats: MatchStats) -> None:
+            journal.write(game)
+            print(f"{name}: {stats.games} of {settings.games} games, A {stats.a}", flush=True)
+
+        return run_match(settings, finished, done=dict(journal.games))
 
 
 def _bounds(text: str) -> tuple[float, float]:
