@@ -47,6 +47,7 @@ from bluegray.engine.limits import Limits
 from bluegray.engine.match import MatchGame, MatchSettings, MatchSummary, run_match
 from bluegray.engine.search import Searcher, warm_up
 from bluegray.engine.stats import MatchStats
+from bluegray.protocol import player as engine_player  # noqa: F401 - registers engine: players
 from bluegray.record import write_records
 from bluegray.rules import PRESETS
 from strength_page import render

@@ -5,6 +5,8 @@ seeds of one match adding up."""
 from __future__ import annotations
 
 import dataclasses
+import subprocess
+import sys
 from typing import Any
 
 import pytest
@@ -13,7 +15,7 @@ from bluegray.engine import ENGINE_VERSION
 from bluegray.engine.limits import Limits
 from bluegray.engine.match import MatchSettings, run_match
 from bluegray.rules import PRESETS
-from tests.paths import run_script
+from tests.paths import SCRIPTS, run_script
 
 
 @pytest.fixture(scope="module")
@@ -377,3 +379,19 @@ def test_a_match_between_engines_is_recorded_and_shown_apart_from_the_tables(
     assert (
         "engines --engine-3" in section and "--time 0.2 --sprt 0,50 --games 4 --seed 0" in section
     )
+
+
+def test_the_engines_command_knows_its_engine_players() -> None:
+    # The `engines` command plays `engine:` players, which the protocol's module registers: the
+    # script did not import it, so every match it played itself failed ("unknown player"). In a
+    # process of its own: another test may have registered them in this one.
+    check = (
+        "import runpy, sys; sys.path.insert(0, sys.argv[1]); "
+        "names = runpy.run_path(sys.argv[1] + '/strength_report.py'); "
+        "from bluegray.engine.player import find_player; "
+        "print(find_player(names['ENGINE_HERE']).name)"
+    )
+    shown = subprocess.run(
+        [sys.executable, "-c", check, str(SCRIPTS)], capture_output=True, text=True, timeout=60
+    )
+    assert shown.returncode == 0 and shown.stdout == "engine\n", shown.stderr[-2000:]
