@@ -213,6 +213,11 @@ def page(results: list[dict[str, Any]]) -> str:
     return "\n".join(lines)
 
 
+ENGINE_3_COMMIT: Final = "cb84620"
+"""Engine 3: the commit issue 42 (engine 4) started from, tagged ``engine-3`` (a tag is no part of
+a clone of main, so the page names the commit)."""
+
+
 def _engines_section(rows: list[dict[str, Any]]) -> list[str]:
     """This engine against earlier ones, both over the engine protocol."""
     if not rows:
@@ -242,7 +247,16 @@ def _engines_section(rows: list[dict[str, Any]]) -> list[str]:
             + _outcome_cells(r)
             + f" {verdict} |"
         )
-    lines += ["", "Commands (`E3`: a virtual environment with the tag `engine-3` installed):", ""]
+    lines += [
+        "",
+        "Commands (`E3`: a virtual environment with engine 3 installed: the commit engine 4's work",
+        f"started from, `{ENGINE_3_COMMIT}`, tagged `engine-3`: `git worktree add E3-SRC",
+        f'{ENGINE_3_COMMIT} && python -m venv E3 && E3/bin/pip install -e "E3-SRC[fast]"`). A long',
+        "match can be played in pieces: with `--journal DIR` the same command goes on where it",
+        "stopped, from the games kept in `DIR` (`docs/data/journals/` holds the journals of the",
+        "matches under way; a journal names its players' commands, so run it from the same paths).",
+        "",
+    ]
     for r in ordered:
         sprt = r.get("sprt")
         limit = (
