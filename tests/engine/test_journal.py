@@ -15,28 +15,18 @@ from typing import Any
 
 import pytest
 
-from bluegray import RuleSet
 from bluegray.cli.main import main
 from bluegray.engine import match as match_module
 from bluegray.engine.journal import JournalError, MatchJournal, game_json
 from bluegray.engine.match import MatchGame, MatchSettings, run_match
 from bluegray.engine.stats import MatchStats
-
-COOPER = RuleSet.parse("cooper")
+from tests.engine.test_match import settings as match_settings
 
 
 def settings(**changes: Any) -> MatchSettings:
-    values: dict[str, Any] = {
-        "player_a": "greedy",
-        "player_b": "random",
-        "rules": COOPER,
-        "games": 6,
-        "concurrency": 1,
-        "seed": 5,
-        "max_plies": 60,
-    }
-    values.update(changes)
-    return MatchSettings(**values)
+    """``test_match``'s match (greedy against random in cooper, 6 games), short and in this
+    process."""
+    return match_settings(**{"concurrency": 1, "max_plies": 60, **changes})
 
 
 def lines(games: tuple[MatchGame, ...] | list[MatchGame]) -> list[dict[str, Any]]:
@@ -100,6 +90,14 @@ def test_a_line_cut_short_by_a_kill_is_dropped_and_its_game_played_again(tmp_pat
     assert played == [3, 4, 5, 6] and len(summary.games) == 6
 
 
+def one_game(directory: Path) -> tuple[Path, str, str]:
+    """A journal of the match's first game: its path, its identity's line and the game's."""
+    path = directory / "match.jsonl"
+    journaled(path, settings(), stop_after=1)
+    identity, game = path.read_text().splitlines()
+    return path, identity, game
+
+
 @pytest.mark.parametrize(
     ("change", "message"),
     [
@@ -113,18 +111,14 @@ def test_a_line_cut_short_by_a_kill_is_dropped_and_its_game_played_again(tmp_pat
 def test_a_game_that_is_not_one_of_the_match_is_an_error_naming_its_line(
     tmp_path: Path, change: Any, message: str
 ) -> None:
-    path = tmp_path / "match.jsonl"
-    journaled(path, settings(), stop_after=1)
-    identity, game = path.read_text().splitlines()
+    path, identity, game = one_game(tmp_path)
     path.write_text(f"{identity}\n{json.dumps(change(json.loads(game)))}\n")
     with pytest.raises(JournalError, match=f"line 2 of the journal .*: .*{message}"):
         MatchJournal(path, settings()).open()
 
 
 def test_the_same_game_twice_or_a_file_that_is_no_journal_is_refused(tmp_path: Path) -> None:
-    path = tmp_path / "match.jsonl"
-    journaled(path, settings(), stop_after=1)
-    identity, game = path.read_text().splitlines()
+    path, identity, game = one_game(tmp_path)
     path.write_text(f"{identity}\n{game}\n{game}\n")
     with pytest.raises(JournalError, match=r"line 3 .*: game 1 again"):
         MatchJournal(path, settings()).open()
