@@ -4,7 +4,10 @@ closeness in the table, no immediate rematch, sides, the time)."""
 from __future__ import annotations
 
 import itertools
+import subprocess
+import sys
 from datetime import UTC, datetime, timedelta
+from pathlib import Path
 
 import pytest
 from hypothesis import given, settings
@@ -276,3 +279,25 @@ def test_results_are_spelled_as_game_records_spell_them(
     assert result.value == token and Result(token) is result and result.winner is winner
     assert result.points(Side.BLUE) == blue_points
     assert result.points(Side.BLUE) + result.points(Side.GRAY) == 1
+
+
+def test_a_web_process_starts_without_networkx_and_loads_it_when_an_arena_pairs() -> None:
+    # networkx took a tenth of every web process's start-up, for the arena's pairing alone. In
+    # a fresh interpreter: this one has loaded it for the tests above.
+    program = (
+        "import sys; import bluegray.web.app; print('networkx' in sys.modules); "
+        "from bluegray.web.tournaments.arena import pair_waiting; "
+        "from tests.web.tournaments.test_arena import HOUR, SOON, waiting; "
+        "assert pair_waiting([waiting('ann', 1), waiting('bob', 2)], SOON, HOUR); "
+        "print('networkx' in sys.modules)"
+    )
+    shown = subprocess.run(
+        [sys.executable, "-c", program],
+        capture_output=True,
+        text=True,
+        timeout=60,
+        check=False,
+        cwd=Path(__file__).parents[3],  # the checkout, whose tests package the program imports
+    )
+    assert shown.returncode == 0, shown.stderr[-2000:]
+    assert shown.stdout.split() == ["False", "True"]

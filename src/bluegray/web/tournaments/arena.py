@@ -20,8 +20,6 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from datetime import datetime, timedelta
 
-import networkx as nx
-
 from bluegray.pieces import Side
 from bluegray.web.tournaments.results import Result, TournamentError
 
@@ -327,6 +325,10 @@ def _match(
     # Maximum weight over the matchings of the most pairs: weights that are all positive
     # and fall as the distance grows make it the least total distance.
     ceiling = max(d for _, _, d in edges) + 1
+    # networkx takes a tenth of a second or more to import: a web process loads it when an
+    # arena first pairs, not as it starts (a tenth of its start-up).
+    import networkx as nx  # noqa: PLC0415 - loaded when an arena pairs
+
     graph: nx.Graph[int] = nx.Graph()
     graph.add_nodes_from(range(len(pool)))
     graph.add_weighted_edges_from((i, j, ceiling - d) for i, j, d in edges)
