@@ -16,6 +16,7 @@ from typing import Any
 import pytest
 
 from bluegray.cli.main import main
+from bluegray.engine import ENGINE_VERSION
 from bluegray.engine import match as match_module
 from bluegray.engine.journal import JournalError, MatchJournal, game_json
 from bluegray.engine.match import MatchGame, MatchSettings, run_match
@@ -72,6 +73,12 @@ def test_a_journal_of_another_match_is_refused_and_left_as_it_was(tmp_path: Path
         MatchJournal(path, settings(seed=6)).open()
     with pytest.raises(JournalError, match="its player_b is 'random', this match's 'greedy'"):
         MatchJournal(path, settings(player_b="greedy")).open()
+    identity, *games = path.read_text().splitlines(keepends=True)
+    older = json.dumps({**json.loads(identity), "engine": ENGINE_VERSION - 1}) + "\n"
+    path.write_text(older + "".join(games))  # a journal of the engine before this one
+    with pytest.raises(JournalError, match=f"its engine is {ENGINE_VERSION - 1}, this match's"):
+        MatchJournal(path, settings()).open()
+    path.write_bytes(before)
     assert path.read_bytes() == before
     # How many processes play the games is no part of the match: it may change.
     with MatchJournal(path, settings(concurrency=2)) as journal:

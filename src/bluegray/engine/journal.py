@@ -7,8 +7,9 @@ A match's games are decided by its settings alone (each game's opening and seeds
 match seed and the game's number: ``match``), so the games left are the ones the journal lacks.
 The file is JSON lines: first the match's identity (the settings that decide which games are
 played and how), then one line a game, in the order they finished. A journal of another match
-(other players, rules, limits, seed, ...) is refused; how many processes play the games
-(``concurrency``, ``cluster``) may change between runs. A kill in the middle of writing a line
+(other players, rules, limits, seed, ..., or another ``ENGINE_VERSION``, whose book walks and
+searches draw the openings) is refused; how many processes play the games (``concurrency``,
+``cluster``) may change between runs. A kill in the middle of writing a line
 leaves it cut short: that last line is dropped (its game is played again)."""
 
 from __future__ import annotations
@@ -18,6 +19,7 @@ from pathlib import Path
 from types import TracebackType
 from typing import IO, Any, Final
 
+from bluegray.engine import ENGINE_VERSION
 from bluegray.engine.match import GameResult, MatchGame, MatchSettings
 from bluegray.errors import BlueGrayError
 from bluegray.moves import Move
@@ -35,6 +37,7 @@ def match_identity(settings: MatchSettings) -> dict[str, Any]:
     limits = settings.limits
     return {
         "format": JOURNAL_FORMAT,
+        "engine": ENGINE_VERSION,  # the openings' book walks and searches with this engine
         "player_a": settings.player_a,
         "player_b": settings.player_b,
         "rules": str(settings.rules),
