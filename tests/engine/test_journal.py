@@ -164,6 +164,10 @@ def test_the_command_refuses_another_match_s_journal_in_one_line(
     error = capsys.readouterr().err
     assert "journal of another match: its seed is 0, this match's 1" in error
     assert error.count("\n") == 1
+    for unusable in (tmp_path, tmp_path / "missing" / "match.jsonl"):
+        assert main([*args, "--journal", str(unusable)]) == 2
+        error = capsys.readouterr().err
+        assert "the journal" in error and error.count("\n") == 1, error
 
 
 def test_a_killed_match_process_goes_on_from_its_journal(tmp_path: Path) -> None:
