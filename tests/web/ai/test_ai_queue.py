@@ -216,6 +216,7 @@ def test_a_worker_takes_a_long_job_that_waited_too_long_first(redis_url: str) ->
             delivery = await slot.take(100)
             assert delivery is not None and isinstance(delivery.job, MoveJob)
             taken.append(delivery.job.game_id)
+            await slot.finish(delivery)
         late = move_job(8, "late")
         fields = {"id": late.key, "job": encode_job(late), "load": "[]", "reply": ""}
         fields["queued_ms"] = str(old)
@@ -299,6 +300,7 @@ def test_a_reviews_position_crosses_machines_and_a_kept_slot_never_takes_it(
         first = await kept.take(100)
         assert first is not None and isinstance(first.job, MoveJob)
         taken.append(first.job.game_id)
+        await kept.finish(first)
         assert await kept.take(100) is None  # the review's position is not for a kept slot
         full = redis_queue.Slot(client, "w/1.0", short_only=False, abandoned_ms=60_000)
         second = await full.take(100)

@@ -5,7 +5,9 @@ from __future__ import annotations
 
 import asyncio
 
+import pytest
 import redis.asyncio as aioredis
+from redis.exceptions import TimeoutError as RedisTimeoutError
 
 from bluegray.web.ai import redis_queue
 from bluegray.web.ai.jobs import (
@@ -18,6 +20,7 @@ from bluegray.web.platform.clocks import now_ms
 from bluegray.web.platform.metrics import WorkerMetrics
 from bluegray.web.platform.settings import Settings
 from bluegray.web.worker import slot_names, worker_slots
+from tests.servers import RedisServer
 from tests.web.ai.test_ai_queue import move_job
 
 # -- the queue heals: jobs of stopped workers, Redis emptied, heartbeats pruned -------------------
@@ -105,22 +108,69 @@ def test_a_left_job_is_found_behind_many_jobs_being_computed(redis_url: str) -> 
         # A job is abandoned after 1 s without a heartbeat: the steps between two beats below
         # take far less, even on a loaded machine (at 0.3 s, the dead slot once took up one of
         # the busy slot's jobs, which had idled through a slow loop, instead of its own).
-        busy = redis_queue.Slot(client, "busy/0.0", short_only=False, abandoned_ms=1000)
-        for game in range(25):  # one worker computes many jobs (as many slots would) ...
+        busy = [f"busy/0.{n}" for n in range(25)]
+        for game, name in enumerate(busy):  # a worker's many slots compute many jobs ...
+            slot = redis_queue.Slot(client, name, short_only=False, abandoned_ms=1000)
             await queue.submit_move(move_job(1, f"g{game}"), OWNER)
-            assert await busy.take(10) is not None
-        await redis_queue.beat(client, ["busy/0.0"])
+            assert await slot.take(10) is not None
+        await redis_queue.beat(client, busy)
         await queue.submit_move(move_job(1, "left"), OWNER)  # ... and one worker dies
         dead = redis_queue.Slot(client, "dead/0.0", short_only=False, abandoned_ms=1000)
         taken = await dead.take(10)
         assert taken is not None and isinstance(taken.job, MoveJob)
         assert taken.job.game_id == "left"
         await asyncio.sleep(1.1)  # past the abandon time of 1 s: the dead slot's entry idles
-        await redis_queue.beat(client, ["busy/0.0"])
+        await redis_queue.beat(client, busy)
         other = redis_queue.Slot(client, "other/0.0", short_only=False, abandoned_ms=1000)
         found = await other.take(10)
         assert found is not None and isinstance(found.job, MoveJob)
         assert found.job.game_id == "left"
+        await client.aclose()
+
+    asyncio.run(scenario())
+
+
+def test_a_job_claimed_for_a_slot_whose_answer_redis_froze_is_still_taken_up(
+    redis_server: RedisServer,
+) -> None:
+    """Redis paused (SIGSTOP) past the client's socket timeout: the slot's claim of a job times
+    out, but Redis runs it when it thaws, so the job is the slot's without the slot knowing.
+    Its worker's heartbeat keeps the job fresh, so nobody else takes it: the slot itself must
+    (the chaos test's AI game that waited for a minute, until its worker was stopped)."""
+    redis_server.flush()
+
+    async def scenario() -> None:
+        client = aioredis.Redis.from_url(redis_server.url)
+        await redis_queue.ensure_groups(client)
+        await _queue(client).submit_move(move_job(3), OWNER)
+        dead = redis_queue.Slot(client, "dead/x/0.0", short_only=False, abandoned_ms=300)
+        taken = await dead.take(100)
+        assert taken is not None
+        await asyncio.sleep(0.4)  # its worker died: the job is left for another slot
+        stream = redis_queue.STREAMS[Priority.QUICK]
+        # The slot's claim of the left job, on its open connection, as Redis is paused.
+        impatient = aioredis.Redis.from_url(redis_server.url, socket_timeout=0.5)
+        await impatient.ping()
+        redis_server.freeze()
+        try:
+            with pytest.raises(RedisTimeoutError):
+                await impatient.xautoclaim(stream, "engines", "w1/x/0.0", 300, count=1)
+        finally:
+            redis_server.thaw()
+        await impatient.aclose()
+        slot = redis_queue.Slot(client, "w1/x/0.0", short_only=False, abandoned_ms=300)
+        for _ in range(50):  # Redis runs the claim it held once it thaws
+            pending = await client.xpending_range(stream, "engines", "-", "+", 10)
+            if [item["consumer"] for item in pending] == [b"w1/x/0.0"]:
+                break
+            await asyncio.sleep(0.05)
+        else:
+            raise AssertionError(f"the frozen claim never ran: {pending}")
+        found = None
+        for _ in range(3):  # the slot's worker beats for it between its tries
+            await redis_queue.beat(client, ["w1/x/0.0"])
+            found = found or await slot.take(10)
+        assert found is not None and found.entry == taken.entry
         await client.aclose()
 
     asyncio.run(scenario())

@@ -22,10 +22,13 @@ import time
 from collections.abc import Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
+from typing import Any
 
 import httpx
 import redis
 
+from bluegray.web.ai.jobs import Priority
+from bluegray.web.ai.redis_queue import GROUP, STREAMS
 from tests.servers import CaddyProxy, PostgresServer, RedisServer
 from tests.web.cluster import Node, service_env
 from tests.web.processes.chaos import Json, Ledger, Player, retrying
@@ -210,9 +213,30 @@ class Chaos:
                 self.note(
                     f"{fault}: the AI of {game_id} answered {waited:.1f} s late (its player's "
                     f"socket on {human.process or 'no process'} has {seen}; stored: "
-                    f"{ {k: self.stored(game_id).get(k) for k in seen} })"
+                    f"{ {k: self.stored(game_id).get(k) for k in seen} }; AI jobs pending: "
+                    f"{self.pending_jobs()})"
                 )
         return max((answered.get(game_id, float("inf")) for game_id in humans), default=0.0)
+
+    def pending_jobs(self) -> str:
+        """The AI's jobs given to engine slots and not yet finished, by slot and idle time (where
+        a job a game waits for sits)."""
+        client = self.redis.client()
+        try:
+            found = []
+            for priority in Priority:
+                stream = STREAMS[priority]
+                with contextlib.suppress(redis.RedisError):  # no such stream yet
+                    items: list[dict[str, Any]] = client.xpending_range(stream, GROUP, "-", "+", 20)
+                    for item in items:
+                        consumer = item["consumer"].decode()
+                        idle = int(item["time_since_delivered"]) / 1000
+                        found.append(f"{priority.name.lower()} {consumer} idle {idle:.1f} s")
+            return ", ".join(found) or "none"
+        except redis.RedisError as error:
+            return f"unknown ({error!r})"
+        finally:
+            client.close()
 
     def ready(self, node: Node) -> bool:
         with contextlib.suppress(httpx.TransportError):

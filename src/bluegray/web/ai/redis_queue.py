@@ -8,7 +8,9 @@ engine slots are computing fresh (it re-claims them for the same slot every hear
 idle longer than that (its worker was killed mid-search) is claimed by the next free slot of any
 worker with the stream's own claim of idle entries (``XAUTOCLAIM``: one atomic step, the entry
 stays where it is), and a worker stopped with SIGTERM marks its jobs idle at once so that they are
-taken up without that delay. A job delivered too often (one that kills its workers) is dropped.
+taken up without that delay. A job Redis gave a slot whose answer was lost (Redis paused past the
+client's socket timeout still runs the command) is taken up by that slot at its next take. A job
+delivered too often (one that kills its workers) is dropped.
 Workers note a heartbeat per engine slot, pruned as they go.
 
 Queued work is counted per browser, per address and in all, in sorted sets of job ids by time,
@@ -292,10 +294,16 @@ class Slot:
         ]
 
     async def take(self, block_ms: int) -> Delivery | None:
-        """The next job: one a stopped worker left, else the smallest first (but a long job
-        that has waited too long first); ``None`` if none came within ``block_ms``. The
-        streams and the group are made again if Redis lost them (it was restarted empty);
-        Redis's own errors (it is out of reach) are raised."""
+        """The next job: one given to this slot whose answer it never had, then one a stopped
+        worker left, else the smallest first (but a long job that has waited too long first);
+        ``None`` if none came within ``block_ms``. The streams and the group are made again if
+        Redis lost them (it was restarted empty); Redis's own errors (it is out of reach) are
+        raised.
+
+        A slot takes one job at a time, so a job pending with it as it asks for the next one is
+        one Redis gave it while its answer was lost: a command that outlived the client's socket
+        timeout (Redis paused) is still run when Redis goes on. Its worker's heartbeat keeps
+        such a job fresh, so no other slot would take it: this one does, first."""
         try:
             return await self._take(block_ms)
         except ResponseError as error:
@@ -306,6 +314,10 @@ class Slot:
             return None
 
     async def _take(self, block_ms: int) -> Delivery | None:
+        own = await self._read(dict.fromkeys(self.streams, "0"), None)
+        if own is not None:
+            log.warning("AI job %s was given to this slot unbeknown to it: taken up", own.job_id)
+            return own
         for stream in self.streams:
             left = await self._claim_abandoned(stream)
             if left is not None:
