@@ -41,7 +41,7 @@ from pathlib import Path
 from typing import Any
 
 from bluegray.engine import ENGINE_VERSION
-from bluegray.engine.journal import MatchJournal
+from bluegray.engine.journal import MatchJournal, run_journaled
 from bluegray.engine.levels import LEVELS, TOP_LEVEL
 from bluegray.engine.limits import Limits
 from bluegray.engine.match import MatchGame, MatchSettings, MatchSummary, run_match
@@ -276,11 +276,10 @@ def _run_journaled(settings: MatchSettings, directory: Path | None, name: str) -
         if journal.games:
             print(f"{name}: {len(journal.games)} games read from its journal", flush=True)
 
-        def finished(game: MatchGame, stats: MatchStats) -> None:
-            journal.write(game)
+        def finished(_game: MatchGame, stats: MatchStats) -> None:
             print(f"{name}: {stats.games} of {settings.games} games, A {stats.a}", flush=True)
 
-        return run_match(settings, finished, done=dict(journal.games))
+        return run_journaled(settings, journal, finished)
 
 
 def _bounds(text: str) -> tuple[float, float]:

@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import json
 import os
+import resource
 import signal
 import subprocess
 import sys
@@ -18,7 +19,7 @@ import pytest
 from bluegray.cli.main import main
 from bluegray.engine import ENGINE_VERSION
 from bluegray.engine import match as match_module
-from bluegray.engine.journal import JournalError, MatchJournal, game_json
+from bluegray.engine.journal import JournalError, MatchJournal, game_json, run_journaled
 from bluegray.engine.match import MatchGame, MatchSettings, run_match
 from bluegray.engine.stats import MatchStats
 from tests.engine.test_match import settings as match_settings
@@ -41,12 +42,11 @@ def journaled(path: Path, match: MatchSettings, stop_after: int | None = None) -
         new: list[int] = []
 
         def finished(game: MatchGame, _stats: MatchStats) -> None:
-            journal.write(game)
             new.append(game.number)
             if stop_after is not None and len(new) == stop_after:
                 raise KeyboardInterrupt
 
-        return run_match(match, finished, done=dict(journal.games)), new
+        return run_journaled(match, journal, finished), new
 
 
 def test_a_stopped_match_goes_on_where_it_was_and_plays_the_games_a_whole_match_plays(
@@ -168,6 +168,34 @@ def test_the_command_refuses_another_match_s_journal_in_one_line(
         assert main([*args, "--journal", str(unusable)]) == 2
         error = capsys.readouterr().err
         assert "the journal" in error and error.count("\n") == 1, error
+
+
+def test_a_journal_that_cannot_take_a_game_stops_the_match_in_one_line(tmp_path: Path) -> None:
+    """The disk fills up as a game is written (here the file size limit is reached): the match
+    stops with one line and exit status 2, and the journal goes on from its last whole line."""
+    path = tmp_path / "match.jsonl"
+    command = [
+        *(sys.executable, "-m", "bluegray", "match", "greedy", "random", "--rules", "cooper"),
+        *("--games", "2", "--max-plies", "30", "--json", "--journal", str(path)),
+    ]
+    subprocess.run(command, capture_output=True, timeout=120, check=True)
+    identity = path.read_text().splitlines()[0] + "\n"
+    path.unlink()
+
+    def small_files() -> None:  # in the child: a file may not outgrow the identity by much
+        signal.signal(signal.SIGXFSZ, signal.SIG_IGN)  # the write fails rather than kills
+        resource.setrlimit(resource.RLIMIT_FSIZE, (len(identity) + 5, len(identity) + 5))
+
+    full = subprocess.run(
+        command, capture_output=True, text=True, timeout=120, preexec_fn=small_files
+    )
+    assert full.returncode == 2, full.stderr
+    assert full.stderr.count("\n") == 1, full.stderr
+    assert f"cannot write the journal {path}: File too large" in full.stderr
+    assert path.read_text().startswith(identity)
+    again = subprocess.run(command, capture_output=True, text=True, timeout=120, check=True)
+    assert json.loads(again.stdout)["games"] == 2
+    assert len(path.read_text().splitlines()) == 3  # the line cut short was dropped
 
 
 def test_a_killed_match_process_goes_on_from_its_journal(tmp_path: Path) -> None:

@@ -22,7 +22,7 @@ from rich.progress import (
 from rich.text import Text
 
 from bluegray.cli.common import EXIT_OK, console, error_console, fail
-from bluegray.engine.journal import MatchJournal
+from bluegray.engine.journal import MatchJournal, run_journaled
 from bluegray.engine.limits import Limits
 from bluegray.engine.match import (
     DEFAULT_MAX_PLIES,
@@ -229,13 +229,10 @@ def run(args: argparse.Namespace) -> int:
         )
     try:
         with _ProgressBar(settings, enabled=not args.json, done=len(done)) as progress:
-
-            def finished(game: MatchGame, stats: MatchStats) -> None:
-                if journal is not None:
-                    journal.write(game)
-                progress.update(game, stats)
-
-            summary = run_match(settings, finished, done=done)
+            if journal is None:
+                summary = run_match(settings, progress.update)
+            else:
+                summary = run_journaled(settings, journal, progress.update)
     finally:
         if journal is not None:
             journal.close()

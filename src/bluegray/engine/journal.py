@@ -14,13 +14,22 @@ leaves it cut short: that last line is dropped (its game is played again)."""
 
 from __future__ import annotations
 
+import contextlib
 import json
 from pathlib import Path
 from types import TracebackType
 from typing import IO, Any, Final
 
 from bluegray.engine import ENGINE_VERSION
-from bluegray.engine.match import GameResult, MatchGame, MatchSettings
+from bluegray.engine.match import (
+    GameResult,
+    MatchGame,
+    MatchSettings,
+    MatchSummary,
+    Progress,
+    run_match,
+)
+from bluegray.engine.stats import MatchStats
 from bluegray.errors import BlueGrayError
 from bluegray.moves import Move
 from bluegray.pieces import Side
@@ -168,11 +177,18 @@ class MatchJournal:
                 )
 
     def write(self, game: MatchGame) -> None:
-        """Add ``game``, written through to the file before this returns."""
+        """Add ``game``, written through to the file before this returns (``JournalError`` if
+        it cannot be: a full disk)."""
         if self._file is None:
             raise JournalError("the journal is not open")
-        self._file.write(json.dumps(game_json(game)) + "\n")
-        self._file.flush()
+        try:
+            self._file.write(json.dumps(game_json(game)) + "\n")
+            self._file.flush()
+        except OSError as error:
+            file, self._file = self._file, None
+            with contextlib.suppress(OSError):  # it would try to write the line again
+                file.close()
+            raise JournalError(f"cannot write the journal {self.path}: {error.strerror}") from None
         self.games[game.number] = game
 
     def close(self) -> None:
@@ -190,3 +206,17 @@ class MatchJournal:
         traceback: TracebackType | None,
     ) -> None:
         self.close()
+
+
+def run_journaled(
+    settings: MatchSettings, journal: MatchJournal, progress: Progress | None = None
+) -> MatchSummary:
+    """Play the match from where its (open) journal left it: the journal's games are not played
+    again, and each new game is written to it as it finishes, before ``progress`` hears of it."""
+
+    def finished(game: MatchGame, stats: MatchStats) -> None:
+        journal.write(game)
+        if progress is not None:
+            progress(game, stats)
+
+    return run_match(settings, finished, done=dict(journal.games))
