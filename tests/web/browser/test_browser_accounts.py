@@ -13,6 +13,7 @@ from collections.abc import Callable
 
 import pytest
 from playwright.sync_api import Page, ViewportSize, expect
+from playwright.sync_api import TimeoutError as PlaywrightTimeoutError
 
 from tests.web.browser.test_browser_newcomer import DESKTOP, PHONE, TOO_WIDE, check_page
 
@@ -113,3 +114,32 @@ def test_a_visitor_makes_an_account_keeps_their_game_and_logs_in_elsewhere(
     # And the first browser sees the move too.
     page.goto(f"{live_url}/game/{game_id}")
     page.wait_for_selector('#main[data-ply="2"]')
+
+
+def test_a_form_sent_before_its_pages_script_has_loaded_goes_nowhere(
+    live_url: str, new_page: Callable[..., Page]
+) -> None:
+    """Every form is sent by its page's script. One submitted before that script has loaded (a
+    slow network, or a script that failed) must not go as the browser's own GET to the page,
+    with its fields, a password too, in the address (and the server's logs, and the history)."""
+    page = new_page(viewport=DESKTOP)
+    for script in ("account.js", "lobby.js"):  # they never load
+        page.route(f"**/static/{script}", lambda route: route.abort())
+
+    def navigation_after(send: Callable[[], None]) -> str | None:
+        """Where the page went when ``send`` was done, if it went anywhere within a second."""
+        try:
+            with page.expect_navigation(timeout=1000):
+                send()
+        except PlaywrightTimeoutError:
+            return None
+        return page.url
+
+    page.goto(live_url + "/login")
+    page.fill("#name", "Somebody")
+    page.fill("#password", PASSWORD)
+    assert navigation_after(lambda: page.press("#password", "Enter")) is None
+    page.goto(live_url + "/")
+    page.locator("#record").fill('[Rules "cooper"]\n\n1. d2-d3 *')
+    button = page.get_by_role("button", name="Import and replay")
+    assert navigation_after(button.click) is None

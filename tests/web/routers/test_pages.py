@@ -18,6 +18,7 @@ from tests.web.conftest import TestClient
 SCRIPTS = [
     "api.js",
     "board.js",
+    "forms.js",
     "game.js",
     "game-bars.js",
     "game-rating.js",
