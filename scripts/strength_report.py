@@ -47,6 +47,7 @@ from bluegray.engine.limits import Limits
 from bluegray.engine.match import MatchGame, MatchSettings, MatchSummary, run_match
 from bluegray.engine.search import Searcher, warm_up
 from bluegray.engine.stats import MatchStats
+from bluegray.errors import BlueGrayError
 from bluegray.protocol import player as engine_player  # noqa: F401 - registers engine: players
 from bluegray.record import write_records
 from bluegray.rules import PRESETS
@@ -397,7 +398,11 @@ def main() -> None:
     ren = commands.add_parser("render", help="write docs/strength.md from the results")
     ren.set_defaults(run=lambda _args: render())
     args = parser.parse_args()
-    args.run(args)
+    try:
+        args.run(args)
+    except BlueGrayError as error:  # a journal of another match, an unknown player...
+        print(f"strength_report.py: {error}", file=sys.stderr)
+        raise SystemExit(2) from None
 
 
 if __name__ == "__main__":

@@ -7,6 +7,7 @@ from __future__ import annotations
 import dataclasses
 import subprocess
 import sys
+from pathlib import Path
 from typing import Any
 
 import pytest
@@ -395,3 +396,19 @@ def test_the_engines_command_knows_its_engine_players() -> None:
         [sys.executable, "-c", check, str(SCRIPTS)], capture_output=True, text=True, timeout=60
     )
     assert shown.returncode == 0 and shown.stdout == "engine\n", shown.stderr[-2000:]
+
+
+def test_the_engines_command_refuses_another_match_s_journal_in_one_line(tmp_path: Path) -> None:
+    journal = tmp_path / "engines-sackson-1s.jsonl"
+    journal.write_text("the notes of another day\n")
+    command = [
+        *(sys.executable, str(SCRIPTS / "strength_report.py"), "engines", "--engine-3", "x"),
+        *("--rules", "sackson", "--time", "1", "--games", "2", "--journal", str(tmp_path)),
+    ]
+    refused = subprocess.run(command, capture_output=True, text=True, timeout=60)
+    assert refused.returncode == 2, refused.stderr[-2000:]
+    assert (
+        refused.stderr
+        == f"strength_report.py: line 1 of {journal} is not JSON: is it a match's journal?\n"
+    )
+    assert journal.read_text() == "the notes of another day\n"  # left as it was
