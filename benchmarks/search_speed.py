@@ -49,7 +49,7 @@ from bluegray.engine.cluster import LocalCluster
 from bluegray.engine.evaluation import Evaluator
 from bluegray.engine.limits import Limits
 from bluegray.engine.match import MatchSettings, default_concurrency, run_match
-from bluegray.engine.network import FEATURE_COUNT, Layer, Network
+from bluegray.engine.network import Network, random_network
 from bluegray.engine.network_file import DEFAULT_WIDTHS, read_network
 from bluegray.engine.search import Searcher
 from bluegray.perft import perft
@@ -67,31 +67,6 @@ MIDDLEGAMES = {
 FIRST_LEVELS = (3, 5, 7)
 READY_WAIT = 120.0
 """How long the warm round waits for the compiled kernel to be loaded (or compiled)."""
-
-
-def random_network(seed: int = 1) -> Network:
-    """A network of random parameters of the shipped widths (within the widths' bounds, small
-    enough that the activations vary)."""
-    rng = random.Random(seed)
-    width, *hidden = DEFAULT_WIDTHS
-    layers = []
-    inputs = 2 * width
-    for outputs in (*hidden, 1):
-        layers.append(
-            Layer(
-                tuple(tuple(rng.randint(-20, 20) for _ in range(inputs)) for _ in range(outputs)),
-                tuple(rng.randint(-500, 3000) for _ in range(outputs)),
-            )
-        )
-        inputs = outputs
-    return Network(
-        accumulator=tuple(
-            tuple(rng.randint(-40, 40) for _ in range(width)) for _ in range(FEATURE_COUNT)
-        ),
-        accumulator_biases=tuple(rng.randint(0, 80) for _ in range(width)),
-        hidden=tuple(layers[:-1]),
-        output=layers[-1],
-    )
 
 
 def search_speeds(seconds: float, network: Network | None) -> None:
@@ -268,7 +243,7 @@ def main() -> None:
 
     network = None
     if args.network == "random":
-        network = random_network()
+        network = random_network(random.Random(1), DEFAULT_WIDTHS)
     elif args.network:
         network = read_network(Path(args.network))[0]
     search_speeds(args.seconds, network)

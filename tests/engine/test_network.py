@@ -35,6 +35,7 @@ from bluegray.engine.network import (
     corrected,
     evaluate,
     move_delta,
+    random_network,
 )
 from bluegray.engine.network_file import (
     FloatNetwork,
@@ -54,34 +55,6 @@ from bluegray.rules import PRESETS, RuleSet
 from bluegray.steps import SOLDIER_SQUARES
 
 WIDTHS = (8, 4, 4)
-
-
-def random_network(
-    rng: random.Random, spread: int = 40, widths: tuple[int, ...] = WIDTHS
-) -> Network:
-    """A network of random parameters within the widths (small, so that activations vary)."""
-    width, *hidden = widths
-    layers = []
-    inputs = 2 * width
-    for outputs in hidden:
-        layers.append(
-            Layer(
-                tuple(tuple(rng.randint(-20, 20) for _ in range(inputs)) for _ in range(outputs)),
-                tuple(rng.randint(-500, 3000) for _ in range(outputs)),
-            )
-        )
-        inputs = outputs
-    return Network(
-        accumulator=tuple(
-            tuple(rng.randint(-spread, spread) for _ in range(width)) for _ in range(FEATURE_COUNT)
-        ),
-        accumulator_biases=tuple(rng.randint(0, 2 * spread) for _ in range(width)),
-        hidden=tuple(layers),
-        output=Layer(
-            (tuple(rng.randint(-INT8_LIMIT, INT8_LIMIT) for _ in range(inputs)),),
-            (rng.randint(-5000, 5000),),
-        ),
-    )
 
 
 def uniform_network(weight: int, bias: int, hidden_weight: int, hidden_bias: int) -> Network:
@@ -132,7 +105,7 @@ def random_games(rules: RuleSet, rng: random.Random, games: int, plies: int) -> 
 def test_the_updated_first_layer_equals_one_from_scratch_after_make_and_unmake(name: str) -> None:
     rules = PRESETS[name]
     rng = random.Random(name)
-    network = random_network(rng)
+    network = random_network(rng, WIDTHS)
     for game in range(4):
         board = Position.start(rules).board()
         if game % 2:
@@ -254,7 +227,7 @@ def colour_mirror(board: Board) -> Board:
 def test_a_position_and_its_colour_mirror_score_alike_for_the_side_to_move(name: str) -> None:
     rules = PRESETS[name]
     rng = random.Random(f"mirror {name}")
-    network = random_network(rng)
+    network = random_network(rng, WIDTHS)
     scores = set()
     for board in random_games(rules, rng, games=2, plies=60):
         mirror = colour_mirror(board)
@@ -305,7 +278,7 @@ def test_the_quantised_network_follows_the_float_one() -> None:
 
 
 def test_a_network_file_reads_back_what_was_written(tmp_path: Path) -> None:
-    network = random_network(random.Random(3))
+    network = random_network(random.Random(3), WIDTHS)
     path = tmp_path / "net.json"
     write_network(path, network, "some-family", {"positions": 3})
     assert read_network(path) == (network, "some-family")
@@ -321,7 +294,7 @@ def test_a_network_file_reads_back_what_was_written(tmp_path: Path) -> None:
     ],
 )
 def test_a_broken_network_file_is_refused_clearly(change: object, message: str) -> None:
-    text = network_json(random_network(random.Random(4)), "f")
+    text = network_json(random_network(random.Random(4), WIDTHS), "f")
     assert callable(change)
     with pytest.raises(NetworkFileError, match=message):
         parse_network(change(text))
@@ -403,7 +376,7 @@ def wild_network(rng: random.Random) -> Network:
 @pytest.mark.parametrize("name", list(PRESETS))
 def test_the_evaluation_is_its_definition(name: str) -> None:
     rng = random.Random(f"definition {name}")
-    networks = [random_network(rng), wild_network(rng), wild_network(rng)]
+    networks = [random_network(rng, WIDTHS), wild_network(rng), wild_network(rng)]
     boards = random_games(PRESETS[name], rng, games=2, plies=40)
     boards.append(full_board(count=90))
     for network in networks:
@@ -414,7 +387,7 @@ def test_the_evaluation_is_its_definition(name: str) -> None:
 def test_a_level_plays_with_a_network_file_or_the_linear_evaluation(tmp_path: Path) -> None:
     """``network=FILE`` measures a network before it ships, ``network=none`` plays the linear
     evaluation; a file of another family, or no network file, is refused clearly."""
-    network = random_network(random.Random(3))
+    network = random_network(random.Random(3), WIDTHS)
     path = tmp_path / "candidate.json"
     write_network(path, network, family(PRESETS["sackson"]))
     game = Game("sackson")
@@ -441,7 +414,7 @@ def test_engine_4s_evaluation_is_the_linear_one_corrected_by_the_network(name: s
     """The network's output is added to the linear evaluation (clamped), so a network whose
     output is always zero plays exactly as engine 3."""
     rules = PRESETS[name]
-    network = random_network(random.Random(11))
+    network = random_network(random.Random(11), WIDTHS)
     linear = Evaluator(rules)
     engine_4 = Evaluator(rules, network=network)
     silent = Evaluator(rules, network=uniform_network(0, 0, 0, 0))

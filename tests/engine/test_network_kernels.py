@@ -34,6 +34,7 @@ from bluegray.engine.network import (
     INT8_LIMIT,
     Accumulators,
     Network,
+    random_network,
 )
 from bluegray.engine.network_file import describe_evaluation, evaluator_for, network_for
 from bluegray.engine.records import MADE, MOVE_WIDTH
@@ -42,9 +43,9 @@ from bluegray.position import Position
 from bluegray.rules import PRESETS
 from tests.engine.test_kernels import position_of, trace
 from tests.engine.test_network import (
+    WIDTHS,
     full_board,
     random_games,
-    random_network,
     uniform_network,
     wild_network,
 )
@@ -165,7 +166,7 @@ def _compiled_value(network: Network, board: Board) -> int:
 def test_the_compiled_evaluation_is_the_plain_one_bit_for_bit(name: str) -> None:
     rng = random.Random(f"compiled evaluation {name}")
     networks = [
-        random_network(rng),
+        random_network(rng, WIDTHS),
         random_network(rng, widths=NETWORK_WIDTHS),
         random_network(rng, widths=(4,)),
         random_network(rng, widths=(16, 8, 4, 4)),

@@ -11,12 +11,12 @@ from pathlib import Path
 from bluegray import Game
 from bluegray.engine.evaluation import Evaluator, family
 from bluegray.engine.limits import Limits
+from bluegray.engine.network import random_network
 from bluegray.engine.network_file import write_network
 from bluegray.engine.search import Searcher
 from bluegray.protocol import Info
 from bluegray.protocol.server import EngineServer
 from bluegray.rules import PRESETS
-from tests.engine.test_network import random_network
 
 DEPTH = 3
 

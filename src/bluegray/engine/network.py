@@ -45,6 +45,7 @@ from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
 from functools import cached_property
 from operator import mul
+from random import Random
 from typing import Final
 
 from bluegray.bitboard import Board, RawMove, bits
@@ -316,6 +317,34 @@ def corrected(linear: int, correction: int) -> int:
 def evaluate(network: Network, accumulators: Accumulators, side_to_move: int) -> int:
     """``network.evaluate``: the value for ``side_to_move`` of the accumulated position."""
     return network.evaluate(accumulators, side_to_move)
+
+
+def random_network(rng: Random, widths: Sequence[int], *, spread: int = 40) -> Network:
+    """A network of random parameters of these widths (the first layer's, then the hidden
+    layers'), small enough that the activations vary: to measure what a network costs without
+    training one (``benchmarks/search_speed.py --network random``), and for the tests."""
+    width, *hidden = widths
+    layers = []
+    inputs = 2 * width
+    for outputs in hidden:
+        layers.append(
+            Layer(
+                tuple(tuple(rng.randint(-20, 20) for _ in range(inputs)) for _ in range(outputs)),
+                tuple(rng.randint(-500, 3000) for _ in range(outputs)),
+            )
+        )
+        inputs = outputs
+    return Network(
+        accumulator=tuple(
+            tuple(rng.randint(-spread, spread) for _ in range(width)) for _ in range(FEATURE_COUNT)
+        ),
+        accumulator_biases=tuple(rng.randint(0, 2 * spread) for _ in range(width)),
+        hidden=tuple(layers),
+        output=Layer(
+            (tuple(rng.randint(-INT8_LIMIT, INT8_LIMIT) for _ in range(inputs)),),
+            (rng.randint(-5000, 5000),),
+        ),
+    )
 
 
 def _check_range(values: Iterable[int], limit: int, what: str) -> None:
