@@ -121,7 +121,8 @@ def test_a_form_sent_before_its_pages_script_has_loaded_goes_nowhere(
 ) -> None:
     """Every form is sent by its page's script. One submitted before that script has loaded (a
     slow network, or a script that failed) must not go as the browser's own GET to the page,
-    with its fields, a password too, in the address (and the server's logs, and the history)."""
+    with its fields, a password too, in the address (and the server's logs, and the history):
+    it goes nowhere, and the form's alert line says why."""
     page = new_page(viewport=DESKTOP)
     for script in ("account.js", "lobby.js"):  # they never load
         page.route(f"**/static/{script}", lambda route: route.abort())
@@ -139,7 +140,18 @@ def test_a_form_sent_before_its_pages_script_has_loaded_goes_nowhere(
     page.fill("#name", "Somebody")
     page.fill("#password", PASSWORD)
     assert navigation_after(lambda: page.press("#password", "Enter")) is None
+    expect(page.locator("#form-error")).to_have_text(
+        "This page is still loading: try again in a moment, or reload it."
+    )
     page.goto(live_url + "/")
     page.locator("#record").fill('[Rules "cooper"]\n\n1. d2-d3 *')
     button = page.get_by_role("button", name="Import and replay")
     assert navigation_after(button.click) is None
+    expect(page.locator("#import-error")).to_contain_text("still loading")
+    # With its script, a page's form is its script's alone: no such line.
+    page.unroute("**/static/lobby.js")
+    page.reload()
+    page.locator("#record").fill("not a record")
+    page.get_by_role("button", name="Import and replay").click()
+    expect(page.locator("#import-error")).not_to_be_empty()
+    expect(page.locator("#import-error")).not_to_contain_text("still loading")
