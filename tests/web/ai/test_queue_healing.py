@@ -163,7 +163,7 @@ def test_a_job_claimed_for_a_slot_whose_answer_redis_froze_is_still_taken_up(
             pending = await client.xpending_range(stream, "engines", "-", "+", 10)
             if [item["consumer"] for item in pending] == [b"w1/x/0.0"]:
                 break
-            await asyncio.sleep(0.05)
+            await asyncio.sleep(0.05)  # poll interval, until the claim has run (2.5 s at most)
         else:
             raise AssertionError(f"the frozen claim never ran: {pending}")
         found = None

@@ -342,6 +342,14 @@ def test_a_dropped_connection_reconnects_and_catches_up(
 
 RECORD_SOCKETS = """
 window.openedAt = {};
+window.connectDelays = [];
+const nativeSetTimeout = window.setTimeout;
+window.setTimeout = function (handler, delay, ...rest) {
+  if (typeof handler === "function" && handler.name === "connect") {
+    window.connectDelays.push(delay ?? 0);
+  }
+  return nativeSetTimeout.call(this, handler, delay, ...rest);
+};
 const NativeWebSocket = window.WebSocket;
 window.WebSocket = class extends NativeWebSocket {
   constructor(...args) {
@@ -360,8 +368,9 @@ document.addEventListener("DOMContentLoaded", () => {
   }).observe(line, { childList: true, characterData: true, subtree: true });
 });
 """
-"""Record in the page when each WebSocket was opened, by address, and when the page heard that
-the server restarts (its connection line says so in the socket's close handler)."""
+"""Record in the page when each WebSocket was opened, by address, the delay of each reconnection
+the page schedules, and when the page heard that the server restarts (its connection line says
+so in the socket's close handler)."""
 
 
 def test_a_server_that_restarts_is_left_at_once_for_another(
@@ -382,12 +391,11 @@ def test_a_server_that_restarts_is_left_at_once_for_another(
     games[-1].close(code=1012, reason="the server is restarting")  # as a deploy stops it
     page.wait_for_function(f"() => window.openedAt[{url!r}].length === 2")
     expect(page.locator("#connection")).to_have_text("Connected.")
-    opened = page.evaluate("window.openedAt")[url]
-    # From the moment the page heard the close (the test's own round trip to the browser is no
-    # part of it: on a loaded machine it took 376 ms once): at once, not after a backoff (at
-    # least 375 ms).
-    closing_at = page.evaluate("window.restartHeardAt")
-    assert opened[1] - closing_at < 300  # ms: at once, not after a backoff
+    assert page.evaluate("window.restartHeardAt") is not None  # it said why it reconnects
+    # At once, not after a backoff (at least 375 ms): the delay the page chose, not the time it
+    # took, which a loaded machine stretches (1.4 s once in CI, three workers on two cores).
+    delays = page.evaluate("window.connectDelays")
+    assert len(delays) == 1 and 0 <= delays[0] < 300, delays  # ms
 
 
 def test_a_hint_suggests_a_legal_move_and_marks_it_on_the_board(

@@ -276,7 +276,7 @@ def test_replay_shows_the_moves_by_ply_and_the_board(client: TestClient) -> None
     assert "A hot-seat game" in text and "hotseat game" not in text
     assert f'href="/api/games/{game_id}/record"' in text
     assert {"first", "previous", "next", "last", "flip", "analyse", "board"} <= parsed.ids
-    assert parsed.scripts == ["/static/replay.js"]
+    assert parsed.scripts == ["/static/forms.js", "/static/replay.js"]
     # What the page's script asks for answers.
     assert client.get(f"/api/games/{game_id}/board.svg?ply=1&flipped=true").status_code == 200
     positions = client.get(f"/api/games/{game_id}/positions").json()["positions"]
@@ -312,7 +312,7 @@ def test_study_page_has_every_preset_and_custom_and_keeps_the_query(client: Test
     assert re.search(r'<option value="pow-classic"[^>]*selected', text)
     assert 'value="e1-f2"' in text
     assert {"rules", "custom-rules", "position", "moves", "analyse", "legal-moves"} <= parsed.ids
-    assert parsed.scripts == ["/static/study.js"]
+    assert parsed.scripts == ["/static/forms.js", "/static/study.js"]
     assert 'href="/games#import"' in text
     text, _ = page(client, "/study?rules=cooper+impasse-plies%3D50")
     assert 'value="cooper impasse-plies=50"' in text
