@@ -20,12 +20,15 @@ from tests.web.cluster import Node, nodes, service_env
 from tests.web.conftest import LiveServer, clear_of_a_window_edge
 
 
-def lobby(server: LiveServer, address: str) -> ClientConnection:
-    """A lobby socket from ``address`` (as a trusted proxy names it), once welcomed."""
-    socket = connect(
-        f"ws://127.0.0.1:{server.port}/ws/lobby",
-        additional_headers={"X-Forwarded-For": address},
-        open_timeout=10,
+def lobby(server: LiveServer, address: str, sockets: ExitStack) -> ClientConnection:
+    """A lobby socket from ``address`` (as a trusted proxy names it), once welcomed, held open
+    until ``sockets`` closes (websockets wants a connection used as a context manager)."""
+    socket = sockets.enter_context(
+        connect(
+            f"ws://127.0.0.1:{server.port}/ws/lobby",
+            additional_headers={"X-Forwarded-For": address},
+            open_timeout=10,
+        )
     )
     assert json.loads(socket.recv(timeout=10))["type"] == "welcome"
     return socket
@@ -79,21 +82,21 @@ def test_the_cap_plus_one_socket_of_a_client_is_refused_all_kinds_together(
     )
     game.send(json.dumps({"type": "hello", "token": created.json()["seat"]["token"]}))
     assert json.loads(game.recv(timeout=10))["type"] == "welcome"
-    first = sockets.enter_context(lobby(server, "10.0.0.1"))
-    sockets.enter_context(lobby(server, "10.0.0.1"))
+    first = lobby(server, "10.0.0.1", sockets)
+    lobby(server, "10.0.0.1", sockets)
     answer = refused(server, "10.0.0.1")  # the fourth, a game socket and two lobby ones open
     assert answer.status_code == 429
     assert answer.json()["error"]["code"] == "too_many_sockets"
     assert int(answer.headers["retry-after"]) >= 1
     assert refused(server, "10.0.0.1", "/ws/account").status_code == 429
     # Another address still connects.
-    sockets.enter_context(lobby(server, "10.0.0.2"))
+    lobby(server, "10.0.0.2", sockets)
     # A socket closed gives its place back.
     first.close()
     deadline = time.monotonic() + 5
     while True:
         try:
-            sockets.enter_context(lobby(server, "10.0.0.1"))
+            lobby(server, "10.0.0.1", sockets)
             break
         except InvalidStatus:
             assert time.monotonic() < deadline, "the closed socket's place was not given back"
@@ -106,19 +109,19 @@ def test_every_handshake_meets_the_http_rate_limit(
     server = make_server(trusted_proxies="*", http_burst=3, http_rate=0.001)
     clear_of_a_window_edge((0.001, 3))
     for _ in range(3):
-        sockets.enter_context(lobby(server, "10.0.0.3"))
+        lobby(server, "10.0.0.3", sockets)
     answer = refused(server, "10.0.0.3")
     assert answer.status_code == 429 and answer.json()["error"]["code"] == "rate_limited"
     assert int(answer.headers["retry-after"]) >= 1
-    sockets.enter_context(lobby(server, "10.0.0.4"))  # another address is not limited
+    lobby(server, "10.0.0.4", sockets)  # another address is not limited
 
 
 def test_a_process_full_of_sockets_closes_one_more_with_1013(
     make_server: Callable[..., LiveServer], sockets: ExitStack
 ) -> None:
     server = make_server(trusted_proxies="*", ws_connections_per_process=2)
-    sockets.enter_context(lobby(server, "10.0.0.5"))
-    sockets.enter_context(lobby(server, "10.0.0.6"))
+    lobby(server, "10.0.0.5", sockets)
+    lobby(server, "10.0.0.6", sockets)
     one_more = sockets.enter_context(
         connect(f"ws://127.0.0.1:{server.port}/ws/lobby", open_timeout=10)
     )
@@ -140,17 +143,19 @@ def test_the_cap_on_a_clients_sockets_is_counted_across_processes(
         first, second = started
 
         def lobby_on(node: Node, address: str) -> ClientConnection:
-            socket = connect(
-                f"ws://127.0.0.1:{node.port}/ws/lobby",
-                additional_headers={"X-Forwarded-For": address},
-                open_timeout=10,
+            socket = sockets.enter_context(
+                connect(
+                    f"ws://127.0.0.1:{node.port}/ws/lobby",
+                    additional_headers={"X-Forwarded-For": address},
+                    open_timeout=10,
+                )
             )
             assert json.loads(socket.recv(timeout=10))["type"] == "welcome"
             return socket
 
-        sockets.enter_context(lobby_on(first, "10.0.0.7"))
-        sockets.enter_context(lobby_on(second, "10.0.0.7"))
+        lobby_on(first, "10.0.0.7")
+        lobby_on(second, "10.0.0.7")
         with pytest.raises(InvalidStatus) as refusal:
             lobby_on(first, "10.0.0.7")  # the third, one open on each process
         assert refusal.value.response.status_code == 429
-        sockets.enter_context(lobby_on(first, "10.0.0.8"))  # another address still connects
+        lobby_on(first, "10.0.0.8")  # another address still connects
