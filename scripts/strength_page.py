@@ -254,7 +254,8 @@ def _engines_section(rows: list[dict[str, Any]]) -> list[str]:
         f'{ENGINE_3_COMMIT} && python -m venv E3 && E3/bin/pip install -e "E3-SRC[fast]"`). A long',
         "match can be played in pieces: with `--journal DIR` the same command goes on where it",
         "stopped, from the games kept in `DIR` (`docs/data/journals/` holds the journals of the",
-        "matches under way; a journal names its players' commands, so run it from the same paths).",
+        "1 s matches, each game's opening and moves, finished or under way; a journal names its",
+        "players' commands, so run it from the same paths).",
         "",
     ]
     for r in ordered:
