@@ -4,8 +4,9 @@ A worker takes jobs from the queue on Redis in engine processes of its own, one 
 use up to two unless told otherwise (one kept for short jobs when there are two or more); each
 plays the moves it finds in their games through the database's version check and publishes them
 on the event bus, as a web process would. The supervising process notes the heartbeat of every
-engine slot that reaches Redis (which keeps the jobs they compute theirs), restarts a slot that
-dies, and serves the worker's metrics, which the slots report to it.
+engine slot that reaches Redis (which keeps the jobs they compute theirs, for as long as a job
+may take: a slot stuck past that loses its job to another), restarts a slot that dies, and serves
+the worker's metrics, which the slots report to it.
 
 Any part may fail and come back: a slot that loses Redis waits and tries again, and makes the
 queue again if Redis came back empty (the web processes' AI timers queue the moves that were
@@ -19,7 +20,6 @@ import asyncio
 import contextlib
 import logging
 import logging.config
-import math
 import multiprocessing
 import os
 import queue
@@ -35,7 +35,13 @@ from redis.exceptions import RedisError
 
 from bluegray.web.ai import redis_queue
 from bluegray.web.ai.cpus import usable_cpus
-from bluegray.web.ai.jobs import AnalysisOutput, MoveJob, prepare_engine_process, reserved_for_short
+from bluegray.web.ai.jobs import (
+    AnalysisOutput,
+    MoveJob,
+    prepare_engine_process,
+    reserved_for_short,
+    thinking_seconds,
+)
 from bluegray.web.ai.jobs import run_job as run_engine_job
 from bluegray.web.backends import redis_client, stale_ms
 from bluegray.web.endings import record_end
@@ -56,8 +62,6 @@ DEFAULT_PROCESSES: Final = 2
 """A worker's engine processes when the settings name none (at most one per usable CPU)."""
 RETRY_SECONDS: Final = (0.1, 0.2, 0.5, 1.0, 2.0)
 """How long a slot that cannot reach Redis waits before each try (the last one repeats)."""
-BUSY: Final = math.inf
-"""A slot's health while it computes a job: alive as long as its process is."""
 
 _Unreachable = (RedisError, OSError)
 """What Redis out of reach raises (ResponseError is a RedisError, but take makes the queue
@@ -88,7 +92,9 @@ class _SlotProcess:
     process: BaseProcess | None = field(default=None, repr=False)
     health: Any = field(default=None, repr=False)
     """Until when (epoch seconds) the engine process has shown that it takes jobs: set after
-    each answer from Redis, ``BUSY`` while it computes; only a healthy slot beats."""
+    each answer from Redis, and while it computes a job to the job's thinking time and the
+    overrun allowed (``ai_job_overrun_seconds``); only a healthy slot beats, so a slot stuck on
+    a job past that loses it to another."""
 
     def consumer(self) -> str:
         return f"{self.name}.{self.generation}"
@@ -168,7 +174,8 @@ class _EngineSlot:
                     continue
                 self._reachable()
                 if delivery is not None:
-                    self.health.value = BUSY
+                    allowed = thinking_seconds(delivery.job) + self.settings.ai_job_overrun_seconds
+                    self.health.value = time.time() + allowed
                     await self._work(delivery)
                     self.health.value = time.time() + self.healthy_seconds
         finally:

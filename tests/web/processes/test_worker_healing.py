@@ -5,6 +5,8 @@ anything by hand."""
 
 from __future__ import annotations
 
+import contextlib
+import os
 import re
 import signal
 import time
@@ -206,3 +208,57 @@ def test_a_worker_stopped_with_sigterm_hands_its_job_back_at_once(
         except BaseException:
             _dump(started)
             raise
+
+
+def _engine_slots(worker: Node) -> list[int]:
+    """The process ids of a worker's engine slots (its children started by multiprocessing's
+    spawn, not its resource tracker)."""
+    slots = []
+    for pid in worker.children():
+        try:
+            command = Path(f"/proc/{pid}/cmdline").read_bytes()
+        except OSError:
+            continue
+        if b"spawn_main" in command:
+            slots.append(pid)
+    return slots
+
+
+def test_an_engine_slot_frozen_mid_search_loses_its_job_to_another_worker(
+    tmp_path: Path, postgres_url: str, redis_url: str
+) -> None:
+    # A frozen engine process (SIGSTOP; or one stuck in a call that never returns) is alive to
+    # its worker, which went on beating for it while it computed: its job was kept from every
+    # other slot for as long as it stayed frozen. Here a job may overrun its thinking time by 2 s.
+    env = service_env(postgres_url, redis_url, ai_job_overrun_seconds=2)
+    frozen: list[int] = []
+    with nodes() as started:
+        try:
+            web = Node.serve("web", env, tmp_path)
+            started.append(web)
+            web.wait_ready()
+            workers = {name: Node.worker(name, env, tmp_path, processes=1) for name in ("W1", "W2")}
+            started.extend(workers.values())
+            game_id, _token = _ai_game(web, level=1)  # both workers are up once this is played
+            _wait_for_moves(web, game_id, 1, 60)
+            game_id, _token = _ai_game(web, level=8)
+            client = redis.Redis.from_url(redis_url)
+            taker = _taker(client, "bg:jobs:long", 30).split("/")[0]
+            client.close()
+            frozen = _engine_slots(workers[taker])
+            assert len(frozen) == 1, frozen
+            os.kill(frozen[0], signal.SIGSTOP)
+            # Level 8 thinks 2 s, the overrun 2 s, a job idle 2.5 s is another's (heartbeats of
+            # 0.5 s), and the other slot thinks 2 s: some 9 s.
+            game = _wait_for_moves(web, game_id, 1, 30)
+            assert game["last_move"]["side"] == "blue"
+            other = ({"W1", "W2"} - {taker}).pop()
+            workers[other].wait_for_output(f"game {game_id}: level 8 played")
+            assert workers[taker].process.poll() is None  # the frozen slot's worker lives on
+        except BaseException:
+            _dump(started)
+            raise
+        finally:
+            for pid in frozen:
+                with contextlib.suppress(ProcessLookupError):
+                    os.kill(pid, signal.SIGCONT)

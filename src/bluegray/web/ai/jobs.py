@@ -246,6 +246,15 @@ LONG_WAIT_SECONDS: Final = 10.0
 jobs), so that level 8 is slow under load, never stuck."""
 
 
+def thinking_seconds(job: Job) -> float:
+    """The longest the engine thinks on ``job``: its level's time a move (a clock only
+    shortens it; 0 for a fixed-depth level, whose moves take milliseconds), or the analysis's
+    seconds."""
+    if isinstance(job, MoveJob):
+        return seconds_a_move(job.level) or 0.0
+    return job.seconds
+
+
 def reserved_for_short(slots: int) -> int:
     """Slots kept for quick and short jobs: a quarter, at least one when there are two or
     more."""
