@@ -4,6 +4,7 @@ CPUs a process may use."""
 from __future__ import annotations
 
 import asyncio
+import dataclasses
 import os
 import threading
 
@@ -29,6 +30,7 @@ from bluegray.web.ai.jobs import (
     decode_job,
     encode_job,
     reserved_for_short,
+    thinking_seconds,
 )
 from bluegray.web.ai.local_queue import LocalQueue
 from bluegray.web.backends import redis_client
@@ -55,6 +57,19 @@ def test_a_move_jobs_priority_follows_the_engines_time_for_its_level(
     assert move_job(6).priority is Priority.QUICK
     with pytest.raises(BlueGrayError, match="unknown level"):
         _ = move_job(levels.TOP_LEVEL + 1).priority
+
+
+def test_a_jobs_thinking_time_is_its_levels_time_or_its_analysiss_seconds(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    # What a worker keeps a job for (with BLUEGRAY_AI_JOB_OVERRUN_SECONDS more): the levels'
+    # times are the engine's, a clock only shortens them.
+    monkeypatch.setitem(levels.LEVELS, 7, levels.LevelConfig(Limits(time=3.0)))
+    monkeypatch.setitem(levels.LEVELS, 6, levels.LevelConfig(Limits(depth=6)))
+    assert thinking_seconds(move_job(7)) == 3.0
+    assert thinking_seconds(dataclasses.replace(move_job(7), time_left_ms=600_000)) == 3.0
+    assert thinking_seconds(move_job(6)) == 0.0
+    assert thinking_seconds(AnalysisJob("sackson", "x", (), 4.5)) == 4.5
 
 
 def test_the_ais_job_is_asked_only_of_a_game_against_the_ai() -> None:
