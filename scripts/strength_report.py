@@ -40,6 +40,7 @@ import time
 from pathlib import Path
 from typing import Any
 
+from bluegray.cli.match import pace
 from bluegray.engine import ENGINE_VERSION
 from bluegray.engine.journal import MatchJournal, run_journaled
 from bluegray.engine.levels import LEVELS, TOP_LEVEL
@@ -274,11 +275,17 @@ def _run_journaled(settings: MatchSettings, directory: Path | None, name: str) -
         return run_match(settings)
     directory.mkdir(parents=True, exist_ok=True)
     with MatchJournal(directory / f"{name}.jsonl", settings) as journal:
-        if journal.games:
-            print(f"{name}: {len(journal.games)} games read from its journal", flush=True)
+        before = len(journal.games)
+        if before:
+            print(f"{name}: {before} games read from its journal", flush=True)
+        started = time.monotonic()
 
         def finished(_game: MatchGame, stats: MatchStats) -> None:
-            print(f"{name}: {stats.games} of {settings.games} games, A {stats.a}", flush=True)
+            so_far = pace(settings, stats.games, stats.games - before, time.monotonic() - started)
+            print(
+                f"{name}: {stats.games} of {settings.games} games, A {stats.a}; {so_far}",
+                flush=True,
+            )
 
         return run_journaled(settings, journal, finished)
 

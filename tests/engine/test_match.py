@@ -11,7 +11,7 @@ import pytest
 
 from bluegray import Game, RuleSet, read_records
 from bluegray.cli.main import main
-from bluegray.cli.match import describe_limits
+from bluegray.cli.match import describe_limits, pace
 from bluegray.engine.limits import Limits
 from bluegray.engine.match import (
     MAX_PLIES_REASON,
@@ -180,6 +180,20 @@ def test_a_match_in_the_background_writes_a_line_a_game_when_asked(
     assert [line.split(" games: ")[0] for line in lines] == ["1 of 2", "2 of 2"]
     assert all(line.split(" games: ")[1].startswith("random: ") for line in lines)
     assert "SPRT LLR" in lines[-1]
+    assert "so far, about " in lines[0] and lines[0].endswith(
+        "at most (the SPRT may stop it sooner)"
+    )
+    assert lines[-1].endswith(", about 0:00:00 to go at most (the SPRT may stop it sooner)")
+
+
+def test_a_matchs_pace_counts_only_the_games_of_this_run() -> None:
+    # 12 of 200 games done, 2 of them read from a journal: 10 games in 10 minutes here, so the
+    # 188 to come take some 188 minutes.
+    assert pace(settings(games=200), 12, 10, 600.0) == "0:10:00 so far, about 3:08:00 to go"
+    assert pace(settings(games=200), 2, 0, 5.4) == "0:00:05 so far"
+    assert pace(settings(games=200, sprt=(0.0, 50.0)), 200, 200, 7200.0).endswith(
+        "about 0:00:00 to go at most (the SPRT may stop it sooner)"
+    )
 
 
 def test_sprt_stops_a_lopsided_match_early() -> None:

@@ -7,6 +7,8 @@ import argparse
 import json
 import math
 import os
+import time
+from datetime import timedelta
 from pathlib import Path
 from typing import Any
 
@@ -115,7 +117,8 @@ examples:
   bluegray match level:8 level:7 --games 400 --time 1 --journal l8-l7.jsonl   # again: goes on
 
 A progress bar shows on a terminal; in the background, BLUEGRAY_PROGRESS=1 writes a line to
-standard error after each game instead.
+standard error after each game instead: the score, the SPRT's log-likelihood ratio, the time so
+far and about how long is left.
 """
 
 
@@ -373,8 +376,10 @@ class _ProgressBar:
             transient=True,
         )
         self.task: TaskID | None = None
+        self.started = time.monotonic()
 
     def __enter__(self) -> _ProgressBar:
+        self.started = time.monotonic()
         self.progress.start()
         self.task = self.progress.add_task(
             self._describe(None), total=self.settings.games, completed=self.done, start=True
@@ -394,6 +399,9 @@ class _ProgressBar:
             if stats.sprt is not None:
                 sprt = stats.sprt
                 line += f"; SPRT LLR {sprt.llr:.2f} ({sprt.lower:.2f} to {sprt.upper:.2f})"
+            played = stats.games - self.done
+            elapsed = time.monotonic() - self.started
+            line += f"; {pace(self.settings, stats.games, played, elapsed)}"
             error_console.print(Text(line), soft_wrap=True)
 
     def _describe(self, stats: MatchStats | None) -> str:
@@ -401,6 +409,19 @@ class _ProgressBar:
         if stats is None:
             return f"{a}: starting"
         return f"{a}: {stats.points:g}/{stats.games} {stats.a}"
+
+
+def pace(settings: MatchSettings, done: int, played: int, elapsed: float) -> str:
+    """How long a match with ``done`` games finished has run, and about how long it has to go
+    at the pace of the ``played`` games of ``elapsed`` seconds (this run's: a journal's earlier
+    games took none of it); with an SPRT, when its last planned game would end, as it may stop
+    sooner."""
+    text = f"{timedelta(seconds=round(elapsed))} so far"
+    if played <= 0:
+        return text
+    left = max(settings.games - done, 0) * elapsed / played
+    text += f", about {timedelta(seconds=round(left))} to go"
+    return text + (" at most (the SPRT may stop it sooner)" if settings.sprt is not None else "")
 
 
 def describe_limits(settings: MatchSettings) -> str:
