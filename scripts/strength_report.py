@@ -3,6 +3,7 @@
     python scripts/strength_report.py ladder --rules sackson          # the planned games
     python scripts/strength_report.py ladder --rules cooper --only level:7 --games 12 --seed 3
     python scripts/strength_report.py ladder --rules cooper --only level:7 --decide  # the SPRT
+    python scripts/strength_report.py ladder --rules cooper --journal matches/  # stopped: goes on
     python scripts/strength_report.py versus --rules sackson cooper --time 1 --games 20
     python scripts/strength_report.py engines --rules sackson --time 0.2 --sprt 0,50 \
         --engine-3 "env BLUEGRAY_SEARCH=compiled E3/bin/python -m bluegray engine"
@@ -24,7 +25,11 @@ fixed number of games; ``--from`` records a ``bluegray match --json --out`` file
 instead. Every match's summary is kept in
 docs/data/strength.json, so runs can be added to over several sessions; ``render`` turns them
 into the report, chaining the ladder's Elo differences from level 1 (0). ``--records DIR`` also
-keeps each match's games as a PGN file, to replay how they were won and drawn. The results are
+keeps each match's games as a PGN file, to replay how they were won and drawn; ``--journal DIR``
+keeps each match's games as they end, so that a match stopped (Ctrl-C, a kill, the end of a
+working session) goes on from them when the same command runs again. A stopped match is never
+recorded: the run ends there, with exit status 130. ``BLUEGRAY_STRENGTH_RESULTS`` names another
+results file (a trial run's). The results are
 kept and merged by ``strength_results.py``; the page is written by ``strength_page.py``.
 """
 
@@ -40,7 +45,7 @@ import time
 from pathlib import Path
 from typing import Any
 
-from bluegray.cli.match import pace
+from bluegray.cli.match import EXIT_INTERRUPTED, pace
 from bluegray.engine import ENGINE_VERSION
 from bluegray.engine.journal import MatchJournal, run_journaled
 from bluegray.engine.levels import LEVELS, TOP_LEVEL
@@ -70,6 +75,10 @@ CLUSTER_HELP = (
 )
 
 RECORDS_HELP = "also write each match's game records to DIR (one PGN file a match)"
+JOURNAL_HELP = (
+    "keep each match's games in DIR as they end (KIND-RULES-A-vs-B-seedN.jsonl): stopped, the "
+    "same command goes on from them, over several sessions if need be"
+)
 
 
 def outcome_of(data: dict[str, Any]) -> dict[str, Any]:
@@ -99,10 +108,13 @@ def play(
     records: Path | None = None,
     sprt: tuple[float, float] | None = None,
     cluster: str | None = None,
+    journal: Path | None = None,
 ) -> dict[str, Any]:
     """Play one match and return its summary with what it measured; with ``records``, write
     its games there too (one PGN file a match), so that its draws and wins can be replayed.
     With ``sprt`` the match stops once that SPRT is decided (the summary keeps its verdict).
+    With ``journal`` (a folder) its games are kept there as they end, and the same match played
+    again goes on from them. A match stopped (Ctrl-C) is not recorded, and ends the run.
     With ``cluster`` (a Ray cluster's address) its games are played there, with the same
     results as here."""
     settings = MatchSettings(
@@ -117,10 +129,11 @@ def play(
         cluster=cluster,
     )
     started = time.perf_counter()
-    summary = run_match(settings)
+    name = re.sub(r"[^A-Za-z0-9.]+", "-", f"{kind}-{rules}-{a}-vs-{b}-seed{seed}")
+    kept_as = f"{name}-sprt" if sprt is not None else name  # a decider is another match
+    summary = whole(_run_journaled(settings, journal, kept_as), kept_as, journal)
     if records is not None:
         records.mkdir(parents=True, exist_ok=True)
-        name = re.sub(r"[^A-Za-z0-9.]+", "-", f"{kind}-{rules}-{a}-vs-{b}-seed{seed}")
         path = records / f"{name}.pgn"
         path.write_text(write_records(summary.records()), encoding="utf-8")
         print(f"wrote {len(summary.games)} game records to {path}", flush=True)
@@ -177,7 +190,7 @@ def ladder(args: argparse.Namespace) -> None:
                 record(
                     play(
                         "ladder", a, b, rules, args.games, None, args.seed, args.records,
-                        cluster=args.cluster,
+                        cluster=args.cluster, journal=args.journal,
                     )
                 )  # fmt: skip
                 continue
@@ -196,13 +209,23 @@ def ladder(args: argparse.Namespace) -> None:
                             args.records,
                             sprt=DECIDER_ELO,
                             cluster=args.cluster,
+                            journal=args.journal,
                         )
                     )
                 continue
             for seed, games in unplayed(a, b, rules, load()):
                 record(
                     play(
-                        "ladder", a, b, rules, games, None, seed, args.records, cluster=args.cluster
+                        "ladder",
+                        a,
+                        b,
+                        rules,
+                        games,
+                        None,
+                        seed,
+                        args.records,
+                        cluster=args.cluster,
+                        journal=args.journal,
                     )
                 )
 
@@ -257,7 +280,8 @@ def engines(args: argparse.Namespace) -> None:
             seed=args.seed,
             sprt=args.sprt,
         )
-        data = _run_journaled(settings, args.journal, f"engines-{rules}-{args.time:g}s").to_json()
+        name = f"engines-{rules}-{args.time:g}s"
+        data = whole(_run_journaled(settings, args.journal, name), name, args.journal).to_json()
         entry = engine_entry(data, rules, names)
         record(entry)
         verdict = "" if args.sprt is None else f"; SPRT {data['sprt']['verdict']}"
@@ -266,6 +290,25 @@ def engines(args: argparse.Namespace) -> None:
             f"{entry['elo']} [{entry['elo_low']}, {entry['elo_high']}]{verdict}",
             flush=True,
         )
+
+
+def whole(summary: MatchSummary, name: str, journal: Path | None) -> MatchSummary:
+    """The summary of a match played to its end. A match stopped before it (Ctrl-C) is not
+    recorded, which would count its seed as played, and the run ends there (exit status 130)."""
+    if not summary.interrupted:
+        return summary
+    kept = (
+        f"its games are in {journal / f'{name}.jsonl'}: the same command goes on from them"
+        if journal is not None
+        else "its games are lost (--journal DIR keeps them)"
+    )
+    print(
+        f"strength_report.py: {name} stopped after {len(summary.games)} of "
+        f"{summary.settings.games} games, not recorded; {kept}",
+        file=sys.stderr,
+        flush=True,
+    )
+    raise SystemExit(EXIT_INTERRUPTED)
 
 
 def _run_journaled(settings: MatchSettings, directory: Path | None, name: str) -> MatchSummary:
@@ -302,7 +345,7 @@ def versus(args: argparse.Namespace) -> None:
             record(
                 play(
                     "versus", top, opponent, rules, args.games, args.time, args.seed,
-                    args.records, cluster=args.cluster,
+                    args.records, cluster=args.cluster, journal=args.journal,
                 )
             )  # fmt: skip
 
@@ -337,6 +380,7 @@ def main() -> None:
     )
     lad.add_argument("--records", type=Path, metavar="DIR", help=RECORDS_HELP)
     lad.add_argument("--cluster", metavar="ADDRESS", help=CLUSTER_HELP)
+    lad.add_argument("--journal", type=Path, metavar="DIR", help=JOURNAL_HELP)
     lad.set_defaults(run=ladder)
     ver = commands.add_parser("versus", help="the top level against greedy and MCTS")
     ver.add_argument(
@@ -348,6 +392,7 @@ def main() -> None:
     ver.add_argument("--seed", type=int, default=1)
     ver.add_argument("--records", type=Path, metavar="DIR", help=RECORDS_HELP)
     ver.add_argument("--cluster", metavar="ADDRESS", help=CLUSTER_HELP)
+    ver.add_argument("--journal", type=Path, metavar="DIR", help=JOURNAL_HELP)
     ver.set_defaults(run=versus)
     eng = commands.add_parser(
         "engines",

@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import fcntl
 import json
+import os
 from pathlib import Path
 from typing import Any, Final
 
@@ -20,7 +21,11 @@ from bluegray.engine.stats import elo_estimate
 from bluegray.rules import PRESETS, Impasse, RuleSet, Soldiers
 
 REPOSITORY = Path(__file__).resolve().parents[1]
-RESULTS = REPOSITORY / "docs" / "data" / "strength.json"
+RESULTS = Path(
+    os.environ.get("BLUEGRAY_STRENGTH_RESULTS") or REPOSITORY / "docs" / "data" / "strength.json"
+)
+"""Where every match's summary is kept: docs/data/strength.json, or the file
+``BLUEGRAY_STRENGTH_RESULTS`` names (a trial run's, the tests')."""
 
 
 def draws_dominate(rules: RuleSet) -> bool:

@@ -5,8 +5,11 @@ seeds of one match adding up."""
 from __future__ import annotations
 
 import dataclasses
+import os
+import signal
 import subprocess
 import sys
+import time
 from pathlib import Path
 from typing import Any
 
@@ -412,3 +415,41 @@ def test_the_engines_command_refuses_another_match_s_journal_in_one_line(tmp_pat
         == f"strength_report.py: line 1 of {journal} is not JSON: is it a match's journal?\n"
     )
     assert journal.read_text() == "the notes of another day\n"  # left as it was
+
+
+@pytest.mark.slow
+def test_a_ladder_match_stopped_with_ctrl_c_is_kept_in_its_journal_and_not_recorded(
+    tmp_path: Path,
+) -> None:
+    # A stopped match was recorded as if played whole: its seed counted as played, so the
+    # ladder never played the rest of it, and the run went on to the next match.
+    results = tmp_path / "strength.json"
+    journals = tmp_path / "journals"
+    command = [
+        *(sys.executable, str(SCRIPTS / "strength_report.py"), "ladder", "--rules", "sackson"),
+        *("--only", "level:1", "--games", "400", "--seed", "1", "--journal", str(journals)),
+    ]
+    env = {**os.environ, "BLUEGRAY_STRENGTH_RESULTS": str(results)}
+    run = subprocess.Popen(command, env=env, stdout=subprocess.PIPE, stderr=subprocess.PIPE)
+    journal = journals / "ladder-sackson-level-1-vs-random-seed1.jsonl"
+    try:
+        deadline = time.monotonic() + 120
+        while not (journal.exists() and len(journal.read_text().splitlines()) >= 2):
+            assert run.poll() is None, run.communicate()[1].decode()[-2000:]
+            assert time.monotonic() < deadline, "no game reached the journal in 120 s"
+            time.sleep(0.05)  # poll interval: until the first game is in the journal
+        run.send_signal(signal.SIGINT)
+        stdout, stderr = run.communicate(timeout=60)
+    finally:
+        run.kill()
+        run.wait()
+    kept = len(journal.read_text().splitlines()) - 1  # the first line: the match's settings
+    assert run.returncode == 130, stderr.decode()[-2000:]
+    assert stderr.decode().endswith(
+        f"strength_report.py: ladder-sackson-level-1-vs-random-seed1 stopped after {kept} of 400 "
+        f"games, not recorded; its games are in {journal}: the same command goes on from them\n"
+    )
+    assert 1 <= kept < 400
+    assert not results.exists()  # nothing recorded
+    assert sorted(path.name for path in journals.iterdir()) == [journal.name]  # no next match
+    assert "level:1 vs greedy" not in stdout.decode()
