@@ -177,6 +177,26 @@ def _taker(client: redis.Redis, stream: str, seconds: float) -> str:
     raise AssertionError(f"no worker took the job of {stream}")
 
 
+def _a_level_8_move_taken(
+    env: dict[str, str], directory: Path, redis_url: str, started: list[Node]
+) -> tuple[Node, dict[str, Node], str, str]:
+    """A web process and two workers of one engine slot each (``W1``, ``W2``), and a game
+    whose AI (level 8) is thinking its first move: the web process, the workers by name, the
+    game's id and which worker took the move."""
+    web = Node.serve("web", env, directory)
+    started.append(web)
+    web.wait_ready()
+    workers = {name: Node.worker(name, env, directory, processes=1) for name in ("W1", "W2")}
+    started.extend(workers.values())
+    game_id, _token = _ai_game(web, level=1)  # both workers are up once this is played
+    _wait_for_moves(web, game_id, 1, 60)
+    game_id, _token = _ai_game(web, level=8)
+    client = redis.Redis.from_url(redis_url)
+    taker = _taker(client, "bg:jobs:long", 30).split("/")[0]
+    client.close()
+    return web, workers, game_id, taker
+
+
 def test_a_worker_stopped_with_sigterm_hands_its_job_back_at_once(
     tmp_path: Path, postgres_url: str, redis_url: str
 ) -> None:
@@ -184,17 +204,7 @@ def test_a_worker_stopped_with_sigterm_hands_its_job_back_at_once(
     env = service_env(postgres_url, redis_url, heartbeat_seconds=3)
     with nodes() as started:
         try:
-            web = Node.serve("web", env, tmp_path)
-            started.append(web)
-            web.wait_ready()
-            workers = {name: Node.worker(name, env, tmp_path, processes=1) for name in ("W1", "W2")}
-            started.extend(workers.values())
-            game_id, _token = _ai_game(web, level=1)  # both workers are up once this is played
-            _wait_for_moves(web, game_id, 1, 60)
-            game_id, _token = _ai_game(web, level=8)
-            client = redis.Redis.from_url(redis_url)
-            taker = _taker(client, "bg:jobs:long", 30).split("/")[0]
-            client.close()
+            web, workers, game_id, taker = _a_level_8_move_taken(env, tmp_path, redis_url, started)
             stopped = time.monotonic()
             workers[taker].kill(signal.SIGTERM)
             game = _wait_for_moves(web, game_id, 1, 20)
@@ -234,17 +244,7 @@ def test_an_engine_slot_frozen_mid_search_loses_its_job_to_another_worker(
     frozen: list[int] = []
     with nodes() as started:
         try:
-            web = Node.serve("web", env, tmp_path)
-            started.append(web)
-            web.wait_ready()
-            workers = {name: Node.worker(name, env, tmp_path, processes=1) for name in ("W1", "W2")}
-            started.extend(workers.values())
-            game_id, _token = _ai_game(web, level=1)  # both workers are up once this is played
-            _wait_for_moves(web, game_id, 1, 60)
-            game_id, _token = _ai_game(web, level=8)
-            client = redis.Redis.from_url(redis_url)
-            taker = _taker(client, "bg:jobs:long", 30).split("/")[0]
-            client.close()
+            web, workers, game_id, taker = _a_level_8_move_taken(env, tmp_path, redis_url, started)
             frozen = _engine_slots(workers[taker])
             assert len(frozen) == 1, frozen
             os.kill(frozen[0], signal.SIGSTOP)
