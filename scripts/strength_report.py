@@ -128,7 +128,6 @@ def play(
         sprt=sprt,
         cluster=cluster,
     )
-    started = time.perf_counter()
     name = re.sub(r"[^A-Za-z0-9.]+", "-", f"{kind}-{rules}-{a}-vs-{b}-seed{seed}")
     kept_as = f"{name}-sprt" if sprt is not None else name  # a decider is another match
     summary = whole(_run_journaled(settings, journal, kept_as), kept_as, journal)
@@ -145,7 +144,7 @@ def play(
         "rules": rules,
         "time": seconds,
         **outcome_of(data),
-        "seconds": round(time.perf_counter() - started),
+        **durations(data),
         "date": time.strftime("%Y-%m-%d"),
         "seed": seed,
         "search": search_core(rules),
@@ -158,7 +157,7 @@ def play(
     print(
         f"{kind} {rules}: {a} vs {b}: {entry['wins']}-{entry['draws']}-{entry['losses']} "
         f"score {entry['score']:.3f} elo {entry['elo']} [{entry['elo_low']}, {entry['elo_high']}]"
-        f" ({entry['seconds']} s)"
+        f" ({round(summary.seconds)} s)"
         + (
             ""
             if sprt is None
@@ -246,7 +245,7 @@ def engine_entry(data: dict[str, Any], rules: str, names: tuple[str, str]) -> di
         "rules": rules,
         "time": settings["time"],
         **outcome_of(data),
-        "seconds": round(data["seconds"]),
+        **durations(data),
         "date": time.strftime("%Y-%m-%d"),
         "seed": settings["seed"],
         "concurrency": settings["concurrency"],
@@ -290,6 +289,16 @@ def engines(args: argparse.Namespace) -> None:
             f"{entry['elo']} [{entry['elo_low']}, {entry['elo_high']}]{verdict}",
             flush=True,
         )
+
+
+def durations(data: dict[str, Any]) -> dict[str, int]:
+    """How long a match took, from its ``--json`` summary: ``games_seconds``, its games' own
+    durations added up over every run of it, and ``seconds``, its wall time, when it was played
+    in one run (a match gone on from a journal took longer than its last run)."""
+    kept = {"games_seconds": round(data["games_seconds"])} if "games_seconds" in data else {}
+    if not data.get("resumed"):
+        kept["seconds"] = round(data["seconds"])
+    return kept
 
 
 def whole(summary: MatchSummary, name: str, journal: Path | None) -> MatchSummary:

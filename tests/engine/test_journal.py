@@ -57,12 +57,19 @@ def test_a_stopped_match_goes_on_where_it_was_and_plays_the_games_a_whole_match_
     first, played = journaled(path, settings(), stop_after=2)
     assert first.interrupted and played == [1, 2]
     rest, played = journaled(path, settings())
+    played_in_rest = played
     assert played == [3, 4, 5, 6]  # the journal's games were not played again
     assert not rest.interrupted and rest.stats == whole.stats
     assert lines(rest.games) == lines(whole.games)
     again, played = journaled(path, settings())
     assert played == [] and again.stats == whole.stats  # all done: nothing to play
     assert len(path.read_text().splitlines()) == 1 + 6
+    # How long it took: the last run's own time says nothing of the runs before it (a 200-game
+    # match at 1 s a move was once recorded as taking 24 minutes); the games' durations do.
+    assert (whole.resumed, first.resumed, rest.resumed, again.resumed) == (0, 0, 2, 6)
+    new = sum(game.result.seconds for game in rest.games if game.number in played_in_rest)
+    assert again.games_seconds == pytest.approx(first.games_seconds + new, abs=0.01)
+    assert again.to_json()["resumed"] == 6 and again.to_json()["games_seconds"] > new > 0
 
 
 def test_a_journal_of_another_match_is_refused_and_left_as_it_was(tmp_path: Path) -> None:

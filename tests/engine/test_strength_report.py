@@ -453,3 +453,14 @@ def test_a_ladder_match_stopped_with_ctrl_c_is_kept_in_its_journal_and_not_recor
     assert not results.exists()  # nothing recorded
     assert sorted(path.name for path in journals.iterdir()) == [journal.name]  # no next match
     assert "level:1 vs greedy" not in stdout.decode()
+
+
+def test_a_match_gone_on_from_its_journal_keeps_its_games_durations_not_its_last_runs_time() -> (
+    None
+):
+    durations = run_script("strength_report.py")["durations"]
+    whole = {"seconds": 100.4, "resumed": 0, "games_seconds": 190.6}
+    assert durations(whole) == {"games_seconds": 191, "seconds": 100}
+    # Its last run took 24 minutes of a match that took hours: that is not the match's time.
+    assert durations({**whole, "seconds": 1442.0, "resumed": 173}) == {"games_seconds": 191}
+    assert durations({"seconds": 562.2}) == {"seconds": 562}  # an older match's summary

@@ -116,11 +116,20 @@ class MatchSummary:
     games: tuple[MatchGame, ...]
     stats: MatchStats
     seconds: float = 0.0
+    """How long this run of the match took (one gone on from a journal: since it went on)."""
     interrupted: bool = False
     """Stopped by Ctrl-C: the games finished by then."""
     stopped_early: bool = False
     """Stopped because the SPRT reached a bound."""
+    resumed: int = 0
+    """Games of ``games`` played before this run (a journal's)."""
     date: str = field(default_factory=lambda: datetime.date.today().strftime("%Y.%m.%d"))
+
+    @property
+    def games_seconds(self) -> float:
+        """The games' own durations added up, in every run of the match (at concurrency K the
+        match took about a K-th of it)."""
+        return sum(game.result.seconds for game in self.games)
 
     def records(self) -> list[GameRecord]:
         """The game records, in game order (with the match's clock as ``TimeControl``)."""
@@ -191,6 +200,8 @@ class MatchSummary:
             "stopped_early": self.stopped_early,
             "interrupted": self.interrupted,
             "seconds": self.seconds,
+            "resumed": self.resumed,
+            "games_seconds": self.games_seconds,
             "settings": {
                 "time": limits.time,
                 "nodes": limits.nodes,
@@ -293,9 +304,10 @@ def run_match(
         checked, stop_at = _sprt_stop(settings, finished, checked)
         if stop_at is not None:  # decided by the games played before
             finished = {number: finished[number] for number in range(1, stop_at + 1)}
-            return _summary(settings, finished, started, stopped_early=stop_at < settings.games)
+            stopped_early = stop_at < settings.games
+            return _summary(settings, finished, started, stopped_early=stopped_early, done=done)
     if len(finished) == settings.games:
-        return _summary(settings, finished, started)
+        return _summary(settings, finished, started, done=done)
     if openings is None:
         warm_up(wait=True)  # the book walks and searches on the compiled board (the same book)
         pairs = (settings.games + 1) // 2
@@ -319,7 +331,12 @@ def run_match(
     except KeyboardInterrupt:
         interrupted = True
     return _summary(
-        settings, finished, started, interrupted=interrupted, stopped_early=stopped_early
+        settings,
+        finished,
+        started,
+        interrupted=interrupted,
+        stopped_early=stopped_early,
+        done=done,
     )
 
 
@@ -330,6 +347,7 @@ def _summary(
     *,
     interrupted: bool = False,
     stopped_early: bool = False,
+    done: Mapping[int, MatchGame] | None = None,
 ) -> MatchSummary:
     games = tuple(sorted(finished.values(), key=_number))
     return MatchSummary(
@@ -339,6 +357,7 @@ def _summary(
         seconds=time.perf_counter() - started,
         interrupted=interrupted,
         stopped_early=stopped_early,
+        resumed=sum(1 for game in games if done is not None and game.number in done),
     )
 
 
