@@ -5,19 +5,18 @@ seeds of one match adding up."""
 from __future__ import annotations
 
 import dataclasses
-import os
-import signal
 import subprocess
 import sys
-import time
 from pathlib import Path
 from typing import Any
 
 import pytest
 
 from bluegray.engine import ENGINE_VERSION
+from bluegray.engine.journal import MatchJournal, run_journaled
 from bluegray.engine.limits import Limits
-from bluegray.engine.match import MatchSettings, run_match
+from bluegray.engine.match import MatchGame, MatchSettings, run_match
+from bluegray.engine.stats import MatchStats
 from bluegray.rules import PRESETS
 from tests.paths import SCRIPTS, run_script
 
@@ -417,42 +416,35 @@ def test_the_engines_command_refuses_another_match_s_journal_in_one_line(tmp_pat
     assert journal.read_text() == "the notes of another day\n"  # left as it was
 
 
-@pytest.mark.slow
-def test_a_ladder_match_stopped_with_ctrl_c_is_kept_in_its_journal_and_not_recorded(
-    tmp_path: Path,
+def test_a_match_stopped_with_ctrl_c_is_not_recorded_and_ends_the_run(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:
     # A stopped match was recorded as if played whole: its seed counted as played, so the
     # ladder never played the rest of it, and the run went on to the next match.
-    results = tmp_path / "strength.json"
-    journals = tmp_path / "journals"
-    command = [
-        *(sys.executable, str(SCRIPTS / "strength_report.py"), "ladder", "--rules", "sackson"),
-        *("--only", "level:1", "--games", "400", "--seed", "1", "--journal", str(journals)),
-    ]
-    env = {**os.environ, "BLUEGRAY_STRENGTH_RESULTS": str(results)}
-    run = subprocess.Popen(command, env=env, stdout=subprocess.PIPE, stderr=subprocess.PIPE)
-    journal = journals / "ladder-sackson-level-1-vs-random-seed1.jsonl"
-    try:
-        deadline = time.monotonic() + 120
-        while not (journal.exists() and len(journal.read_text().splitlines()) >= 2):
-            assert run.poll() is None, run.communicate()[1].decode()[-2000:]
-            assert time.monotonic() < deadline, "no game reached the journal in 120 s"
-            time.sleep(0.05)  # poll interval: until the first game is in the journal
-        run.send_signal(signal.SIGINT)
-        stdout, stderr = run.communicate(timeout=60)
-    finally:
-        run.kill()
-        run.wait()
-    kept = len(journal.read_text().splitlines()) - 1  # the first line: the match's settings
-    assert run.returncode == 130, stderr.decode()[-2000:]
-    assert stderr.decode().endswith(
-        f"strength_report.py: ladder-sackson-level-1-vs-random-seed1 stopped after {kept} of 400 "
-        f"games, not recorded; its games are in {journal}: the same command goes on from them\n"
+    whole = run_script("strength_report.py")["whole"]
+    match = MatchSettings(
+        player_a="greedy", player_b="random", rules=PRESETS["cooper"], games=6, concurrency=1,
+        max_plies=60,
+    )  # fmt: skip
+    path = tmp_path / "ladder-cooper-greedy-vs-random-seed1.jsonl"
+    with MatchJournal(path, match) as journal:
+
+        def stop_after_two(game: MatchGame, stats: MatchStats) -> None:
+            if stats.games == 2:
+                raise KeyboardInterrupt  # what Ctrl-C raises
+
+        stopped = run_journaled(match, journal, stop_after_two)
+    assert stopped.interrupted and len(stopped.games) == 2
+    with pytest.raises(SystemExit) as ended:
+        whole(stopped, path.stem, tmp_path)
+    assert ended.value.code == 130
+    assert capsys.readouterr().err == (
+        f"strength_report.py: {path.stem} stopped after 2 of 6 games, not recorded; its games "
+        f"are in {path}: the same command goes on from them\n"
     )
-    assert 1 <= kept < 400
-    assert not results.exists()  # nothing recorded
-    assert sorted(path.name for path in journals.iterdir()) == [journal.name]  # no next match
-    assert "level:1 vs greedy" not in stdout.decode()
+    with MatchJournal(path, match) as journal:
+        finished = run_journaled(match, journal)
+    assert whole(finished, path.stem, tmp_path) is finished  # a whole match goes on to be recorded
 
 
 def test_a_match_gone_on_from_its_journal_keeps_its_games_durations_not_its_last_runs_time() -> (
