@@ -28,8 +28,7 @@ into the report, chaining the ladder's Elo differences from level 1 (0). ``--rec
 keeps each match's games as a PGN file, to replay how they were won and drawn; ``--journal DIR``
 keeps each match's games as they end, so that a match stopped (Ctrl-C, a kill, the end of a
 working session) goes on from them when the same command runs again. A stopped match is never
-recorded: the run ends there, with exit status 130. ``BLUEGRAY_STRENGTH_RESULTS`` names another
-results file (a trial run's). The results are
+recorded: the run ends there, with exit status 130. The results are
 kept and merged by ``strength_results.py``; the page is written by ``strength_page.py``.
 """
 

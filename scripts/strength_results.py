@@ -10,7 +10,6 @@ from __future__ import annotations
 
 import fcntl
 import json
-import os
 from pathlib import Path
 from typing import Any, Final
 
@@ -21,11 +20,7 @@ from bluegray.engine.stats import elo_estimate
 from bluegray.rules import PRESETS, Impasse, RuleSet, Soldiers
 
 REPOSITORY = Path(__file__).resolve().parents[1]
-RESULTS = Path(
-    os.environ.get("BLUEGRAY_STRENGTH_RESULTS") or REPOSITORY / "docs" / "data" / "strength.json"
-)
-"""Where every match's summary is kept: docs/data/strength.json, or the file
-``BLUEGRAY_STRENGTH_RESULTS`` names (a trial run's, the tests')."""
+RESULTS = REPOSITORY / "docs" / "data" / "strength.json"
 
 
 def draws_dominate(rules: RuleSet) -> bool:

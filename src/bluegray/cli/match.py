@@ -379,7 +379,6 @@ class _ProgressBar:
         self.started = time.monotonic()
 
     def __enter__(self) -> _ProgressBar:
-        self.started = time.monotonic()
         self.progress.start()
         self.task = self.progress.add_task(
             self._describe(None), total=self.settings.games, completed=self.done, start=True
