@@ -62,7 +62,11 @@ def backends(settings: Settings, process: str) -> Backends:
             LocalBus(),
             LocalPresence(process),
             lambda sink: LocalQueue(
-                engine_slots(settings), bounds(settings), sink, processes=settings.ai_processes
+                engine_slots(settings),
+                bounds(settings),
+                sink,
+                processes=settings.ai_processes,
+                overrun_seconds=settings.ai_job_overrun_seconds,
             ),
             None,
         )

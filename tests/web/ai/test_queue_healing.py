@@ -1,21 +1,29 @@
 """The AI queue heals: jobs of stopped workers taken whole by one slot, Redis emptied, lost
-entries queued again, heartbeats of slots long gone forgotten; a worker's engine processes."""
+entries queued again, heartbeats of slots long gone forgotten; a worker's engine processes; the
+embedded queue's engine process frozen mid-job."""
 
 from __future__ import annotations
 
 import asyncio
+import contextlib
+import multiprocessing
+import os
+import signal
 
 import pytest
 import redis.asyncio as aioredis
 from redis.exceptions import TimeoutError as RedisTimeoutError
 
+from bluegray import Game
 from bluegray.web.ai import redis_queue
 from bluegray.web.ai.jobs import (
+    AnalysisOutput,
     Bounds,
     MoveJob,
     Owner,
     Priority,
 )
+from bluegray.web.ai.local_queue import LocalQueue
 from bluegray.web.platform.clocks import now_ms
 from bluegray.web.platform.metrics import WorkerMetrics
 from bluegray.web.platform.settings import Settings
@@ -261,3 +269,57 @@ def test_a_worker_runs_at_most_two_engine_processes_unless_told() -> None:
     assert 'bluegray_worker_jobs_total{priority="quick",result="played"} 1.0' in text
     for name in ("queue_oldest_seconds", "engine_restarts_total", "redis_reconnections_total"):
         assert f"bluegray_worker_{name}" in text
+
+
+# -- the embedded queue heals: an engine process frozen mid-job ---------------------------------
+
+EMBEDDED_OVERRUN_SECONDS = 10.0
+"""Long enough for a new engine process to start and answer a level 1 move on a busy machine
+(the engine processes run only when a CPU is idle), short enough for a test."""
+
+
+async def _new_child(before: set[multiprocessing.process.BaseProcess]) -> int:
+    """The pid of the first process this one starts after ``before`` was taken."""
+    for _ in range(400):
+        started = set(multiprocessing.active_children()) - before
+        if started:
+            pid = next(iter(started)).pid
+            assert pid is not None
+            return pid
+        await asyncio.sleep(0.05)  # the pool starts its process when it is handed the job
+    raise AssertionError("no engine process was started")
+
+
+@pytest.mark.slow
+def test_an_embedded_engine_process_frozen_mid_job_is_killed_and_the_move_still_comes() -> None:
+    # It once waited for the frozen process for ever, and the game with it.
+    played: list[str] = []
+
+    async def sink(job: MoveJob, move: str, computed_by: str) -> None:
+        played.append(move)
+
+    start = Game("sackson")
+    job = MoveJob("frozen", 1, "sackson", str(start.start), (), 1, 0)
+    frozen: list[int] = []
+
+    async def scenario() -> str | AnalysisOutput:
+        queue = LocalQueue(
+            1, Bounds(total=10, per_owner=10), sink, overrun_seconds=EMBEDDED_OVERRUN_SECONDS
+        )
+        before = set(multiprocessing.active_children())
+        try:
+            done = await queue.submit_move(job, OWNER)
+            assert done is not None
+            frozen.append(await _new_child(before))
+            os.kill(frozen[0], signal.SIGSTOP)
+            return await asyncio.wait_for(done, 6 * EMBEDDED_OVERRUN_SECONDS)
+        finally:
+            with contextlib.suppress(ProcessLookupError):
+                os.kill(frozen[0], signal.SIGCONT)  # so that a failed test leaves none stopped
+            await queue.close()
+
+    move = asyncio.run(scenario())
+    assert isinstance(move, str) and played == [move]
+    assert move in {str(legal) for legal in start.legal_moves}
+    with pytest.raises(ProcessLookupError):  # killed, not left frozen beside the new one
+        os.kill(frozen[0], 0)

@@ -5,9 +5,14 @@ while they are played."""
 from __future__ import annotations
 
 from collections.abc import Callable
+from concurrent.futures.process import BrokenProcessPool
 from typing import Any
 
+import pytest
+
 from bluegray import Game, read_record
+from bluegray.web.ai import local_queue
+from bluegray.web.ai.jobs import AnalysisOutput, Job
 from tests.web.conftest import (
     TestClient,
 )
@@ -124,6 +129,20 @@ def test_analysis_of_a_game_and_of_a_position(client: TestClient) -> None:
     assert body["blue_expected"] == 1.0
     illegal = client.post("/api/analysis", json={"moves": ["e2-e4"], "seconds": 0.1})
     assert illegal.status_code == 422 and error_of(illegal)["code"] == "illegal_move"
+
+
+def test_an_analysis_whose_engine_processes_keep_dying_is_refused_with_a_503(
+    client: TestClient, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # It was a 500: the embedded queue let the pool's own error through after its one retry.
+    def dying(job: Job) -> str | AnalysisOutput:
+        raise BrokenProcessPool("an engine process died")
+
+    monkeypatch.setattr(local_queue, "run_job", dying)
+    refused = client.post("/api/analysis", json={"moves": [BLUE_MOVE], "seconds": 0.1})
+    assert refused.status_code == 503, refused.text
+    error = error_of(refused)
+    assert error["code"] == "ai_unavailable" and "an engine process died" in error["message"]
 
 
 def analysis_of(client: TestClient, game_id: str, query: str = "seconds=0.1") -> Any:

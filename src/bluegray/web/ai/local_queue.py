@@ -4,6 +4,9 @@ queue that keeps the same priorities and bounds as the workers' queue on Redis.
 Much of the search is Python, so the engine runs in processes, not threads (threads would hold
 the interpreter lock the server needs). The processes die with the server (even with SIGKILL)
 and run at a lower CPU priority than it, so that players' moves stay quick while the AI thinks.
+An engine process that dies, or that does not answer within its job's thinking time and the
+overrun allowed (frozen, or lost in a loop), costs a new pool of processes, and the job is run
+again there.
 """
 
 from __future__ import annotations
@@ -16,12 +19,14 @@ import os
 import time
 from collections import defaultdict, deque
 from concurrent.futures import BrokenExecutor, Executor, ProcessPoolExecutor, ThreadPoolExecutor
+from concurrent.futures import TimeoutError as FutureTimeoutError
 from dataclasses import dataclass, field
 from typing import Final
 
 from bluegray.web.ai.jobs import (
     LONG_WAIT_SECONDS,
     AiBusyError,
+    AiUnavailableError,
     AnalysisJob,
     AnalysisOutput,
     Bounds,
@@ -33,12 +38,16 @@ from bluegray.web.ai.jobs import (
     prepare_engine_process,
     reserved_for_short,
     run_job,
+    thinking_seconds,
 )
 
 log = logging.getLogger("bluegray.web")
 
 RETRIES: Final = 1
-"""How often a job whose engine process died is run again (in a new one)."""
+"""How often a job whose engine process died or stopped answering is run again (in a new one)."""
+
+STOP_SECONDS: Final = 2.0
+"""How long an engine process asked to stop may take before it is killed."""
 
 
 @dataclass
@@ -57,9 +66,16 @@ class LocalQueue:
     name = "embedded"
 
     def __init__(
-        self, slots: int, bounds: Bounds, on_move: MoveSink, *, processes: bool = True
+        self,
+        slots: int,
+        bounds: Bounds,
+        on_move: MoveSink,
+        *,
+        processes: bool = True,
+        overrun_seconds: float = 60.0,
     ) -> None:
         self.slots = max(1, slots)
+        self.overrun_seconds = overrun_seconds
         self.reserved = reserved_for_short(self.slots)
         self.bounds = bounds
         self.on_move = on_move
@@ -196,26 +212,57 @@ class LocalQueue:
             self._pump()
 
     async def _compute(self, job: Job) -> str | AnalysisOutput:
+        """The job's result from an engine process. One that dies, or that has not answered
+        within the job's thinking time and the overrun allowed (counted from when the job is
+        handed to the pool, so a new process's start is inside it), has its pool replaced
+        (its other jobs are run again too) and the job run again there, once."""
         loop = asyncio.get_running_loop()
+        allowed = thinking_seconds(job) + self.overrun_seconds
         for attempt in range(RETRIES + 1):
             pool = self._executor()
             try:
-                return await loop.run_in_executor(pool, run_job, job)
+                return await asyncio.wait_for(loop.run_in_executor(pool, run_job, job), allowed)
             except BrokenExecutor:
-                if self._pool is pool:  # an engine process died: the next job gets a new pool
-                    self._pool = None
-                    pool.shutdown(wait=False, cancel_futures=True)
-                if attempt == RETRIES:
-                    raise
+                failure = "an engine process died"
+            except (TimeoutError, FutureTimeoutError):
+                if not self.processes:  # a thread cannot be stopped: it is left to finish
+                    raise AiUnavailableError(
+                        f"the engine did not answer within {allowed:g} s"
+                    ) from None
+                failure = f"an engine process did not answer within {allowed:g} s"
+            log.warning(
+                "%s on %s; %s",
+                failure,
+                _named(job),
+                "giving up" if attempt == RETRIES else "trying again in new engine processes",
+            )
+            if self._pool is pool:  # the next job gets a new pool
+                self._pool = None
+                _stop_processes(pool, at_once=True)
+                pool.shutdown(wait=False, cancel_futures=True)
+            if attempt == RETRIES:
+                raise AiUnavailableError(f"the AI failed: {failure}, twice") from None
         raise AssertionError("unreachable")
 
 
-def _stop_processes(pool: Executor) -> None:
-    """Stop a process pool's engine processes now (a search may be running: it is dropped)."""
-    processes = getattr(pool, "_processes", None) or {}
-    for process in list(processes.values()):
+def _named(job: Job) -> str:
+    """A job as a log line names it."""
+    if isinstance(job, MoveJob):
+        return f"the level {job.level} move of game {job.game_id}"
+    return f"an analysis of {job.seconds:g} s in {job.rules}"
+
+
+def _stop_processes(pool: Executor, *, at_once: bool = False) -> None:
+    """Stop a process pool's engine processes (a search may be running: it is dropped): asked
+    to stop, and killed if they have not within ``STOP_SECONDS`` (a frozen process cannot stop
+    itself), or killed ``at_once``."""
+    processes = list((getattr(pool, "_processes", None) or {}).values())
+    for process in processes:
         with contextlib.suppress(Exception):
-            process.terminate()
-    for process in list(processes.values()):
+            process.kill() if at_once else process.terminate()
+    deadline = time.monotonic() + (0 if at_once else STOP_SECONDS)
+    for process in processes:
         with contextlib.suppress(Exception):
-            process.join(timeout=2)
+            process.join(timeout=max(0.0, deadline - time.monotonic()))
+            if process.is_alive():
+                process.kill()

@@ -208,9 +208,10 @@ class Settings(BaseSettings):
     not available."""
     max_analysis_seconds: float = Field(default=5.0, gt=0, le=60)
     ai_job_overrun_seconds: float = Field(default=60.0, gt=0, le=3600)
-    """How long an engine slot may stay on a job past the job's own thinking time before its
-    worker stops keeping the job (by its heartbeat): a slot stuck that long (its process frozen,
-    or waiting on a database that never answers) loses the job to another slot."""
+    """How long an engine process may stay on a job past the job's own thinking time. A worker's
+    slot stuck that long (its process frozen, or waiting on a database that never answers) loses
+    the job to another slot, as its worker stops keeping the job (by its heartbeat); the embedded
+    pool is killed and started again, and the job run there again."""
 
     explorer_books_at_start: bool = True
     """Load the shipped engine books into the opening explorer when a web process starts (in a
