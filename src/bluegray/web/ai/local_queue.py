@@ -19,7 +19,6 @@ import os
 import time
 from collections import defaultdict, deque
 from concurrent.futures import BrokenExecutor, Executor, ProcessPoolExecutor, ThreadPoolExecutor
-from concurrent.futures import TimeoutError as FutureTimeoutError
 from dataclasses import dataclass, field
 from typing import Final
 
@@ -224,7 +223,7 @@ class LocalQueue:
                 return await asyncio.wait_for(loop.run_in_executor(pool, run_job, job), allowed)
             except BrokenExecutor:
                 failure = "an engine process died"
-            except (TimeoutError, FutureTimeoutError):
+            except TimeoutError:
                 if not self.processes:  # a thread cannot be stopped: it is left to finish
                     raise AiUnavailableError(
                         f"the engine did not answer within {allowed:g} s"
@@ -254,15 +253,17 @@ def _named(job: Job) -> str:
 
 def _stop_processes(pool: Executor, *, at_once: bool = False) -> None:
     """Stop a process pool's engine processes (a search may be running: it is dropped): asked
-    to stop, and killed if they have not within ``STOP_SECONDS`` (a frozen process cannot stop
-    itself), or killed ``at_once``."""
+    to stop and given ``STOP_SECONDS``, or killed ``at_once``; any still running then is killed
+    (a frozen process cannot act on being asked)."""
     processes = list((getattr(pool, "_processes", None) or {}).values())
+    if not at_once:
+        for process in processes:
+            with contextlib.suppress(Exception):
+                process.terminate()
+        deadline = time.monotonic() + STOP_SECONDS
+        for process in processes:
+            with contextlib.suppress(Exception):
+                process.join(timeout=max(0.0, deadline - time.monotonic()))
     for process in processes:
         with contextlib.suppress(Exception):
-            process.kill() if at_once else process.terminate()
-    deadline = time.monotonic() + (0 if at_once else STOP_SECONDS)
-    for process in processes:
-        with contextlib.suppress(Exception):
-            process.join(timeout=max(0.0, deadline - time.monotonic()))
-            if process.is_alive():
-                process.kill()
+            process.kill()  # nothing, for a process that has ended
