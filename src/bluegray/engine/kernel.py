@@ -47,9 +47,23 @@ class Memory(NamedTuple):
     history: list[int]
 
 
+TABLE_ENTRIES: Final = 1 << 20
+"""A searcher's transposition table unless it is told otherwise: 16 MB in the compiled kernel."""
+
+SLOT_BYTES: Final = 16
+"""What one slot of the compiled kernel's table takes: its key and its packed entry, 8 bytes
+each. (The plain kernel's lists of Python ints take about five times as much once full.)"""
+
+
 def table_slots(hash_entries: int) -> int:
     """The table's slots for a wish of ``hash_entries`` entries: a power of two, at least 1024."""
     return 1 << max(10, (hash_entries - 1).bit_length())
+
+
+def slots_within(megabytes: int) -> int:
+    """The most slots, a power of two (at least 1024), whose compiled table fits in
+    ``megabytes`` megabytes: the engine protocol's ``Hash``."""
+    return table_slots(1 << max(0, (megabytes * 2**20 // SLOT_BYTES).bit_length() - 1))
 
 
 def empty_memory(slots: int) -> Memory:

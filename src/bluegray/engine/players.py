@@ -16,6 +16,7 @@ from typing import Final
 
 from bluegray import bitboard
 from bluegray.engine.evaluation import DEFAULT_WEIGHTS, FEATURES, Evaluator, family, weights_for
+from bluegray.engine.kernel import TABLE_ENTRIES
 from bluegray.engine.levels import LEVELS, level_config
 from bluegray.engine.limits import DECIDED, Limits, SearchResult
 from bluegray.engine.mcts_player import mcts_player_from_options
@@ -125,7 +126,7 @@ class SearchPlayer(Player):
         time: float | None = None,
         nodes: int | None = None,
         depth: int | None = None,
-        hash_entries: int = 1 << 20,
+        hash_entries: int = TABLE_ENTRIES,
         weights: dict[str, float] | None = None,
         weight_table: dict[str, dict[str, float]] | None = None,
         contempt: int | None = None,

@@ -30,7 +30,13 @@ from bluegray import bitboard
 from bluegray.bitboard import Board
 from bluegray.engine import readiness
 from bluegray.engine.evaluation import Evaluator
-from bluegray.engine.kernel import Kernel, KernelOverflowError, table_key, table_slots
+from bluegray.engine.kernel import (
+    TABLE_ENTRIES,
+    Kernel,
+    KernelOverflowError,
+    table_key,
+    table_slots,
+)
 from bluegray.engine.limits import (
     DECIDED,
     IMPASSE_WIN,
@@ -113,7 +119,7 @@ class Searcher:
         rules: RuleSet,
         *,
         evaluator: Evaluator | None = None,
-        hash_entries: int = 1 << 20,
+        hash_entries: int = TABLE_ENTRIES,
         contempt: int = 0,
         fade: int = 0,
         compiled: bool | None = None,

@@ -17,6 +17,7 @@ from typing import Final, TextIO
 from bluegray import __version__
 from bluegray.engine import readiness
 from bluegray.engine.evaluation import family
+from bluegray.engine.kernel import SLOT_BYTES, TABLE_ENTRIES, slots_within
 from bluegray.engine.levels import LEVELS, TOP_LEVEL
 from bluegray.engine.limits import Iteration, Limits, mate_distance
 from bluegray.engine.network_file import (
@@ -50,9 +51,6 @@ from bluegray.rules import PRESETS, RuleSet
 ENGINE_NAME: Final = f"bluegray {__version__}"
 ENGINE_AUTHOR: Final = "The bluegray developers"
 
-BYTES_PER_ENTRY: Final = 256
-"""What one transposition-table entry costs, roughly, with the static-evaluation cache beside
-it (Python dicts of ints and tuples): ``Hash`` megabytes become ``MB * 2**20 // 256`` entries."""
 READY_WAIT: Final = 8.0
 """The longest ``isready`` waits for the compiled kernel to load from the cache (a second or two;
 more on a loaded machine): less than the ten seconds a client gives ``readyok`` (the client's
@@ -61,7 +59,9 @@ game."""
 
 HASH_CEILING: Final = 65536
 """The largest ``Hash`` in megabytes on any machine."""
-HASH_DEFAULT: Final = 64
+HASH_DEFAULT: Final = TABLE_ENTRIES * SLOT_BYTES // 2**20
+"""16 MB: the table a level plays with in the match runner and the web, so that a level over
+the protocol plays as it does there."""
 
 
 def physical_memory() -> int | None:
@@ -451,7 +451,7 @@ class EngineServer:
             self._player = SearchPlayer(
                 self._values["level"],
                 seed=self._values["seed"],
-                hash_entries=max(1, self._values["hash"] * 2**20 // BYTES_PER_ENTRY),
+                hash_entries=slots_within(self._values["hash"]),
                 network=self._network,
             )
         return self._player
