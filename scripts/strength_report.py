@@ -211,21 +211,16 @@ def ladder(args: argparse.Namespace) -> None:
                         )
                     )
                 continue
-            for seed, games in unplayed(a, b, rules, load()):
-                record(
-                    play(
-                        "ladder",
-                        a,
-                        b,
-                        rules,
-                        games,
-                        None,
-                        seed,
-                        args.records,
-                        cluster=args.cluster,
-                        journal=args.journal,
-                    )
-                )
+            # Twice: the planned seeds not played yet, then the further seed that they (or
+            # the planned seeds recorded on an earlier run) call for, if any.
+            for _ in range(2):
+                for seed, games in unplayed(a, b, rules, load()):
+                    record(
+                        play(
+                            "ladder", a, b, rules, games, None, seed, args.records,
+                            cluster=args.cluster, journal=args.journal,
+                        )
+                    )  # fmt: skip
 
 
 ENGINE_HERE = f"engine:{shlex.quote(sys.executable)} -m bluegray engine"

@@ -4,6 +4,7 @@ seeds of one match adding up."""
 
 from __future__ import annotations
 
+import argparse
 import dataclasses
 import subprocess
 import sys
@@ -456,3 +457,30 @@ def test_a_match_gone_on_from_its_journal_keeps_its_games_durations_not_its_last
     # Its last run took 24 minutes of a match that took hours: that is not the match's time.
     assert durations({**whole, "seconds": 1442.0, "resumed": 173}) == {"games_seconds": 191}
     assert durations({"seconds": 562.2}) == {"seconds": 562}  # an older match's summary
+
+
+def test_one_ladder_run_plays_the_planned_seeds_then_the_further_seed_they_call_for(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    # The run played the planned seeds only: the further seed its help promises waited for the
+    # same command to be run a second time.
+    ladder = run_script("strength_report.py")["ladder"]
+    kept: list[dict[str, Any]] = []
+    played: list[tuple[str, int, int]] = []
+
+    def play(kind: str, a: str, b: str, rules: str, games: int, *rest: Any, **_: Any) -> Any:
+        seed = rest[1]
+        played.append((a, seed, games))
+        return {**step_seed(seed, 4, 6, 2), "rules": rules}  # unseparated whatever its seed
+
+    monkeypatch.setitem(ladder.__globals__, "play", play)
+    monkeypatch.setitem(ladder.__globals__, "load", lambda: list(kept))
+    monkeypatch.setitem(ladder.__globals__, "record", kept.append)
+    options = argparse.Namespace(
+        rules=["cooper"], only=["level:7"], games=None, seed=1, decide=False, records=None,
+        cluster=None, journal=None,
+    )  # fmt: skip
+    ladder(options)
+    assert played == [("level:7", 1, 12), ("level:7", 2, 12), ("level:7", 3, 12)]
+    ladder(options)  # run again: nothing left to play without --decide
+    assert len(played) == 3
