@@ -46,28 +46,33 @@ FIXED_DEPTH: Final = _span([n for n in LEVELS if LEVELS[n].fixed_depth])
 TIMED: Final = _span([n for n in LEVELS if LEVELS[n].limits.time is not None])
 """The levels that search for a time a move."""
 
-ENGINE_NOTES: Final = {
+ENGINE_CHANGES: Final = {
     3: (
         "Engine 3 (2026-11-26) searches the same tree with either kernel, the compiled and the"
         " plain one: the compiled search lists moves in the rules core's order and its node"
         " limit counts as the plain one's, so it breaks ties between equally ordered moves"
         " differently from engine 2, and a fixed-depth level plays another move in about 3% of"
-        " positions (3 of 90 sampled at depths 3-5). The ladder and the top level against greedy"
-        " and MCTS are to be measured again (`ladder --cluster`, `versus --cluster`)."
+        " positions (3 of 90 sampled at depths 3-5)."
     ),
     4: (
         "Engine 4 (2026-11-27) corrects the linear evaluation with a network where a family"
         " ships one: `sackson`, `cooper` with `classic`, `super` and `pow-classic`"
         ' (docs/evaluation.md, "Engine 4\'s network"); the other rule sets play as engine 3 did.'
         " `classic-turbo`'s network has not passed its SPRT (undecided after 60 games, about +40"
-        " Elo): that family keeps engine 3's evaluation. The matches against engine 3, both over"
-        " the engine protocol, are in the next section: the SPRTs passed in four of the five main"
-        " rule sets, and at 1 s a move engine 4 is +104 Elo in `sackson` and +168 in `cooper`."
-        " The ladders' levels in those rule sets are stronger than these tables say until they"
-        " are measured again."
+        " Elo): that family keeps engine 3's evaluation, and its tables measure engine 4's search"
+        " with engine 3's evaluation. On a clock engine 4 spends its time by a time manager"
+        " (docs/engine.md); with a fixed time a move or depth, as in every match on this page, it"
+        " keeps engine 3's rule: no new depth after 45% of the time."
     ),
 }
-"""What each engine changed, for the page while it has not been measured."""
+"""What each engine changed, for the page (above its matches against earlier engines, or in
+place of its tables while it has not been measured)."""
+
+UNMEASURED: Final = (
+    "Its ladders and its top level against greedy and MCTS are to be measured again"
+    " (`ladder`, `versus`); until then the levels are stronger than these tables say."
+)
+"""What the page says of an engine whose ladder and versus results are not in yet."""
 
 ENGINES: Final = {
     1: "bluegray 0.1.0's",
@@ -126,7 +131,8 @@ def page(results: list[dict[str, Any]]) -> str:
     if shown != ENGINE_VERSION:
         lines += [
             f"**Engine {ENGINE_VERSION} has not been measured yet**: the tables below are",
-            f"engine {shown}'s, the latest measured. {ENGINE_NOTES.get(ENGINE_VERSION, '')}",
+            f"engine {shown}'s, the latest measured. {ENGINE_CHANGES.get(ENGINE_VERSION, '')}",
+            UNMEASURED,
             "",
         ]
     lines += _engines_section([r for r in results if r["kind"] == "engines"])
@@ -228,6 +234,7 @@ def _engines_section(rows: list[dict[str, Any]]) -> list[str]:
     lines = [
         f"## Engine {ENGINE_VERSION} against earlier engines",
         "",
+        *([ENGINE_CHANGES[ENGINE_VERSION], ""] if ENGINE_VERSION in ENGINE_CHANGES else []),
         "Both engines as `engine:` players, each game in a fresh `bluegray engine` process",
         "(the compiled kernel loaded before `readyok`): this version's, and the earlier one's",
         "from an install of its tag, run with `BLUEGRAY_SEARCH=compiled`. Plain scoring. An",

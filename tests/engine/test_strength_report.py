@@ -484,3 +484,22 @@ def test_one_ladder_run_plays_the_planned_seeds_then_the_further_seed_they_call_
     assert played == [("level:7", 1, 12), ("level:7", 2, 12), ("level:7", 3, 12)]
     ladder(options)  # run again: nothing left to play without --decide
     assert len(played) == 3
+
+
+def test_once_measured_the_page_still_says_what_the_engine_changed(page: dict[str, Any]) -> None:
+    engines = result("cooper", None, 3, 1) | {
+        "kind": "engines",
+        "a": f"engine {ENGINE_VERSION}",
+        "b": "engine 3",
+        "time": 0.2,
+        "seed": 0,
+    }
+    changes = page["ENGINE_CHANGES"][ENGINE_VERSION]
+    earlier = result("sackson", "compiled", 5, 5, engine=ENGINE_VERSION - 1)
+    unmeasured = page["page"]([earlier, engines])
+    assert f"**Engine {ENGINE_VERSION} has not been measured yet**" in unmeasured
+    assert page["UNMEASURED"] in unmeasured
+    measured = page["page"]([earlier, result("sackson", "compiled", 5, 5), engines])
+    assert "has not been measured yet" not in measured and page["UNMEASURED"] not in measured
+    section = measured.split(f"## Engine {ENGINE_VERSION} against earlier engines")[1]
+    assert section.split("\n## ")[0].count(changes) == 1
