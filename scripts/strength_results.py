@@ -70,17 +70,28 @@ def save(results: list[dict[str, Any]]) -> None:
 
 def record(entry: dict[str, Any]) -> None:
     """Keep a match's result, replacing an earlier one of the same pairing and settings (under a
-    lock, so that several runs at once can share the results file)."""
+    lock, so that several runs at once can share the results file). A note kept with the earlier
+    result stays while the games are the same (the match recorded again from its journal)."""
     RESULTS.parent.mkdir(parents=True, exist_ok=True)
+    match = (*_key(entry), entry.get("seed", 1))
     with open(RESULTS.with_suffix(".lock"), "w") as lock:
         fcntl.flock(lock, fcntl.LOCK_EX)
-        results = [
-            old
-            for old in load()
-            if (*_key(old), old.get("seed", 1)) != (*_key(entry), entry.get("seed", 1))
-        ]
+        results = []
+        for old in load():
+            if (*_key(old), old.get("seed", 1)) != match:
+                results.append(old)
+            elif old.get("note") and "note" not in entry and _same_games(old, entry):
+                entry = entry | {"note": old["note"]}
         results.append(entry)
         save(results)
+
+
+def _same_games(first: dict[str, Any], second: dict[str, Any]) -> bool:
+    """Whether two results of a match count the same games: the same engine, W-D-L and length."""
+    fields = ("games", "wins", "draws", "losses", "average_plies")
+    return engine_of(first) == engine_of(second) and all(
+        first.get(field) == second.get(field) for field in fields
+    )
 
 
 def unplayed(a: str, b: str, rules: str, results: list[dict[str, Any]]) -> list[tuple[int, int]]:

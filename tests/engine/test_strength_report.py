@@ -503,3 +503,19 @@ def test_once_measured_the_page_still_says_what_the_engine_changed(page: dict[st
     assert "has not been measured yet" not in measured and page["UNMEASURED"] not in measured
     section = measured.split(f"## Engine {ENGINE_VERSION} against earlier engines")[1]
     assert section.split("\n## ")[0].count(changes) == 1
+
+
+def test_recording_a_match_again_keeps_its_note_while_its_result_stands(
+    results: dict[str, Any], tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # The functions' own globals (run_path hands back a copy of them).
+    monkeypatch.setitem(results["record"].__globals__, "RESULTS", tmp_path / "strength.json")
+    noted = result("super", "compiled", 16, 0) | {"note": "the losses, looked into"}
+    results["record"](noted)
+    # The same games recorded again (a run that reads its journal) keep the note ...
+    results["record"](result("super", "compiled", 16, 0))
+    assert [entry.get("note") for entry in results["load"]()] == ["the losses, looked into"]
+    # ... another result of the match replaces it, and the note that spoke of the old one.
+    results["record"](result("super", "compiled", 17, 0))
+    (entry,) = results["load"]()
+    assert entry["wins"] == 17 and "note" not in entry
