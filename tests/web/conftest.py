@@ -216,6 +216,10 @@ class LiveServer:
             port=self.port,
             log_level="warning",
             ws_max_size=settings.max_ws_frame_bytes,
+            # As ``bluegray serve`` keeps idle connections (75 s), not uvicorn's 5 s: with 5 s, a
+            # browser test's request on a connection idle for 5 s met the server closing it
+            # (``read ECONNRESET`` once in a CI run).
+            timeout_keep_alive=settings.keep_alive_seconds,
             lifespan="on",
         )
         self.server = uvicorn.Server(config)
