@@ -11,6 +11,7 @@ import contextlib
 import json
 import os
 import signal
+import socket
 import subprocess
 import sys
 import threading
@@ -244,6 +245,18 @@ class LiveServer:
     def __exit__(self, *_: object) -> None:
         self.server.should_exit = True
         self.thread.join(timeout=20)
+
+
+def idle_connection_seconds(port: int) -> float:
+    """How long the server on ``port`` keeps a connection open, idle, after answering a request
+    on it: the seconds from its answer until it closes the connection (the read ends)."""
+    with socket.create_connection(("127.0.0.1", port), timeout=10) as connection:
+        connection.sendall(b"GET /api/health HTTP/1.1\r\nHost: localhost\r\n\r\n")
+        assert connection.recv(65536).startswith(b"HTTP/1.1 200")
+        answered = time.monotonic()
+        while connection.recv(65536):
+            pass
+        return time.monotonic() - answered
 
 
 @pytest.fixture
